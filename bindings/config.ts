@@ -1,0 +1,142 @@
+// The capability configuration: which calls exist for a run and which implementation each one uses.
+// A configuration gg cannot honour exactly as written is refused whole, naming every bad value at once.
+
+/** Every capability this build knows, with its implementations (the first is the default) and its params. */
+export const CAPABILITIES = {
+  "read-file": { implementations: ["default-cap", "unlimited"], params: ["lineCap"] },
+  "write-file": { implementations: ["default"], params: [] },
+  "edit-file": { implementations: ["default"], params: [] },
+  "list-dir": { implementations: ["default"], params: [] },
+  search: { implementations: ["default"], params: [] },
+} as const;
+
+/** A capability id, e.g. "read-file". */
+export type CapabilityId = keyof typeof CAPABILITIES;
+
+/** One capability as a configuration file writes it. */
+export interface CapabilityEntry {
+  id: string;
+  enabled?: boolean;
+  implementation?: string;
+  params?: Record<string, unknown>;
+}
+
+/** A capability as a run uses it. */
+export interface Capability {
+  enabled: boolean;
+  implementation: string;
+  params: Record<string, unknown>;
+}
+
+/** A validated configuration. */
+export interface Configuration {
+  capabilities: Record<CapabilityId, Capability>;
+  /** Whether the model can see images: without it, read_file describes a picture instead of attaching it. */
+  vision: boolean;
+}
+
+/** The refusal of a configuration, listing every value that cannot be honoured. */
+export class ConfigError extends Error {
+  readonly problems: readonly string[];
+  constructor(problems: readonly string[]) {
+    super(`Cannot use this configuration:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
+    this.name = "ConfigError";
+    this.problems = problems;
+  }
+}
+
+/** The line cap of a fresh configuration. */
+export const DEFAULT_LINE_CAP = 2000;
+
+const ids = Object.keys(CAPABILITIES) as CapabilityId[];
+
+/** A fresh configuration: every capability enabled, read-file on default-cap with a lineCap of 2000. */
+export function defaultConfiguration(): Configuration {
+  const capabilities = {} as Record<CapabilityId, Capability>;
+  for (const id of ids) {
+    capabilities[id] = {
+      enabled: true,
+      implementation: CAPABILITIES[id].implementations[0],
+      params: id === "read-file" ? { lineCap: DEFAULT_LINE_CAP } : {},
+    };
+  }
+  return { capabilities, vision: true };
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+const quote = (values: readonly string[]): string => values.map((v) => `"${v}"`).join(", ");
+
+function checkEntry(entry: unknown, index: number, seen: Set<string>, problems: string[]): Capability | undefined {
+  const where = `capability #${index + 1}`;
+  if (!isRecord(entry)) {
+    problems.push(`${where} must be an object like {"id": "read-file", "enabled": true}`);
+    return undefined;
+  }
+  const known = new Set(["id", "enabled", "implementation", "params"]);
+  for (const key of Object.keys(entry)) if (!known.has(key)) problems.push(`${where} has an unknown field "${key}"; the fields are ${quote([...known])}`);
+  const { id } = entry;
+  if (typeof id !== "string" || !(id in CAPABILITIES)) {
+    problems.push(`${where} has unknown id ${JSON.stringify(id)}; the capabilities are ${quote(ids)}`);
+    return undefined;
+  }
+  const name = `capability "${id}"`;
+  if (seen.has(id)) problems.push(`${name} is listed more than once; keep one entry`);
+  seen.add(id);
+  const spec = CAPABILITIES[id as CapabilityId];
+  if (entry.enabled !== undefined && typeof entry.enabled !== "boolean") problems.push(`${name} has enabled ${JSON.stringify(entry.enabled)}; use true or false`);
+  const enabled = entry.enabled !== false;
+  const implementations: readonly string[] = spec.implementations;
+  const implementation = entry.implementation ?? implementations[0];
+  if (typeof implementation !== "string" || !implementations.includes(implementation)) {
+    problems.push(`${name} has unknown implementation ${JSON.stringify(entry.implementation)}; the implementations are ${quote(implementations)}`);
+  }
+  const params = entry.params ?? {};
+  if (!isRecord(params)) {
+    problems.push(`${name} has params ${JSON.stringify(params)}; params must be an object`);
+    return undefined;
+  }
+  const allowed: readonly string[] = spec.params;
+  for (const key of Object.keys(params)) {
+    if (!allowed.includes(key)) problems.push(`${name} has an unknown param "${key}"; ${allowed.length ? `its params are ${quote(allowed)}` : "it takes no params"}`);
+  }
+  if (id === "read-file" && enabled) {
+    const cap = params.lineCap;
+    if (cap === undefined) problems.push(`${name} has no params.lineCap; set it to the lines a read returns when it names no limit, e.g. ${DEFAULT_LINE_CAP}`);
+    else if (typeof cap !== "number" || !Number.isInteger(cap) || cap < 1) problems.push(`${name} has lineCap ${JSON.stringify(cap)}; it must be a whole number of lines, 1 or more`);
+  }
+  return { enabled, implementation: String(implementation), params };
+}
+
+/**
+ * Validates a configuration: either an array of capability entries, or an object
+ * `{"capabilities": [...], "model": {"vision": false}}`. Capabilities it does not list keep their fresh defaults.
+ * Throws {@link ConfigError} naming every problem.
+ */
+export function parseConfiguration(input: unknown): Configuration {
+  const config = defaultConfiguration();
+  const problems: string[] = [];
+  let entries: unknown = input;
+  if (isRecord(input)) {
+    for (const key of Object.keys(input)) {
+      if (key !== "capabilities" && key !== "model") problems.push(`the configuration has an unknown field "${key}"; the fields are "capabilities", "model"`);
+    }
+    entries = input.capabilities ?? [];
+    const model = input.model ?? {};
+    if (!isRecord(model)) problems.push(`"model" must be an object like {"vision": false}`);
+    else {
+      for (const key of Object.keys(model)) if (key !== "vision") problems.push(`"model" has an unknown field "${key}"; its field is "vision"`);
+      if (model.vision !== undefined && typeof model.vision !== "boolean") problems.push(`"model.vision" is ${JSON.stringify(model.vision)}; use true or false`);
+      else if (model.vision === false) config.vision = false;
+    }
+  }
+  if (!Array.isArray(entries)) {
+    throw new ConfigError([...problems, "the capabilities must be a JSON array of entries like {\"id\": \"read-file\", \"enabled\": true}"]);
+  }
+  const seen = new Set<string>();
+  entries.forEach((entry, index) => {
+    const capability = checkEntry(entry, index, seen, problems);
+    if (capability && isRecord(entry)) config.capabilities[entry.id as CapabilityId] = capability;
+  });
+  if (problems.length > 0) throw new ConfigError(problems);
+  return config;
+}

@@ -1,0 +1,93 @@
+// One declaration per gg call: schema, brief, model-facing description and implementation side by side. The JSON
+// tool surface (and later the gg.* code surface) is derived from these. Arguments are validated here, once, and a
+// call never throws: every outcome is a CallResult.
+import type { Static, TSchema } from "typebox";
+import { Value } from "typebox/value";
+import { type CallError, fromSystemError, isGgError } from "../host/errors.ts";
+import type { FileHost } from "../host/files.ts";
+import type { CapabilityId, Configuration } from "./config.ts";
+
+/** A picture attached to a result. */
+export interface Attachment {
+  type: "image";
+  mime: string;
+  /** base64 `data:` URL of the whole file. */
+  dataUrl: string;
+}
+
+/** What a successful call returns. */
+export interface CallOutput {
+  /** The text the model receives. */
+  text: string;
+  attachments?: Attachment[];
+}
+
+/** The outcome of any call. */
+export type CallResult = ({ ok: true } & CallOutput) | { ok: false; error: CallError };
+
+/** What an implementation may use. */
+export interface CallContext {
+  /** Working directory relative paths resolve against: the workspace root or the agent's worktree. */
+  cwd: string;
+  /** The workspace root, where ignore rules stop looking upward outside a repository. */
+  workspace: string;
+  config: Configuration;
+  files: FileHost;
+}
+
+/** The declaration of one call. */
+export interface CallDefinition<Schema extends TSchema = TSchema> {
+  /** Tool name, e.g. "read_file". */
+  name: string;
+  /** The capability that provides it. */
+  capability: CapabilityId;
+  /** One line saying what the call does. */
+  brief: string;
+  /** The parameter schema the model sees, under a configuration. */
+  parameters(config: Configuration): Schema;
+  /** The full model-facing description, built from the configured limits. */
+  description(config: Configuration): string;
+  /** The implementation; receives validated arguments and throws GgError on failure. */
+  run(args: Static<Schema>, context: CallContext): CallOutput;
+}
+
+/** Declares a call (identity at run time; it fixes the argument type to the schema). */
+export const defineCall = <Schema extends TSchema>(definition: CallDefinition<Schema>): CallDefinition<Schema> => definition;
+
+function argumentProblems(definition: CallDefinition, schema: TSchema, args: unknown): string[] {
+  const properties = Object.keys((schema as { properties?: object }).properties ?? {});
+  const problems: string[] = [];
+  for (const error of Value.Errors(schema, args)) {
+    const field = error.instancePath.replace(/^\//, "");
+    if (error.keyword === "boolean") continue;
+    if (error.keyword === "additionalProperties") {
+      const extra = (error.params as { additionalProperties: string[] }).additionalProperties;
+      problems.push(`unknown parameter${extra.length > 1 ? "s" : ""} ${extra.map((e) => `"${e}"`).join(", ")}`);
+    } else if (error.keyword === "required") {
+      const missing = (error.params as { requiredProperties: string[] }).requiredProperties;
+      problems.push(`missing ${missing.map((m) => `"${m}"`).join(", ")}`);
+    } else if (field === "") {
+      problems.push(`arguments ${error.message}`);
+    } else {
+      problems.push(`"${field}" ${error.message}`);
+    }
+  }
+  return problems.length > 0 ? [...problems, `${definition.name} takes ${properties.map((p) => `"${p}"`).join(", ")}`] : problems;
+}
+
+/** Validates `args` and runs the call; every failure, however it arises, comes back as a typed error. */
+export function invoke(definition: CallDefinition, args: unknown, context: CallContext): CallResult {
+  const schema = definition.parameters(context.config);
+  const given = args === undefined ? {} : args;
+  const problems = argumentProblems(definition, schema, given);
+  if (problems.length > 0) {
+    return { ok: false, error: { code: "invalid-argument", message: `Cannot call ${definition.name}: ${problems.join("; ")}` } };
+  }
+  try {
+    const output = definition.run(given as Static<TSchema>, context);
+    return { ok: true, ...output };
+  } catch (error) {
+    const typed = isGgError(error) ? error : fromSystemError(`run ${definition.name} on`, "its arguments", error);
+    return { ok: false, error: { code: typed.code, message: typed.message } };
+  }
+}

@@ -1,0 +1,66 @@
+// edit_file: replace one exact, unique occurrence of a string. The edit works on bytes, so line endings, a BOM and
+// bytes that are not UTF-8 outside the replaced span are written back unchanged.
+import { Type } from "typebox";
+import { GgError } from "../host/errors.ts";
+import { countNewlines, lineAt, plural } from "../host/lines.ts";
+import { resolvePath } from "../host/paths.ts";
+import { defineCall } from "./define.ts";
+
+/** Every start offset of `needle` in `haystack`, overlapping ones included (they make the edit just as ambiguous). */
+function occurrences(haystack: Buffer, needle: Buffer): number[] {
+  const found: number[] = [];
+  for (let i = haystack.indexOf(needle); i !== -1; i = haystack.indexOf(needle, i + 1)) found.push(i);
+  return found;
+}
+
+/** `text` with bare \n turned into \r\n, for a CRLF file edited with LF text. */
+const toCrlf = (text: string): string => text.replace(/\r?\n/g, "\r\n");
+
+export const editFile = defineCall({
+  name: "edit_file",
+  capability: "edit-file",
+  brief: "Replace one exact, unique occurrence of a string in a file.",
+  parameters: () =>
+    Type.Object(
+      {
+        path: Type.String({ description: "File to edit: relative to the working directory, or absolute." }),
+        old: Type.String({ minLength: 1, description: "Exact text to replace; it must occur exactly once in the file." }),
+        new: Type.String({ description: "Text to put in its place." }),
+      },
+      { additionalProperties: false },
+    ),
+  description: () =>
+    "Replace exactly one occurrence of old with new. old must match the file exactly, whitespace and line breaks " +
+    "included, and occur once: if it is not found the call fails with no-match (re-read the file), and if it occurs " +
+    "more than once it fails with ambiguous, listing the lines (add surrounding lines to old to make it unique). " +
+    "Line endings in the file are kept: LF text edits a CRLF file.",
+  run({ path, old, new: replacement }, context) {
+    if (old === replacement) throw new GgError("invalid-argument", `Cannot edit ${path}: old and new are identical, so there is nothing to change`);
+    const absolute = resolvePath(context.cwd, path);
+    if (context.files.stat(absolute).kind !== "file") throw new GgError("invalid-argument", `Cannot edit ${path}: it is not a regular file`);
+    const bytes = context.files.readFile(absolute);
+    let needle = Buffer.from(old, "utf8");
+    let insert = Buffer.from(replacement, "utf8");
+    let found = occurrences(bytes, needle);
+    if (found.length === 0 && old.includes("\n") && bytes.includes("\r\n")) {
+      needle = Buffer.from(toCrlf(old), "utf8");
+      insert = Buffer.from(toCrlf(replacement), "utf8");
+      found = occurrences(bytes, needle);
+    }
+    if (found.length === 0) {
+      throw new GgError("no-match", `Cannot edit ${path}: old was not found in the file; read the file again and copy the text exactly, whitespace and line breaks included`);
+    }
+    if (found.length > 1) {
+      const lines = found.map((offset) => lineAt(bytes, offset));
+      throw new GgError(
+        "ambiguous",
+        `Cannot edit ${path}: old occurs ${found.length} times, at lines ${lines.join(", ")}; add surrounding lines to old so it matches exactly one place`,
+      );
+    }
+    const at = found[0] as number;
+    const edited = Buffer.concat([bytes.subarray(0, at), insert, bytes.subarray(at + needle.length)]);
+    context.files.writeAtomic(absolute, edited);
+    return { text: `Edited ${path}: replaced ${plural(countNewlines(needle) + 1, "line")} at line ${lineAt(bytes, at)} with ${plural(countNewlines(insert) + 1, "line")}` };
+  },
+});
+

@@ -1,0 +1,65 @@
+// The registry of gg calls: the JSON tool surface is derived from the declarations, never written twice.
+import type { TSchema } from "typebox";
+import { nodeFileHost } from "../host/files.ts";
+import { type Configuration, defaultConfiguration } from "./config.ts";
+import { type CallContext, type CallDefinition, type CallResult, invoke } from "./define.ts";
+import { editFile } from "./edit_file.ts";
+import { listDir } from "./list_dir.ts";
+import { readFile } from "./read_file.ts";
+import { search } from "./search.ts";
+import { tree } from "./tree.ts";
+import { writeFile } from "./write_file.ts";
+
+/** Every call gg declares, in the order tools are listed. */
+export const CALLS: readonly CallDefinition[] = [readFile, writeFile, editFile, listDir, tree, search] as unknown as CallDefinition[];
+
+/** A tool definition as a tool-calling model receives it. */
+export interface ToolDefinition {
+  name: string;
+  description: string;
+  /** JSON Schema of the arguments object. */
+  parameters: TSchema;
+}
+
+/** The calls that exist under `config`: a disabled capability's calls do not. */
+export const enabledCalls = (config: Configuration): CallDefinition[] =>
+  CALLS.filter((call) => config.capabilities[call.capability].enabled);
+
+/** The JSON tool definitions of the enabled calls. */
+export const toolDefinitions = (config: Configuration): ToolDefinition[] =>
+  enabledCalls(config).map((call) => ({
+    name: call.name,
+    description: call.description(config),
+    parameters: JSON.parse(JSON.stringify(call.parameters(config))) as TSchema,
+  }));
+
+/** Options for {@link createTools}. */
+export interface ToolsOptions {
+  /** Workspace root; relative paths resolve against it. */
+  workspace: string;
+  /** Working directory when it differs from the workspace root (an agent's worktree). */
+  cwd?: string;
+  config?: Configuration;
+}
+
+/** The tool-calling surface for one run: definitions plus a `call` that never throws. */
+export function createTools(options: ToolsOptions) {
+  const context: CallContext = {
+    workspace: options.workspace,
+    cwd: options.cwd ?? options.workspace,
+    config: options.config ?? defaultConfiguration(),
+    files: nodeFileHost,
+  };
+  const calls = new Map(enabledCalls(context.config).map((call) => [call.name, call]));
+  return {
+    definitions: (): ToolDefinition[] => toolDefinitions(context.config),
+    call(name: string, args: unknown): CallResult {
+      const call = calls.get(name);
+      if (!call) {
+        const known = [...calls.keys()].join(", ");
+        return { ok: false, error: { code: "invalid-argument", message: `Cannot call ${JSON.stringify(name)}: no such tool in this run; the tools are ${known}` } };
+      }
+      return invoke(call, args, context);
+    },
+  };
+}

@@ -1,0 +1,81 @@
+// search: matching lines across the workspace for a Rust regular expression, in path order then line order.
+import { Type } from "typebox";
+import { fromSystemError, GgError } from "../host/errors.ts";
+import { plural } from "../host/lines.ts";
+import { joinDisplay, resolvePath } from "../host/paths.ts";
+import { asUtf8, compileSearch } from "../host/regex.ts";
+import { walkFiles, walkRoot } from "../host/walk.ts";
+import { defineCall } from "./define.ts";
+
+/** Matches a call that names no limit gets. */
+export const SEARCH_DEFAULT_LIMIT = 50;
+/** Most matches one call returns; larger limits are answered with this many. */
+export const SEARCH_MAX_LIMIT = 200;
+/** Characters of a matching line shown before it is cut. */
+export const SEARCH_LINE_CHARS = 200;
+
+/** A matching line as shown: cut at 200 characters (code points), annotated with how many were left out. */
+export function clipLine(line: string): string {
+  if (line.length <= SEARCH_LINE_CHARS) return line;
+  const chars = Array.from(line);
+  if (chars.length <= SEARCH_LINE_CHARS) return line;
+  return `${chars.slice(0, SEARCH_LINE_CHARS).join("")} (${chars.length - SEARCH_LINE_CHARS} more chars...)`;
+}
+
+export const search = defineCall({
+  name: "search",
+  capability: "search",
+  brief: "Find the lines matching a Rust regular expression across the workspace's files.",
+  parameters: () =>
+    Type.Object(
+      {
+        query: Type.String({ description: "Rust regular expression tried against each line, e.g. foo|bar, fn\\s+update, (?i)todo." }),
+        path: Type.Optional(Type.String({ description: "Directory or single file to search. Default: the working directory." })),
+        limit: Type.Optional(Type.Integer({ minimum: 1, description: `Matches to return. Default ${SEARCH_DEFAULT_LIMIT}, at most ${SEARCH_MAX_LIMIT}.` })),
+      },
+      { additionalProperties: false },
+    ),
+  description: () =>
+    "Search file contents for a regular expression in Rust syntax (foo|bar, fn\\s+update, (?i)todo; no look-around or " +
+    "backreferences), tried against each line on its own. Results come in path order, then line order, one per line " +
+    `as path:line:text. At most ${SEARCH_MAX_LIMIT} matches (default ${SEARCH_DEFAULT_LIMIT}): a list exactly limit long ` +
+    "may have been cut, so narrow the query or the path rather than paging. Lines over 200 characters are cut. Files " +
+    "excluded by .gitignore or .ignore, .git, and binary files (with a NUL byte) are skipped; read_file still reaches them by path.",
+  run({ query, path, limit = SEARCH_DEFAULT_LIMIT }, context) {
+    const matcher = compileSearch(query);
+    const wanted = Math.min(limit, SEARCH_MAX_LIMIT);
+    const absolute = resolvePath(context.cwd, path ?? ".");
+    const root = context.files.stat(absolute);
+    const display = path ?? ".";
+    if (root.kind === "other") throw new GgError("invalid-argument", `Cannot search ${display}: it is not a regular file or a directory`);
+    const files =
+      root.kind === "directory"
+        ? walkFiles(walkRoot(absolute, context.workspace))
+        : [{ absolute, relative: "" }];
+    const results: string[] = [];
+    let searched = 0;
+    for (const file of files) {
+      let text: Buffer;
+      try {
+        text = context.files.readFile(file.absolute);
+      } catch (error) {
+        // A file that vanished or cannot be read mid-walk is skipped, as a shell's grep would; a named file is not.
+        if (root.kind !== "directory") throw fromSystemError("search", display, error);
+        continue;
+      }
+      searched++;
+      const shown = file.relative === "" ? display : joinDisplay(path, file.relative);
+      let binary: boolean | undefined;
+      text = asUtf8(text);
+      matcher.scan(text, (line, start, end) => {
+        binary ??= text.indexOf(0) !== -1;
+        if (binary) return false;
+        results.push(`${shown}:${line}:${clipLine(text.toString("utf8", start, end))}`);
+        return results.length < wanted;
+      });
+      if (results.length >= wanted) break;
+    }
+    if (results.length > 0) return { text: results.join("\n") };
+    return { text: `No matches for ${JSON.stringify(query)} in ${display} (${plural(searched, "file")} searched).` };
+  },
+});

@@ -1,0 +1,27 @@
+// write_file: create or replace a whole file, atomically.
+import { Type } from "typebox";
+import { countLines, plural } from "../host/lines.ts";
+import { resolvePath } from "../host/paths.ts";
+import { defineCall } from "./define.ts";
+
+export const writeFile = defineCall({
+  name: "write_file",
+  capability: "write-file",
+  brief: "Create or overwrite a whole file, creating its parent directories.",
+  parameters: () =>
+    Type.Object(
+      {
+        path: Type.String({ description: "File to write: relative to the working directory, or absolute." }),
+        content: Type.String({ description: "The complete new content, written as UTF-8." }),
+      },
+      { additionalProperties: false },
+    ),
+  description: () =>
+    "Create a file or replace its whole content, creating missing parent directories. The write is atomic: the file " +
+    "holds either its old content or the new, never a mix. To change part of a file, use edit_file.",
+  run({ path, content }, context) {
+    const bytes = Buffer.from(content, "utf8");
+    const { created } = context.files.writeAtomic(resolvePath(context.cwd, path), bytes);
+    return { text: `${created ? "Created" : "Overwrote"} ${path} (${plural(bytes.length, "byte")}, ${plural(countLines(bytes), "line")})` };
+  },
+});

@@ -1,0 +1,106 @@
+// The gg command line: a contract other tools script against. Exit 0: the call succeeded; 1: the call failed;
+// 2: the command line or the configuration was refused.
+import { readFileSync, statSync } from "node:fs";
+import { resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { ConfigError, type Configuration, defaultConfiguration, parseConfiguration } from "../bindings/config.ts";
+import { createTools } from "../bindings/index.ts";
+
+const USAGE = `Usage:
+  gg call TOOL [ARGS_JSON] [--workspace DIR] [--config FILE] [--json]
+  gg tools [--config FILE]
+
+  call   run one tool call and print its result exactly as the model receives it
+  tools  print the JSON tool definitions of the enabled calls
+
+Options:
+  --workspace DIR  workspace root; relative paths resolve against it (default: the current directory)
+  --config FILE    JSON capability configuration (default: every capability on, read-file default-cap, lineCap 2000)
+  --json           print one JSON object: {"ok": true, "text", "attachments"} or {"ok": false, "error"}`;
+
+/** A refused command line or configuration. */
+class UsageError extends Error {}
+
+function loadConfiguration(file: string | undefined): Configuration {
+  if (file === undefined) return defaultConfiguration();
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    throw new UsageError(`Cannot read the configuration ${file}: ${(error as Error).message}`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(`Cannot parse the configuration ${file}: ${(error as Error).message}; it must be a JSON array of capabilities`);
+  }
+  return parseConfiguration(json);
+}
+
+function workspaceOf(dir: string | undefined): string {
+  const workspace = resolve(dir ?? process.cwd());
+  let isDir = false;
+  try {
+    isDir = statSync(workspace).isDirectory();
+  } catch {
+    // Reported below.
+  }
+  if (!isDir) throw new UsageError(`Cannot use workspace ${workspace}: it is not an existing directory`);
+  return workspace;
+}
+
+/** Runs the CLI on `argv` (without node and script), writing to `out`; returns the exit status. */
+export function main(argv: readonly string[], out: (text: string) => void = (t) => process.stdout.write(t), err: (text: string) => void = (t) => process.stderr.write(t)): number {
+  let json = false;
+  try {
+    const { values, positionals } = parseArgs({
+      args: [...argv],
+      allowPositionals: true,
+      strict: true,
+      options: {
+        workspace: { type: "string" },
+        config: { type: "string" },
+        json: { type: "boolean", default: false },
+        help: { type: "boolean", short: "h", default: false },
+      },
+    });
+    json = values.json;
+    const [command, ...rest] = positionals;
+    if (values.help || command === undefined || command === "help") {
+      out(`${USAGE}\n`);
+      return command === undefined && !values.help ? 2 : 0;
+    }
+    const config = loadConfiguration(values.config);
+    if (command === "tools") {
+      if (rest.length > 0) throw new UsageError(`gg tools takes no arguments, got ${rest.join(" ")}`);
+      out(`${JSON.stringify(createTools({ workspace: process.cwd(), config }).definitions(), null, 2)}\n`);
+      return 0;
+    }
+    if (command !== "call") throw new UsageError(`Unknown command ${JSON.stringify(command)}; the commands are call and tools`);
+    const [tool, argsText, ...extra] = rest;
+    if (tool === undefined) throw new UsageError("gg call needs a TOOL name, e.g. gg call tree '{\"depth\":2}'");
+    if (extra.length > 0) throw new UsageError(`gg call takes TOOL and one ARGS_JSON, got extra ${extra.join(" ")}`);
+    let args: unknown = {};
+    if (argsText !== undefined) {
+      try {
+        args = JSON.parse(argsText);
+      } catch (error) {
+        throw new UsageError(`Cannot parse ARGS_JSON ${argsText}: ${(error as Error).message}; pass one JSON object, e.g. '{"path": "README.md"}'`);
+      }
+    }
+    const result = createTools({ workspace: workspaceOf(values.workspace), config }).call(tool, args);
+    if (json) {
+      out(`${JSON.stringify(result.ok ? { ok: true, text: result.text, attachments: result.attachments ?? [] } : result)}\n`);
+    } else {
+      out(result.ok ? result.text : `error[${result.error.code}]: ${result.error.message}`);
+    }
+    return result.ok ? 0 : 1;
+  } catch (error) {
+    if (!(error instanceof UsageError || error instanceof ConfigError || (error as { code?: string }).code?.startsWith("ERR_PARSE_ARGS"))) throw error;
+    const message = (error as Error).message;
+    if (json) out(`${JSON.stringify({ ok: false, error: { code: "invalid-argument", message } })}\n`);
+    else err(`gg: ${message}\n${error instanceof UsageError || error instanceof ConfigError ? "" : `${USAGE}\n`}`);
+    return 2;
+  }
+}

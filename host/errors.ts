@@ -1,0 +1,60 @@
+// The one closed set of failures a gg call can report. Every message says what failed, the state, and the way out.
+
+/** Every error code a gg call can fail with. */
+export const ERROR_CODES = [
+  "invalid-argument",
+  "not-found",
+  "no-match",
+  "ambiguous",
+  "permission-denied",
+  "io-error",
+] as const;
+
+/** One of {@link ERROR_CODES}. */
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+/** A failure as it crosses any boundary: plain data, no stack. */
+export interface CallError {
+  code: ErrorCode;
+  message: string;
+}
+
+/** The typed error host code throws; bindings turn it into a {@link CallError}. */
+export class GgError extends Error {
+  readonly code: ErrorCode;
+  constructor(code: ErrorCode, message: string) {
+    super(message);
+    this.name = "GgError";
+    this.code = code;
+  }
+}
+
+/** True when `value` is a {@link GgError}. */
+export const isGgError = (value: unknown): value is GgError => value instanceof GgError;
+
+/** Maps a Node system error on `subject` to a typed error, so no errno leaks out raw. */
+export function fromSystemError(action: string, subject: string, error: unknown): GgError {
+  if (isGgError(error)) return error;
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  switch (code) {
+    case "ENOENT":
+      return new GgError("not-found", `Cannot ${action} ${subject}: no such file or directory; check the path with list_dir or tree`);
+    case "ENOTDIR":
+      return new GgError("not-found", `Cannot ${action} ${subject}: a parent in the path is a file, not a directory; check the path with list_dir`);
+    case "EACCES":
+    case "EPERM":
+      return new GgError("permission-denied", `Cannot ${action} ${subject}: permission denied; pick a path this process may access`);
+    case "EISDIR":
+      return new GgError("invalid-argument", `Cannot ${action} ${subject}: it is a directory; list it with list_dir or tree`);
+    case "EROFS":
+      return new GgError("permission-denied", `Cannot ${action} ${subject}: the file system is read-only`);
+    case "ENAMETOOLONG":
+      return new GgError("invalid-argument", `Cannot ${action} ${subject}: the path is too long`);
+    case "ELOOP":
+      return new GgError("invalid-argument", `Cannot ${action} ${subject}: too many levels of symbolic links`);
+    default: {
+      const detail = error instanceof Error ? error.message : String(error);
+      return new GgError("io-error", `Cannot ${action} ${subject}: ${detail}; retry, or check the disk and the path`);
+    }
+  }
+}

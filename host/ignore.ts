@@ -1,0 +1,113 @@
+// Which paths tree and search skip: .gitignore and .ignore at every level, .git/info/exclude, and .git itself,
+// whether or not the folder is a git repository yet. Rule matching is the `ignore` package's; precedence is
+// ripgrep's: any .ignore beats any .gitignore, which beats .git/info/exclude, and deeper files beat shallower ones.
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { dirname } from "node:path";
+import ignore, { type Ignore } from "ignore";
+
+type Kind = "ignore" | "gitignore" | "exclude";
+const KINDS: readonly Kind[] = ["ignore", "gitignore", "exclude"];
+
+interface Level {
+  /** Rules of each kind found in this directory. */
+  rules: Partial<Record<Kind, Ignore>>;
+  /** Prefix that turns a path relative to the walk root into one relative to this directory. */
+  prefix: string;
+  /** Characters of the walk-relative path to drop first (levels below the root). */
+  cut: number;
+}
+
+/** The ignore rules in force in one directory of a walk: its own files plus every enclosing directory's. */
+export interface IgnoreScope {
+  readonly levels: readonly Level[];
+}
+
+function readRules(file: string): Ignore | undefined {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch {
+    return undefined;
+  }
+  return ignore({ allowRelativePaths: true }).add(text);
+}
+
+function levelAt(dir: string, prefix: string, cut: number): Level | undefined {
+  const rules: Level["rules"] = {};
+  const dotIgnore = readRules(`${dir}/.ignore`);
+  const gitignore = readRules(`${dir}/.gitignore`);
+  const exclude = isDirectory(`${dir}/.git`) ? readRules(`${dir}/.git/info/exclude`) : undefined;
+  if (dotIgnore) rules.ignore = dotIgnore;
+  if (gitignore) rules.gitignore = gitignore;
+  if (exclude) rules.exclude = exclude;
+  return dotIgnore || gitignore || exclude ? { rules, prefix, cut } : undefined;
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The scope at the root of a walk. Rules of enclosing directories apply too, up to the enclosing repository's root
+ * (the nearest directory holding .git) or, outside any repository, up to `workspace`. A root that those rules
+ * ignore was named explicitly, so their rules are dropped rather than hiding everything beneath it.
+ */
+export function rootScope(root: string, workspace: string): IgnoreScope {
+  const chain: string[] = [];
+  let dir = root;
+  let repo = existsSync(`${root}/.git`);
+  while (!repo) {
+    const parent = dirname(dir);
+    if (parent === dir) break;
+    chain.push(parent);
+    dir = parent;
+    repo = existsSync(`${dir}/.git`);
+  }
+  if (!repo) {
+    const inside = root === workspace || root.startsWith(workspace.endsWith("/") ? workspace : `${workspace}/`);
+    const stop = chain.indexOf(workspace);
+    chain.length = inside && stop !== -1 ? stop + 1 : 0;
+  }
+  const above: Level[] = [];
+  for (const ancestor of chain.reverse()) {
+    const prefix = `${root.slice(ancestor === "/" ? 1 : ancestor.length + 1)}/`;
+    const level = levelAt(ancestor, prefix, 0);
+    if (level) above.push(level);
+  }
+  const outer: IgnoreScope = { levels: above };
+  const rootRelative = root === "/" ? "" : ".";
+  const kept = above.length > 0 && rootRelative !== "" && isIgnored(outer, "", true) ? [] : above;
+  const own = levelAt(root, "", 0);
+  return { levels: own ? [...kept, own] : kept };
+}
+
+/** The scope inside `dir` (absolute), whose path relative to the walk root is `relative`. */
+export function enterScope(scope: IgnoreScope, dir: string, relative: string): IgnoreScope {
+  const level = levelAt(dir, "", relative.length + 1);
+  return level ? { levels: [...scope.levels, level] } : scope;
+}
+
+/** Whether the entry at `relative` (to the walk root) is skipped by tree and search. */
+export function isIgnored(scope: IgnoreScope, relative: string, isDir: boolean): boolean {
+  const slash = relative.lastIndexOf("/");
+  if (relative.slice(slash + 1) === ".git") return true;
+  const { levels } = scope;
+  if (levels.length === 0) return false;
+  for (const kind of KINDS) {
+    for (let i = levels.length - 1; i >= 0; i--) {
+      const level = levels[i] as Level;
+      const rules = level.rules[kind];
+      if (!rules) continue;
+      const local = level.prefix + relative.slice(level.cut);
+      if (local === "") continue;
+      const result = rules.test(isDir ? `${local}/` : local);
+      if (result.ignored) return true;
+      if (result.unignored) return false;
+    }
+  }
+  return false;
+}

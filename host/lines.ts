@@ -1,0 +1,22 @@
+// Line arithmetic shared by the calls: a line ends at \n, and a trailing newline ends the last line rather than
+// starting an empty one.
+
+/** Newline bytes in `bytes`. */
+export function countNewlines(bytes: Buffer): number {
+  let count = 0;
+  for (let i = bytes.indexOf(10); i !== -1; i = bytes.indexOf(10, i + 1)) count++;
+  return count;
+}
+
+/** Lines in `bytes`: "a\nb" and "a\nb\n" both have 2, "" has 0. */
+export const countLines = (bytes: Buffer): number => countNewlines(bytes) + (bytes.length > 0 && bytes[bytes.length - 1] !== 10 ? 1 : 0);
+
+/** 1-based line number of byte `offset` in `bytes`. */
+export function lineAt(bytes: Buffer, offset: number): number {
+  let line = 1;
+  for (let i = bytes.indexOf(10); i !== -1 && i < offset; i = bytes.indexOf(10, i + 1)) line++;
+  return line;
+}
+
+/** "1 line" / "3 lines"; irregular nouns pass their plural. */
+export const plural = (count: number, noun: string, nouns = `${noun}s`): string => `${count} ${count === 1 ? noun : nouns}`;

@@ -1,0 +1,209 @@
+// Search patterns are Rust regular expressions, matched by Rust's own `regex` crate (the rregex WebAssembly build):
+// the exact syntax and Unicode semantics, and matching linear in the input, so no pattern can hang a search.
+//
+// A file is searched whole, not line by line: W = (?m)PATTERN runs once over the file (with each \r\n seen as \n\n,
+// so `$` holds before a CRLF ending), and only the lines where W matches are checked with PATTERN on their own.
+// W matches wherever a line matches, so no line is missed; a match of W that runs across a newline restarts the
+// scan at the next line, since it may have hidden a match there.
+import { isUtf8 } from "node:buffer";
+import * as rregex from "rregex";
+import { RRegex } from "rregex";
+import { GgError } from "./errors.ts";
+
+/** A compiled search pattern. */
+export interface LineMatcher {
+  /**
+   * Calls `onLine` with the 1-based number and the byte span (ending excluded) of each matching line of `text`, in
+   * order, until it returns false. `text` must be valid UTF-8.
+   */
+  scan(text: Buffer, onLine: (line: number, start: number, end: number) => boolean): void;
+}
+
+interface HirNode {
+  kind: { "@variant": string; "@values"?: unknown[] };
+}
+
+interface WasmMatch {
+  start: number;
+  end: number;
+}
+
+// rregex's raw exports take ownership of the text they are given (Rust frees it), so each call gets its own copy;
+// passing bytes this way skips the UTF-16 round trip of the string API.
+const raw = (rregex as unknown as { __wasm: unknown }).__wasm as {
+  memory: { buffer: ArrayBuffer };
+  __wbindgen_malloc(size: number, align: number): number;
+  __wbindgen_export_2: { get(index: number): unknown };
+  __externref_table_dealloc(index: number): void;
+  rregex_isMatch(regex: number, pointer: number, length: number): number;
+  rregex_findAll(regex: number, pointer: number, length: number): [number, number, number];
+};
+
+const handle = (regex: RRegex): number => (regex as unknown as { __wbg_ptr: number }).__wbg_ptr;
+
+function copyIn(text: Buffer, from: number): number {
+  const length = text.length - from;
+  const pointer = raw.__wbindgen_malloc(length, 1) >>> 0;
+  const memory = new Uint8Array(raw.memory.buffer, pointer, length);
+  memory.set(text.subarray(from));
+  // CRLF endings: the \r becomes a \n, so multi-line `$` holds at the end of the line as PATTERN sees it.
+  for (let cr = text.indexOf(13, from); cr !== -1; cr = text.indexOf(13, cr + 1)) {
+    if (text[cr + 1] === 10) memory[cr - from] = 10;
+  }
+  return pointer;
+}
+
+function isMatchBytes(regex: RRegex, text: Buffer): boolean {
+  return raw.rregex_isMatch(handle(regex), copyIn(text, 0), text.length) !== 0;
+}
+
+function findAllBytes(regex: RRegex, text: Buffer, from: number): WasmMatch[] {
+  const [value, error, failed] = raw.rregex_findAll(handle(regex), copyIn(text, from), text.length - from);
+  const index = failed ? error : value;
+  const result = raw.__wbindgen_export_2.get(index) as WasmMatch[];
+  raw.__externref_table_dealloc(index);
+  if (failed) throw result;
+  return result;
+}
+
+function compile(pattern: string): RRegex {
+  try {
+    return new RRegex(pattern);
+  } catch (error) {
+    const detail = String(error instanceof Error ? error.message : error).trim();
+    throw new GgError("invalid-argument", `Cannot search for ${JSON.stringify(pattern)}: it is not a valid Rust regular expression (${detail}); fix the pattern, escaping special characters with \\ to match them literally`);
+  }
+}
+
+function children(node: HirNode): HirNode[] {
+  const values = node.kind["@values"] ?? [];
+  switch (node.kind["@variant"]) {
+    case "Concat":
+    case "Alternation":
+      return values[0] as HirNode[];
+    case "Repetition":
+    case "Capture":
+      return [(values[0] as { sub: HirNode }).sub];
+    default:
+      return [];
+  }
+}
+
+/** True when the pattern anchors to the whole text (\A, \z, or ^ and $ with multi-line mode turned off). */
+function anchorsToText(node: HirNode): boolean {
+  if (node.kind["@variant"] === "Look") {
+    const look = (node.kind["@values"]?.[0] as { "@variant": string })["@variant"];
+    return look === "Start" || look === "End";
+  }
+  return children(node).some(anchorsToText);
+}
+
+/** The longest literal every match must contain, to skip files without it at memchr speed. */
+function requiredLiteral(node: HirNode): Buffer | undefined {
+  const values = node.kind["@values"] ?? [];
+  switch (node.kind["@variant"]) {
+    case "Literal":
+      return Buffer.from(Object.values((values[0] as { "@values": [Record<string, number>] })["@values"][0]));
+    case "Capture":
+      return requiredLiteral((values[0] as { sub: HirNode }).sub);
+    case "Repetition": {
+      const repetition = values[0] as { min: number; sub: HirNode };
+      return repetition.min > 0 ? requiredLiteral(repetition.sub) : undefined;
+    }
+    case "Concat": {
+      let best: Buffer | undefined;
+      for (const child of values[0] as HirNode[]) {
+        const literal = requiredLiteral(child);
+        if (literal && (!best || literal.length > best.length)) best = literal;
+      }
+      return best;
+    }
+    default:
+      return undefined;
+  }
+}
+
+/** Compiles a search query; a blank or invalid pattern is an `invalid-argument` error naming the problem. */
+export function compileSearch(query: string): LineMatcher {
+  if (query.trim() === "") throw new GgError("invalid-argument", "Cannot search for a blank query: pass a regular expression such as `fn\\s+update` or `(?i)todo`");
+  const line = compile(query);
+  const whole = compile(`(?m)${query}`);
+  const hir = whole.syntax() as unknown as HirNode;
+  const literal = requiredLiteral(hir);
+  const lineByLine = anchorsToText(hir);
+  const matchesLine = (text: Buffer, start: number, end: number): boolean => line.isMatch(text.toString("utf8", start, end));
+
+  return {
+    scan(text, onLine) {
+      if (literal && literal.length > 0 && text.indexOf(literal) === -1) return;
+      const cursor = lineCursor(text);
+      if (lineByLine) {
+        for (let number = 1; cursor.seek(number); number++) {
+          if (matchesLine(text, cursor.start, cursor.end) && !onLine(number, cursor.start, cursor.end)) return;
+        }
+        return;
+      }
+      if (!isMatchBytes(whole, text)) return;
+      let from = 0;
+      let reported = 0;
+      scanning: while (from < text.length) {
+        for (const match of findAllBytes(whole, text, from)) {
+          const start = from + match.start;
+          const end = from + match.end;
+          if (start >= text.length) return;
+          const number = cursor.lineAt(start);
+          if (number > reported) {
+            reported = number;
+            if (matchesLine(text, cursor.start, cursor.end) && !onLine(number, cursor.start, cursor.end)) return;
+          }
+          const newline = text.indexOf(10, start);
+          const crosses = newline !== -1 && (newline < end || (newline === end && end > start && text[end - 1] === 13));
+          if (crosses) {
+            from = cursor.next;
+            continue scanning;
+          }
+        }
+        return;
+      }
+    },
+  };
+}
+
+/** Walks line boundaries of a buffer forward; positions asked for must not decrease. */
+function lineCursor(text: Buffer) {
+  const state = {
+    /** Line number of the current line. */
+    number: 0,
+    /** Byte offset where the current line starts. */
+    start: 0,
+    /** Byte offset where its content ends (before \r\n or \n). */
+    end: 0,
+    /** Byte offset where the next line starts. */
+    next: 0,
+    advance(): boolean {
+      if (state.next >= text.length && state.number > 0) return false;
+      state.start = state.next;
+      const newline = text.indexOf(10, state.start);
+      const stop = newline === -1 ? text.length : newline;
+      state.end = stop > state.start && text[stop - 1] === 13 && newline !== -1 ? stop - 1 : stop;
+      state.next = newline === -1 ? text.length : newline + 1;
+      state.number++;
+      return state.start < text.length;
+    },
+    /** Moves to line `number`; false past the last line. */
+    seek(number: number): boolean {
+      while (state.number < number) if (!state.advance()) return false;
+      return true;
+    },
+    /** Moves to the line holding byte `position` and returns its number. */
+    lineAt(position: number): number {
+      if (state.number === 0) state.advance();
+      while (position >= state.next && state.next < text.length) state.advance();
+      return state.number;
+    },
+  };
+  return state;
+}
+
+/** Decodes a file for matching: valid UTF-8 as is, anything else with U+FFFD for each invalid sequence. */
+export const asUtf8 = (bytes: Buffer): Buffer => (isUtf8(bytes) ? bytes : Buffer.from(bytes.toString("utf8")));

@@ -1,0 +1,13 @@
+// gg's public library surface.
+export { type Attachment, type CallOutput, type CallResult } from "./bindings/define.ts";
+export { CALLS, createTools, enabledCalls, type ToolDefinition, toolDefinitions, type ToolsOptions } from "./bindings/index.ts";
+export {
+  CAPABILITIES,
+  type CapabilityEntry,
+  type CapabilityId,
+  ConfigError,
+  type Configuration,
+  defaultConfiguration,
+  parseConfiguration,
+} from "./bindings/config.ts";
+export { type CallError, ERROR_CODES, type ErrorCode, GgError, isGgError } from "./host/errors.ts";
