@@ -1,0 +1,34 @@
+import { describe, expect, test } from "vitest";
+import { tempWorkspace } from "../workspace.ts";
+
+describe("list_dir", () => {
+  test("lists entries in path order with directories suffixed /", () => {
+    using ws = tempWorkspace();
+    ws.put({ "b.txt": "", "a/": "", "C.md": "", ".hidden": "", "node_modules/x.js": "", ".gitignore": "node_modules\n" });
+    expect(ws.text("list_dir", { path: "." })).toBe([".gitignore", ".hidden", "C.md", "a/", "b.txt", "node_modules/"].join("\n"));
+  });
+
+  test("defaults to the working directory", () => {
+    using ws = tempWorkspace();
+    ws.put({ "x.txt": "" });
+    expect(ws.text("list_dir")).toBe("x.txt");
+  });
+
+  test("an empty directory says so", () => {
+    using ws = tempWorkspace();
+    ws.put({ "empty/": "" });
+    expect(ws.text("list_dir", { path: "empty" })).toBe("(empty directory)");
+  });
+
+  test("a missing path is not-found and a file is invalid-argument", () => {
+    using ws = tempWorkspace();
+    ws.put({ "f.txt": "x" });
+    expect(ws.call("list_dir", { path: "nope" })).toMatchObject({ ok: false, error: { code: "not-found" } });
+    expect(ws.call("list_dir", { path: "f.txt" })).toMatchObject({ ok: false, error: { code: "invalid-argument" } });
+  });
+
+  test("an empty path is refused", () => {
+    using ws = tempWorkspace();
+    expect(ws.call("list_dir", { path: "" })).toMatchObject({ ok: false, error: { code: "invalid-argument" } });
+  });
+});

@@ -1,0 +1,48 @@
+// Test fixture: a real temporary workspace on disk, removed when the test's `using` scope ends.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { createTools } from "../bindings/index.ts";
+import { type Configuration, parseConfiguration } from "../bindings/config.ts";
+
+/** A temp directory with helpers to lay out files and call tools against it. */
+export interface TempWorkspace extends Disposable {
+  root: string;
+  /** Writes files (string or bytes) at paths relative to the root, creating parents. A path ending in / makes a directory. */
+  put(files: Record<string, string | Uint8Array>): void;
+  /** Calls a tool in this workspace with an optional configuration (capability entries, as a config file holds them). */
+  call(name: string, args?: unknown, config?: unknown): ReturnType<ReturnType<typeof createTools>["call"]>;
+  /** Calls a tool and returns its text, failing the test if the call failed. */
+  text(name: string, args?: unknown, config?: unknown): string;
+}
+
+/** Creates a temp workspace; declare it with `using` so it is deleted after the test. */
+export function tempWorkspace(): TempWorkspace {
+  const root = mkdtempSync(join(tmpdir(), "gg-test-"));
+  const tools = (config?: unknown) =>
+    createTools({ workspace: root, config: config === undefined ? undefined : (parseConfiguration(config) as Configuration) });
+  const workspace: TempWorkspace = {
+    root,
+    put(files) {
+      for (const [path, content] of Object.entries(files)) {
+        const full = join(root, path);
+        if (path.endsWith("/")) {
+          mkdirSync(full, { recursive: true });
+          continue;
+        }
+        mkdirSync(dirname(full), { recursive: true });
+        writeFileSync(full, content);
+      }
+    },
+    call: (name, args, config) => tools(config).call(name, args ?? {}),
+    text(name, args, config) {
+      const result = tools(config).call(name, args ?? {});
+      if (!result.ok) throw new Error(`${name} failed: error[${result.error.code}]: ${result.error.message}`);
+      return result.text;
+    },
+    [Symbol.dispose]() {
+      rmSync(root, { recursive: true, force: true });
+    },
+  };
+  return workspace;
+}
