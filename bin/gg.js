@@ -1,4 +1,7 @@
 #!/usr/bin/env node
-import { main } from "../dist/cli/main.js";
+// The CLI is one esbuild bundle, and V8's compile cache keeps its parse cost off every later start.
+import module from "node:module";
 
+module.enableCompileCache?.();
+const { main } = await import("../dist/gg.mjs");
 process.exitCode = main(process.argv.slice(2));

@@ -37,7 +37,7 @@ export const editFile = defineCall({
   run({ path, old, new: replacement }, context) {
     if (old === replacement) throw new GgError("invalid-argument", `Cannot edit ${path}: old and new are identical, so there is nothing to change`);
     const absolute = resolvePath(context.cwd, path);
-    if (context.files.stat(absolute).kind !== "file") throw new GgError("invalid-argument", `Cannot edit ${path}: it is not a regular file`);
+    if (context.files.stat(absolute, "edit").kind !== "file") throw new GgError("invalid-argument", `Cannot edit ${path}: it is not a regular file`);
     const bytes = context.files.readFile(absolute);
     let needle = Buffer.from(old, "utf8");
     let insert = Buffer.from(replacement, "utf8");

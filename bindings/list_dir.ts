@@ -23,7 +23,7 @@ export const listDir = defineCall({
     "and hidden ones included. For the shape of a whole subtree, use tree.",
   run({ path = "." }, context) {
     const absolute = resolvePath(context.cwd, path);
-    requireDirectory(context.files.stat(absolute).kind, path, "list");
+    requireDirectory(context.files.stat(absolute, "list").kind, path, "list");
     const entries = context.files.readDir(absolute);
     if (entries.length === 0) return { text: "(empty directory)" };
     return { text: entries.map((entry) => (entry.kind === "directory" ? `${entry.name}/` : entry.name)).join("\n") };

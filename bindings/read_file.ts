@@ -74,7 +74,7 @@ export const readFile = defineCall({
   },
   run({ path, offset = 1, limit }, context) {
     const absolute = resolvePath(context.cwd, path);
-    const stat = context.files.stat(absolute);
+    const stat = context.files.stat(absolute, "read");
     if (stat.kind === "directory") throw new GgError("invalid-argument", `Cannot read ${path}: it is a directory; list it with list_dir or tree`);
     if (stat.kind !== "file") throw new GgError("invalid-argument", `Cannot read ${path}: it is not a regular file (a device, FIFO or socket)`);
     const format = detectImage(context.files.readHead(absolute, IMAGE_SNIFF_BYTES));

@@ -45,7 +45,7 @@ export const search = defineCall({
     const matcher = compileSearch(query);
     const wanted = Math.min(limit, SEARCH_MAX_LIMIT);
     const absolute = resolvePath(context.cwd, path ?? ".");
-    const root = context.files.stat(absolute);
+    const root = context.files.stat(absolute, "search");
     const display = path ?? ".";
     if (root.kind === "other") throw new GgError("invalid-argument", `Cannot search ${display}: it is not a regular file or a directory`);
     const files =

@@ -94,7 +94,7 @@ export const tree = defineCall({
   run({ path = ".", depth = TREE_DEFAULT_DEPTH }, context) {
     if (depth < 1) throw new GgError("invalid-argument", `Cannot render a tree of depth ${depth}: depth counts levels below the root and must be 1 or more (1 lists the root's own entries)`);
     const absolute = resolvePath(context.cwd, path);
-    requireDirectory(context.files.stat(absolute).kind, path, "render a tree of");
+    requireDirectory(context.files.stat(absolute, "render a tree of").kind, path, "render a tree of");
     return { text: render(walkRoot(absolute, context.workspace), Math.min(depth, TREE_MAX_DEPTH)) };
   },
 });

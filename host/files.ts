@@ -56,8 +56,8 @@ export interface LineWindow {
 
 /** The file operations the filesystem calls are written against. */
 export interface FileHost {
-  /** Stats `path`, following symlinks. */
-  stat(path: string): FileStat;
+  /** Stats `path`, following symlinks; `action` words the error ("read", "list"). */
+  stat(path: string, action?: string): FileStat;
   /** Reads a whole file. */
   readFile(path: string): Buffer;
   /** Reads at most `bytes` bytes from the start of a file. */
@@ -240,12 +240,12 @@ function writeAtomic(path: string, data: Uint8Array): { created: boolean } {
 
 /** The host's real file system. */
 export const nodeFileHost: FileHost = {
-  stat(path) {
+  stat(path, action = "access") {
     try {
       const stats = statSync(path);
       return { kind: kindOf(stats), size: stats.size };
     } catch (error) {
-      throw fromSystemError("access", path, error);
+      throw fromSystemError(action, path, error);
     }
   },
   readFile: (path) => withFd(path, "read", readAll),

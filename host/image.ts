@@ -1,5 +1,5 @@
 // Pictures are recognised by their first bytes, never by the file name: PNG, JPEG, GIF and WebP, nothing else.
-import { imageSize } from "image-size";
+import { createRequire } from "node:module";
 
 /** An image format gg shows as a picture. */
 export interface ImageFormat {
@@ -27,6 +27,8 @@ export function detectImage(head: Uint8Array): ImageFormat | undefined {
 /** Width and height in pixels from the image header, or undefined when the header cannot be read. */
 export function imageDimensions(bytes: Uint8Array): { width: number; height: number } | undefined {
   try {
+    // Loaded when a picture is read, not at start-up.
+    const { imageSize } = createRequire(import.meta.url)("image-size") as typeof import("image-size");
     const { width, height } = imageSize(bytes);
     return width && height ? { width, height } : undefined;
   } catch {

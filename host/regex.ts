@@ -6,8 +6,8 @@
 // W matches wherever a line matches, so no line is missed; a match of W that runs across a newline restarts the
 // scan at the next line, since it may have hidden a match there.
 import { isUtf8 } from "node:buffer";
-import * as rregex from "rregex";
-import { RRegex } from "rregex";
+import { createRequire } from "node:module";
+import type { RRegex } from "rregex";
 import { GgError } from "./errors.ts";
 
 /** A compiled search pattern. */
@@ -30,18 +30,27 @@ interface WasmMatch {
 
 // rregex's raw exports take ownership of the text they are given (Rust frees it), so each call gets its own copy;
 // passing bytes this way skips the UTF-16 round trip of the string API.
-const raw = (rregex as unknown as { __wasm: unknown }).__wasm as {
+interface RawExports {
   memory: { buffer: ArrayBuffer };
   __wbindgen_malloc(size: number, align: number): number;
   __wbindgen_export_2: { get(index: number): unknown };
   __externref_table_dealloc(index: number): void;
   rregex_isMatch(regex: number, pointer: number, length: number): number;
   rregex_findAll(regex: number, pointer: number, length: number): [number, number, number];
-};
+}
+
+interface RRegexModule {
+  RRegex: typeof RRegex;
+  __wasm: RawExports;
+}
+
+let loaded: RRegexModule | undefined;
+// Loaded on the first search only: compiling the WebAssembly module is the largest part of the start-up cost.
+const engine = (): RRegexModule => (loaded ??= createRequire(import.meta.url)("rregex") as RRegexModule);
 
 const handle = (regex: RRegex): number => (regex as unknown as { __wbg_ptr: number }).__wbg_ptr;
 
-function copyIn(text: Buffer, from: number): number {
+function copyIn(raw: RawExports, text: Buffer, from: number): number {
   const length = text.length - from;
   const pointer = raw.__wbindgen_malloc(length, 1) >>> 0;
   const memory = new Uint8Array(raw.memory.buffer, pointer, length);
@@ -54,11 +63,13 @@ function copyIn(text: Buffer, from: number): number {
 }
 
 function isMatchBytes(regex: RRegex, text: Buffer): boolean {
-  return raw.rregex_isMatch(handle(regex), copyIn(text, 0), text.length) !== 0;
+  const raw = engine().__wasm;
+  return raw.rregex_isMatch(handle(regex), copyIn(raw, text, 0), text.length) !== 0;
 }
 
 function findAllBytes(regex: RRegex, text: Buffer, from: number): WasmMatch[] {
-  const [value, error, failed] = raw.rregex_findAll(handle(regex), copyIn(text, from), text.length - from);
+  const raw = engine().__wasm;
+  const [value, error, failed] = raw.rregex_findAll(handle(regex), copyIn(raw, text, from), text.length - from);
   const index = failed ? error : value;
   const result = raw.__wbindgen_export_2.get(index) as WasmMatch[];
   raw.__externref_table_dealloc(index);
@@ -68,7 +79,7 @@ function findAllBytes(regex: RRegex, text: Buffer, from: number): WasmMatch[] {
 
 function compile(pattern: string): RRegex {
   try {
-    return new RRegex(pattern);
+    return new (engine().RRegex)(pattern);
   } catch (error) {
     const detail = String(error instanceof Error ? error.message : error).trim();
     throw new GgError("invalid-argument", `Cannot search for ${JSON.stringify(pattern)}: it is not a valid Rust regular expression (${detail}); fix the pattern, escaping special characters with \\ to match them literally`);

@@ -1,0 +1,136 @@
+// Benchmark: gg's search and tree against ripgrep, timed as whole processes (start-up included), on a fixed corpus of
+// real code (six pinned npm packages, ~88 MB, ~12,000 files) fetched once with `npm pack` and cached.
+// Reports the median and min wall time of N runs after 2 warm-ups, the gg/rg ratio, and gg's start-up floor.
+// Rerun: `npm run build && npm run bench`. Env: GG_BENCH_RUNS (default 15), GG_BENCH_CORPUS (default $TMPDIR/gg-bench-corpus).
+import { spawnSync, type SpawnSyncOptions } from "node:child_process";
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { cpus, tmpdir } from "node:os";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+
+const PACKAGES = ["typescript@5.9.3", "date-fns@4.1.0", "@mui/material@7.3.1", "rxjs@7.8.2", "lodash@4.17.21", "three@0.180.0"];
+const CACHE = process.env.GG_BENCH_CORPUS ?? join(tmpdir(), "gg-bench-corpus");
+const CORPUS = join(CACHE, "src"); // searched; the tarballs stay outside it, in CACHE/tgz
+const RUNS = Number(process.env.GG_BENCH_RUNS ?? 15);
+const WARMUPS = 2;
+const GG = join(import.meta.dirname, "..", "bin", "gg.js");
+
+function fail(message: string): never {
+  console.error(`bench: ${message}`);
+  process.exit(1);
+}
+
+/** Runs a set-up command, failing the benchmark when it does not exit 0; returns its stdout. */
+function run(command: string, args: string[], options: SpawnSyncOptions = {}): string {
+  const result = spawnSync(command, args, { encoding: "utf8", maxBuffer: 64 << 20, ...options });
+  if (result.error || result.status !== 0) fail(`${command} ${args.join(" ")} failed: ${result.error?.message ?? String(result.stderr)}`);
+  return String(result.stdout);
+}
+
+function checkTools(): void {
+  if (spawnSync("rg", ["--version"]).error) fail("ripgrep (rg) is not on PATH; install Debian's ripgrep package: apt-get install ripgrep");
+  if (!existsSync(join(import.meta.dirname, "..", "dist", "cli", "main.js"))) fail("dist/ is missing; run npm run build first");
+}
+
+/** Packs and unpacks each package into CORPUS/<name>, once; a marker file records a complete corpus. */
+function buildCorpus(): void {
+  const marker = join(CACHE, ".complete");
+  if (existsSync(marker)) return;
+  rmSync(CACHE, { recursive: true, force: true });
+  const tgz = join(CACHE, "tgz");
+  mkdirSync(tgz, { recursive: true });
+  for (const spec of PACKAGES) {
+    console.log(`fetching ${spec}`);
+    const [packed] = JSON.parse(run("npm", ["pack", spec, "--json", "--pack-destination", tgz])) as { filename: string }[];
+    if (!packed) fail(`npm pack ${spec} printed no tarball`);
+    const dir = join(CORPUS, spec.slice(0, spec.lastIndexOf("@")).replace("/", "+"));
+    mkdirSync(dir, { recursive: true });
+    run("tar", ["xzf", join(tgz, packed.filename), "-C", dir]);
+  }
+  writeFileSync(marker, `${PACKAGES.join("\n")}\n`);
+}
+
+function corpusSize(): string {
+  let bytes = 0;
+  let files = 0;
+  for (const entry of readdirSync(CORPUS, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    files++;
+    bytes += statSync(join(entry.parentPath, entry.name)).size;
+  }
+  return `${(bytes / 1e6).toFixed(1)} MB, ${files} files`;
+}
+
+/** Wall time in ms of one process; its stdout goes to a file (rg's `function` case prints megabytes). */
+function time(command: string, args: string[], okStatus: number[]): number {
+  const out = openSync(join(CACHE, "stdout"), "w");
+  const start = performance.now();
+  const result = spawnSync(command, args, { stdio: ["ignore", out, "pipe"], encoding: "utf8" });
+  const ms = performance.now() - start;
+  closeSync(out);
+  if (result.error || !okStatus.includes(result.status ?? -1)) {
+    fail(`${command} ${args.join(" ")} exited ${result.status ?? result.signal}: ${result.error?.message ?? result.stderr}`);
+  }
+  return ms;
+}
+
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+};
+
+interface Stats {
+  median: number;
+  min: number;
+}
+
+/** Warm-ups, then RUNS timed runs of each command, alternated so drift hits both alike. */
+function measure(commands: [string, string[], number[]][]): Stats[] {
+  const samples: number[][] = commands.map(() => []);
+  for (let i = 0; i < WARMUPS + RUNS; i++) {
+    commands.forEach(([command, args, ok], c) => {
+      const ms = time(command, args, ok);
+      if (i >= WARMUPS) samples[c]!.push(ms);
+    });
+  }
+  return samples.map((xs) => ({ median: median(xs), min: Math.min(...xs) }));
+}
+
+const gg = (tool: string, args: object, workspace = CORPUS): [string, string[], number[]] => [
+  process.execPath,
+  [GG, "call", tool, JSON.stringify(args), "--workspace", workspace],
+  [0],
+];
+const rg = (...args: string[]): [string, string[], number[]] => ["rg", [...args, CORPUS], [0, 1]];
+
+const CASES: [string, [string, string[], number[]], [string, string[], number[]]][] = [
+  ["rare pattern, full scan", gg("search", { query: "zqxj_never_present_42" }), rg("-n", "--no-require-git", "zqxj_never_present_42")],
+  ["case-insensitive (?i)todo", gg("search", { query: "(?i)todo" }), rg("-n", "--no-require-git", "(?i)todo")],
+  ["common pattern `function`", gg("search", { query: "function" }), rg("-n", "--no-require-git", "function")],
+  ["tree depth 10 / rg --files", gg("tree", { depth: 10 }), rg("--files", "--no-require-git")],
+];
+
+const fmt = (s: Stats): string => `${s.median.toFixed(1)} (min ${s.min.toFixed(1)})`;
+
+function main(): void {
+  checkTools();
+  buildCorpus();
+  console.log(`corpus: ${CORPUS} (${corpusSize()}; ${PACKAGES.join(", ")})`);
+  console.log(`runs: ${RUNS} timed after ${WARMUPS} warm-ups, whole processes, stdout to a file\n`);
+  const rows = ["| case | gg median ms | rg median ms | ratio |", "| --- | ---: | ---: | ---: |"];
+  for (const [name, ggCommand, rgCommand] of CASES) {
+    const [g, r] = measure([ggCommand, rgCommand]) as [Stats, Stats];
+    rows.push(`| ${name} | ${fmt(g)} | ${fmt(r)} | ${(g.median / r.median).toFixed(1)}x |`);
+  }
+  const empty = mkdtempSync(join(tmpdir(), "gg-bench-empty-"));
+  const [floor] = measure([gg("list_dir", { path: "." }, empty)]) as [Stats];
+  rmSync(empty, { recursive: true });
+  rows.push(`| gg start-up floor (list_dir on an empty dir) | ${fmt(floor)} | | |`);
+  console.log(rows.join("\n"));
+  const rgVersion = run("rg", ["--version"]).split("\n")[0];
+  console.log(`\nmachine: ${cpus().length} cores, ${cpus()[0]?.model ?? "unknown cpu"}; node ${process.version}; ${rgVersion}`);
+  console.log("reproduce: npm run bench");
+}
+
+main();

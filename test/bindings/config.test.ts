@@ -1,0 +1,72 @@
+import { describe, expect, test } from "vitest";
+import { ConfigError, defaultConfiguration, parseConfiguration } from "../../bindings/config.ts";
+import { toolDefinitions } from "../../bindings/index.ts";
+
+const problems = (input: unknown): readonly string[] => {
+  try {
+    parseConfiguration(input);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+  throw new Error("configuration was accepted");
+};
+
+describe("configuration", () => {
+  test("a fresh configuration enables every capability, read-file on default-cap with lineCap 2000", () => {
+    const config = defaultConfiguration();
+    expect(Object.values(config.capabilities).every((c) => c.enabled)).toBe(true);
+    expect(config.capabilities["read-file"]).toEqual({ enabled: true, implementation: "default-cap", params: { lineCap: 2000 } });
+    expect(toolDefinitions(config).map((t) => t.name)).toEqual(["read_file", "write_file", "edit_file", "list_dir", "tree", "search"]);
+  });
+
+  test("an entry in the seed's form is honoured; unlisted capabilities keep their defaults", () => {
+    const config = parseConfiguration([{ id: "read-file", enabled: true, implementation: "unlimited", params: { lineCap: 250 } }]);
+    expect(config.capabilities["read-file"]).toEqual({ enabled: true, implementation: "unlimited", params: { lineCap: 250 } });
+    expect(config.capabilities.search.enabled).toBe(true);
+  });
+
+  test("a disabled capability's calls do not exist", () => {
+    const config = parseConfiguration([{ id: "list-dir", enabled: false }, { id: "search", enabled: false }]);
+    expect(toolDefinitions(config).map((t) => t.name)).toEqual(["read_file", "write_file", "edit_file"]);
+  });
+
+  test("every bad value is named at once", () => {
+    const found = problems([
+      { id: "read-file", enabled: true, implementation: "capped", params: { lineCap: 0 } },
+      { id: "teleport", enabled: true },
+      { id: "search", enabled: "yes", params: { depth: 3 } },
+    ]);
+    expect(found).toHaveLength(5);
+    expect(found.join("\n")).toContain('"default-cap", "unlimited"');
+    expect(found.join("\n")).toContain("lineCap 0");
+    expect(found.join("\n")).toContain('"teleport"');
+    expect(found.join("\n")).toContain('enabled "yes"');
+    expect(found.join("\n")).toContain('"depth"');
+  });
+
+  test.each([[{}], [undefined], ["250"], [-5], [2.5], [null]])("lineCap %j refuses the configuration", (params) => {
+    const entry = { id: "read-file", enabled: true, implementation: "default-cap", params: params === undefined ? {} : { lineCap: params } };
+    expect(problems([entry]).join("\n")).toMatch(/lineCap/);
+  });
+
+  test("a capability listed twice, a non-array and an unknown field are refused", () => {
+    expect(problems([{ id: "search" }, { id: "search" }]).join()).toMatch(/more than once/);
+    expect(problems("read-file").join()).toMatch(/JSON array/);
+    expect(problems([{ id: "search", enabeld: false }]).join()).toMatch(/"enabeld"/);
+  });
+
+  test("the object form sets the model's vision", () => {
+    expect(parseConfiguration({ capabilities: [], model: { vision: false } }).vision).toBe(false);
+    expect(problems({ model: { vision: "no" } }).join()).toMatch(/vision/);
+  });
+
+  test("read_file's schema and description state what leaving limit out means under each mode", () => {
+    const capped = toolDefinitions(parseConfiguration([{ id: "read-file", implementation: "default-cap", params: { lineCap: 250 } }]))[0];
+    const unlimited = toolDefinitions(parseConfiguration([{ id: "read-file", implementation: "unlimited", params: { lineCap: 250 } }]))[0];
+    expect(JSON.stringify(capped?.parameters)).toContain("Default: 250 lines");
+    expect(capped?.description).toContain("at most 250 lines");
+    expect(JSON.stringify(unlimited?.parameters)).toContain("Default: the rest of the file");
+    expect(unlimited?.description).not.toContain("250");
+  });
+});

@@ -1,0 +1,173 @@
+import { execFileSync } from "node:child_process";
+import { symlinkSync } from "node:fs";
+import { describe, expect, test } from "vitest";
+import { tempWorkspace } from "../workspace.ts";
+
+const lines = (text: string) => text.split("\n");
+
+describe("search", () => {
+  test("returns path:line:text in path order then line order", () => {
+    using ws = tempWorkspace();
+    ws.put({ "b.txt": "hit one\nmiss\nhit two\n", "a/z.txt": "hit z\n", "a.txt": "hit a\n" });
+    expect(lines(ws.text("search", { query: "hit" }))).toEqual(["a/z.txt:1:hit z", "a.txt:1:hit a", "b.txt:1:hit one", "b.txt:3:hit two"]);
+  });
+
+  test("speaks Rust regex syntax: alternation, classes, flags, named groups, Unicode", () => {
+    using ws = tempWorkspace();
+    ws.put({
+      "src.rs": ["fn  update(x)", "pub fn other()", "// TODO: later", "let α = 1;", "café", "x1y", "x١y", "word-end"].join("\n"),
+    });
+    const hits = (query: string) => {
+      const text = ws.text("search", { query });
+      return text.startsWith("No matches") ? [] : lines(text).map((l) => l.split(":")[1]);
+    };
+    expect(hits("fn\\s+update")).toEqual(["1"]);
+    expect(hits("update|other")).toEqual(["1", "2"]);
+    expect(hits("(?i)todo")).toEqual(["3"]);
+    expect(hits("(?P<name>oth)er")).toEqual(["2"]);
+    expect(hits("\\p{Greek}")).toEqual(["4"]);
+    expect(hits("^caf[[:alpha:]]$")).toEqual([]);
+    expect(hits("^caf\\w$")).toEqual(["5"]);
+    expect(hits("^x\\dy$")).toEqual(["6", "7"]);
+    expect(hits("caf\\b")).toEqual([]);
+    expect(hits("end\\b")).toEqual(["8"]);
+  });
+
+  test("^ and $ anchor each line, including CRLF lines", () => {
+    using ws = tempWorkspace();
+    ws.put({ "crlf.txt": "alpha\r\nbeta\r\ngamma", "lf.txt": "beta\nxbeta\n" });
+    expect(lines(ws.text("search", { query: "^beta$" }))).toEqual(["crlf.txt:2:beta", "lf.txt:1:beta"]);
+    expect(lines(ws.text("search", { query: "a$" }))).toEqual(["crlf.txt:1:alpha", "crlf.txt:2:beta", "crlf.txt:3:gamma", "lf.txt:1:beta", "lf.txt:2:xbeta"]);
+  });
+
+  test("\\A and \\z anchor each line too, since each line is matched on its own", () => {
+    using ws = tempWorkspace();
+    ws.put({ "f.txt": "one\ntwo\nthree\n" });
+    expect(lines(ws.text("search", { query: "\\At" }))).toEqual(["f.txt:2:two", "f.txt:3:three"]);
+    expect(lines(ws.text("search", { query: "e\\z" }))).toEqual(["f.txt:1:one", "f.txt:3:three"]);
+  });
+
+  test("a pattern never matches across lines", () => {
+    using ws = tempWorkspace();
+    ws.put({ "f.txt": "foo\nbar\nfoo bar\n" });
+    expect(lines(ws.text("search", { query: "foo\\s+bar" }))).toEqual(["f.txt:3:foo bar"]);
+    expect(lines(ws.text("search", { query: "o[^x]*b" }))).toEqual(["f.txt:3:foo bar"]);
+  });
+
+  test("a match running across lines does not hide a match on the next line", () => {
+    using ws = tempWorkspace();
+    ws.put({ "f.txt": "a\nm\nc\n" });
+    expect(lines(ws.text("search", { query: "a[^z]*c|m" }))).toEqual(["f.txt:2:m"]);
+  });
+
+  test("lookaround and backreferences are refused as invalid-argument, as Rust refuses them", () => {
+    using ws = tempWorkspace();
+    for (const query of ["(?<=a)b", "a(?=b)", "(?!x)y", "(a)\\1"]) {
+      expect(ws.call("search", { query })).toMatchObject({ ok: false, error: { code: "invalid-argument" } });
+    }
+  });
+
+  test("a blank query and an invalid pattern are invalid-argument", () => {
+    using ws = tempWorkspace();
+    for (const query of ["", "   ", "(", "[a-"]) {
+      expect(ws.call("search", { query })).toMatchObject({ ok: false, error: { code: "invalid-argument" } });
+    }
+  });
+
+  test("(a+)+$ against a 1 MB line answers at once", () => {
+    using ws = tempWorkspace();
+    ws.put({ "big.txt": `${"a".repeat(1_000_000)}!\n` });
+    const started = performance.now();
+    expect(ws.text("search", { query: "(a+)+$" })).toMatch(/^No matches/);
+    // Not a timing assertion on speed: a backtracking engine would take years, not seconds, here.
+    expect(performance.now() - started).toBeLessThan(20_000);
+  });
+
+  test("limit defaults to 50 and is capped at 200", () => {
+    using ws = tempWorkspace();
+    ws.put({ "many.txt": Array.from({ length: 500 }, (_, i) => `hit ${i}`).join("\n") });
+    expect(lines(ws.text("search", { query: "hit" }))).toHaveLength(50);
+    expect(lines(ws.text("search", { query: "hit", limit: 7 }))).toEqual(Array.from({ length: 7 }, (_, i) => `many.txt:${i + 1}:hit ${i}`));
+    expect(lines(ws.text("search", { query: "hit", limit: 1000 }))).toHaveLength(200);
+    expect(ws.call("search", { query: "hit", limit: 0 })).toMatchObject({ ok: false, error: { code: "invalid-argument" } });
+  });
+
+  test("a line over 200 characters is cut there and annotated", () => {
+    using ws = tempWorkspace();
+    const long = `${"x".repeat(150)}needle${"y".repeat(144)}`;
+    ws.put({ "long.txt": `${long}\n` });
+    expect(ws.text("search", { query: "needle" })).toBe(`long.txt:1:${long.slice(0, 200)} (100 more chars...)`);
+  });
+
+  test("a line cut counts characters, not bytes", () => {
+    using ws = tempWorkspace();
+    const long = "é".repeat(250);
+    ws.put({ "u.txt": long });
+    expect(ws.text("search", { query: "é" })).toBe(`u.txt:1:${"é".repeat(200)} (50 more chars...)`);
+  });
+
+  test("a file with a NUL byte is skipped", () => {
+    using ws = tempWorkspace();
+    ws.put({ "bin.dat": Buffer.from("needle\0rest\n"), "text.txt": "needle\n" });
+    expect(ws.text("search", { query: "needle" })).toBe("text.txt:1:needle");
+  });
+
+  test("a file that is not UTF-8 is still searched", () => {
+    using ws = tempWorkspace();
+    ws.put({ "latin1.txt": Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x20, 0x6e, 0x65, 0x65, 0x64, 0x6c, 0x65, 0x0a]) });
+    expect(ws.text("search", { query: "needle" })).toBe("latin1.txt:1:caf\uFFFD needle");
+  });
+
+  test("path roots the search at a directory or a single file", () => {
+    using ws = tempWorkspace();
+    ws.put({ "src/a.ts": "hit\n", "lib/b.ts": "hit\n" });
+    expect(ws.text("search", { query: "hit", path: "src" })).toBe("src/a.ts:1:hit");
+    expect(ws.text("search", { query: "hit", path: "lib/b.ts" })).toBe("lib/b.ts:1:hit");
+    expect(ws.text("search", { query: "hit", path: `${ws.root}/src` })).toBe(`${ws.root}/src/a.ts:1:hit`);
+  });
+
+  test("a missing path is not-found", () => {
+    using ws = tempWorkspace();
+    expect(ws.call("search", { query: "x", path: "nope" })).toMatchObject({ ok: false, error: { code: "not-found" } });
+  });
+
+  test("no match is a plain answer, not an error", () => {
+    using ws = tempWorkspace();
+    ws.put({ "a.txt": "abc\n" });
+    expect(ws.call("search", { query: "zzz" })).toMatchObject({ ok: true, text: expect.stringMatching(/^No matches for "zzz"/) });
+  });
+
+  test("dotfiles are searched; symbolic links are not followed", () => {
+    using ws = tempWorkspace();
+    ws.put({ ".env": "hit\n", "real/a.txt": "hit\n" });
+    symlinkSync(`${ws.root}/real`, `${ws.root}/link`);
+    expect(lines(ws.text("search", { query: "hit" }))).toEqual([".env:1:hit", "real/a.txt:1:hit"]);
+  });
+
+  test("a FIFO in the walk is skipped rather than blocking the search", () => {
+    using ws = tempWorkspace();
+    ws.put({ "a.txt": "hit\n" });
+    execFileSync("mkfifo", [`${ws.root}/pipe`]);
+    expect(ws.text("search", { query: "hit" })).toBe("a.txt:1:hit");
+    expect(ws.call("search", { query: "hit", path: "pipe" })).toMatchObject({ ok: false, error: { code: "invalid-argument" } });
+  });
+
+  test("agrees with ripgrep on which lines match, where ripgrep is installed", () => {
+    let rg = "";
+    try {
+      rg = execFileSync("sh", ["-c", "command -v rg"], { encoding: "utf8" }).trim();
+    } catch {
+      return;
+    }
+    using ws = tempWorkspace();
+    ws.put({
+      "a.txt": ["fn main() {", "  let x = 1;", "  // TODO fix", "}", "Ωmega", "tab\there", "end"].join("\n"),
+      "b/c.rs": ["pub fn update(&mut self)", "fn  update ()", "UPDATE"].join("\r\n"),
+    });
+    for (const query of ["fn\\s+update", "(?i)update", "^\\s+", "\\w+$", "\\p{Greek}", "[[:upper:]]{3}", "e$", "^$|x"]) {
+      const expected = execFileSync(rg, ["-n", "--no-require-git", "--sort", "path", "--no-heading", "--with-filename", "--crlf", query, "."], { cwd: ws.root, encoding: "utf8" }).trim().split("\n").map((l) => l.replace(/^\.\//, "").split(":").slice(0, 2).join(":"));
+      const actual = lines(ws.text("search", { query })).map((l) => l.split(":").slice(0, 2).join(":"));
+      expect(actual, query).toEqual(expected);
+    }
+  });
+});

@@ -1,0 +1,85 @@
+import { spawnSync } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, test } from "vitest";
+import { tempWorkspace } from "../workspace.ts";
+
+const bin = join(import.meta.dirname, "../../bin/gg.js");
+
+function gg(args: string[], cwd?: string) {
+  const run = spawnSync(process.execPath, [bin, ...args], { cwd, encoding: "utf8" });
+  return { status: run.status, stdout: run.stdout, stderr: run.stderr };
+}
+
+describe("gg call", () => {
+  test("prints the result text exactly, and exits 0", () => {
+    using ws = tempWorkspace();
+    ws.put({ "a.txt": "one\ntwo" });
+    const run = gg(["call", "read_file", '{"path":"a.txt"}', "--workspace", ws.root]);
+    expect(run).toMatchObject({ status: 0, stdout: "one\ntwo" });
+  });
+
+  test("a failed call prints error[CODE]: message and exits 1", () => {
+    using ws = tempWorkspace();
+    const run = gg(["call", "read_file", '{"path":"missing.txt"}', "--workspace", ws.root]);
+    expect(run.status).toBe(1);
+    expect(run.stdout).toMatch(/^error\[not-found\]: Cannot read .*missing\.txt/);
+  });
+
+  test("--json prints one object with text and attachments, or the error", () => {
+    using ws = tempWorkspace();
+    ws.put({ "a.txt": "hi\n" });
+    const ok = gg(["call", "read_file", '{"path":"a.txt"}', "--workspace", ws.root, "--json"]);
+    expect(JSON.parse(ok.stdout)).toEqual({ ok: true, text: "hi\n", attachments: [] });
+    const failed = gg(["call", "edit_file", '{"path":"a.txt","old":"zz","new":"y"}', "--workspace", ws.root, "--json"]);
+    expect(failed.status).toBe(1);
+    expect(JSON.parse(failed.stdout)).toMatchObject({ ok: false, error: { code: "no-match", message: expect.any(String) } });
+  });
+
+  test("the workspace defaults to the current directory", () => {
+    using ws = tempWorkspace();
+    ws.put({ "x/y.txt": "" });
+    expect(gg(["call", "tree", '{"depth":2}'], ws.root)).toMatchObject({ status: 0, stdout: "x/\n  y.txt" });
+  });
+
+  test("a refused command line exits 2", () => {
+    using ws = tempWorkspace();
+    expect(gg(["call", "read_file", "{not json", "--workspace", ws.root]).status).toBe(2);
+    expect(gg(["call", "tree", "--bogus"]).status).toBe(2);
+    expect(gg(["frobnicate"]).status).toBe(2);
+    expect(gg(["call", "tree", "{}", "--workspace", join(ws.root, "missing")]).status).toBe(2);
+  });
+
+  test("a refused configuration exits 2 and names every bad value", () => {
+    using ws = tempWorkspace();
+    const config = join(ws.root, "config.json");
+    writeFileSync(config, JSON.stringify([{ id: "read-file", implementation: "nope", params: {} }, { id: "shelll" }]));
+    const run = gg(["call", "tree", "{}", "--workspace", ws.root, "--config", config]);
+    expect(run.status).toBe(2);
+    expect(run.stderr).toContain('"nope"');
+    expect(run.stderr).toContain("lineCap");
+    expect(run.stderr).toContain('"shelll"');
+  });
+
+  test("a disabled capability's call does not exist", () => {
+    using ws = tempWorkspace();
+    const config = join(ws.root, "config.json");
+    writeFileSync(config, JSON.stringify([{ id: "search", enabled: false }]));
+    const run = gg(["call", "search", '{"query":"x"}', "--workspace", ws.root, "--config", config]);
+    expect(run.status).toBe(1);
+    expect(run.stdout).toMatch(/^error\[invalid-argument\]: .*no such tool/);
+  });
+});
+
+describe("gg tools", () => {
+  test("prints the JSON definitions of the enabled calls", () => {
+    const run = gg(["tools"]);
+    expect(run.status).toBe(0);
+    const tools = JSON.parse(run.stdout) as { name: string; description: string; parameters: { type: string } }[];
+    expect(tools.map((t) => t.name)).toEqual(["read_file", "write_file", "edit_file", "list_dir", "tree", "search"]);
+    for (const tool of tools) {
+      expect(tool.description.length).toBeGreaterThan(20);
+      expect(tool.parameters.type).toBe("object");
+    }
+  });
+});

@@ -1,0 +1,92 @@
+import { execFileSync } from "node:child_process";
+import { describe, expect, test } from "vitest";
+import { walkFiles, walkRoot } from "../../host/walk.ts";
+import { tempWorkspace } from "../workspace.ts";
+
+const files = (root: string, workspace = root) => [...walkFiles(walkRoot(root, workspace))].map((f) => f.relative);
+
+const layout = {
+  ".gitignore": "*.log\nbuild/\n!keep.log\n/rootonly.txt\n",
+  "app.log": "",
+  "keep.log": "",
+  "rootonly.txt": "",
+  "build/out.js": "",
+  "src/rootonly.txt": "",
+  "src/.gitignore": "generated/\n!build/\n*.tmp\n",
+  "src/generated/g.ts": "",
+  "src/x.tmp": "",
+  "src/main.ts": "",
+  "src/deep/.gitignore": "!x.tmp\n",
+  "src/deep/x.tmp": "",
+  "docs/.ignore": "draft.md\n",
+  "docs/draft.md": "",
+  "docs/final.md": "",
+  "notes/.gitignore": "secret.txt\n",
+  "notes/.ignore": "!secret.txt\n",
+  "notes/secret.txt": "",
+};
+
+const expected = [
+  ".gitignore",
+  "docs/.ignore",
+  "docs/final.md",
+  "keep.log",
+  "notes/.gitignore",
+  "notes/.ignore",
+  "notes/secret.txt",
+  "src/.gitignore",
+  "src/deep/.gitignore",
+  "src/deep/x.tmp",
+  "src/main.ts",
+  "src/rootonly.txt",
+];
+
+describe("ignore rules", () => {
+  test("nested .gitignore and .ignore files with negations apply in a folder that is not a repository", () => {
+    using ws = tempWorkspace();
+    ws.put(layout);
+    expect(files(ws.root)).toEqual(expected);
+  });
+
+  test("the same rules apply in a git repository, plus .git/info/exclude, and .git itself is skipped", () => {
+    using ws = tempWorkspace();
+    execFileSync("git", ["init", "-q", ws.root]);
+    ws.put({ ...layout, ".git/info/exclude": "src/main.ts\n" });
+    expect(files(ws.root)).toEqual(expected.filter((f) => f !== "src/main.ts"));
+  });
+
+  test("matches git's own view of which files are not ignored", () => {
+    using ws = tempWorkspace();
+    execFileSync("git", ["init", "-q", ws.root]);
+    const { "docs/.ignore": _a, "notes/.ignore": _b, ...gitOnly } = layout;
+    ws.put({ ...gitOnly, ".git/info/exclude": "*.md\n" });
+    const git = execFileSync("git", ["ls-files", "--others", "--cached", "--exclude-standard"], { cwd: ws.root, encoding: "utf8" })
+      .trim()
+      .split("\n")
+      .sort();
+    expect(files(ws.root).sort()).toEqual(git);
+  });
+
+  test("rules of enclosing directories apply to a walk rooted below them", () => {
+    using ws = tempWorkspace();
+    ws.put(layout);
+    expect(files(`${ws.root}/src`, ws.root)).toEqual([".gitignore", "deep/.gitignore", "deep/x.tmp", "main.ts", "rootonly.txt"]);
+  });
+
+  test("a root inside an ignored directory is walked when named explicitly", () => {
+    using ws = tempWorkspace();
+    ws.put({ ".gitignore": "node_modules/\n", "node_modules/pkg/index.js": "" });
+    expect(files(`${ws.root}/node_modules/pkg`, ws.root)).toEqual(["index.js"]);
+  });
+
+  test("an ignored file stays reachable by path through the other calls", () => {
+    using ws = tempWorkspace();
+    ws.put({ ".gitignore": "secret.txt\n", "secret.txt": "needle\n" });
+    expect(ws.text("search", { query: "needle" })).toMatch(/^No matches/);
+    expect(ws.text("read_file", { path: "secret.txt" })).toBe("needle\n");
+    expect(ws.text("search", { query: "needle", path: "secret.txt" })).toBe("secret.txt:1:needle");
+    expect(ws.text("list_dir")).toBe(".gitignore\nsecret.txt");
+    ws.text("edit_file", { path: "secret.txt", old: "needle", new: "thread" });
+    expect(ws.text("read_file", { path: "secret.txt" })).toBe("thread\n");
+  });
+});
