@@ -2,7 +2,7 @@
 // bytes that are not UTF-8 outside the replaced span are written back unchanged.
 import { Type } from "typebox";
 import { GgError } from "../host/errors.ts";
-import { countNewlines, lineAt, plural } from "../host/lines.ts";
+import { countLines, countNewlines, lineAt, plural } from "../host/lines.ts";
 import { resolvePath } from "../host/paths.ts";
 import { defineCall } from "./define.ts";
 
@@ -12,6 +12,9 @@ function occurrences(haystack: Buffer, needle: Buffer): number[] {
   for (let i = haystack.indexOf(needle); i !== -1; i = haystack.indexOf(needle, i + 1)) found.push(i);
   return found;
 }
+
+/** CRLF pairs in `bytes`. */
+const countCrlf = (bytes: Buffer): number => occurrences(bytes, Buffer.from("\r\n")).length;
 
 /** `text` with bare \n turned into \r\n, for a CRLF file edited with LF text. */
 const toCrlf = (text: string): string => text.replace(/\r?\n/g, "\r\n");
@@ -39,14 +42,16 @@ export const editFile = defineCall({
     const absolute = resolvePath(context.cwd, path);
     if (context.files.stat(absolute, "edit").kind !== "file") throw new GgError("invalid-argument", `Cannot edit ${path}: it is not a regular file`);
     const bytes = context.files.readFile(absolute);
+    // A file whose every line break is CRLF keeps CRLF: LF text in old and new is read and written as CRLF.
+    const crlf = bytes.includes("\r\n") && countNewlines(bytes) === countCrlf(bytes);
     let needle = Buffer.from(old, "utf8");
-    let insert = Buffer.from(replacement, "utf8");
     let found = occurrences(bytes, needle);
-    if (found.length === 0 && old.includes("\n") && bytes.includes("\r\n")) {
+    const viaCrlf = found.length === 0 && old.includes("\n") && bytes.includes("\r\n");
+    if (viaCrlf) {
       needle = Buffer.from(toCrlf(old), "utf8");
-      insert = Buffer.from(toCrlf(replacement), "utf8");
       found = occurrences(bytes, needle);
     }
+    const insert = Buffer.from(crlf || viaCrlf ? toCrlf(replacement) : replacement, "utf8");
     if (found.length === 0) {
       throw new GgError("no-match", `Cannot edit ${path}: old was not found in the file; read the file again and copy the text exactly, whitespace and line breaks included`);
     }
@@ -60,7 +65,7 @@ export const editFile = defineCall({
     const at = found[0] as number;
     const edited = Buffer.concat([bytes.subarray(0, at), insert, bytes.subarray(at + needle.length)]);
     context.files.writeAtomic(absolute, edited);
-    return { text: `Edited ${path}: replaced ${plural(countNewlines(needle) + 1, "line")} at line ${lineAt(bytes, at)} with ${plural(countNewlines(insert) + 1, "line")}` };
+    return { text: `Edited ${path}: replaced ${plural(countLines(needle), "line")} at line ${lineAt(bytes, at)} with ${plural(countLines(insert), "line")}` };
   },
 });
 

@@ -3,7 +3,7 @@ import { Type } from "typebox";
 import { fromSystemError, GgError } from "../host/errors.ts";
 import { plural } from "../host/lines.ts";
 import { joinDisplay, resolvePath } from "../host/paths.ts";
-import { asUtf8, compileSearch } from "../host/regex.ts";
+import { compileSearch } from "../host/regex.ts";
 import { walkFiles, walkRoot } from "../host/walk.ts";
 import { defineCall } from "./define.ts";
 
@@ -11,6 +11,8 @@ import { defineCall } from "./define.ts";
 export const SEARCH_DEFAULT_LIMIT = 50;
 /** Most matches one call returns; larger limits are answered with this many. */
 export const SEARCH_MAX_LIMIT = 200;
+/** Bytes of the buffer files are read into; larger files get their own. */
+const SCRATCH_BYTES = 4 << 20;
 /** Characters of a matching line shown before it is cut. */
 export const SEARCH_LINE_CHARS = 200;
 
@@ -53,11 +55,12 @@ export const search = defineCall({
         ? walkFiles(walkRoot(absolute, context.workspace))
         : [{ absolute, relative: "" }];
     const results: string[] = [];
+    const scratch = Buffer.allocUnsafe(SCRATCH_BYTES);
     let searched = 0;
     for (const file of files) {
-      let text: Buffer;
+      let bytes: Buffer;
       try {
-        text = context.files.readFile(file.absolute);
+        bytes = context.files.readFileInto(file.absolute, scratch);
       } catch (error) {
         // A file that vanished or cannot be read mid-walk is skipped, as a shell's grep would; a named file is not.
         if (root.kind !== "directory") throw fromSystemError("search", display, error);
@@ -66,8 +69,7 @@ export const search = defineCall({
       searched++;
       const shown = file.relative === "" ? display : joinDisplay(path, file.relative);
       let binary: boolean | undefined;
-      text = asUtf8(text);
-      matcher.scan(text, (line, start, end) => {
+      matcher.scan(bytes, (line, text, start, end) => {
         binary ??= text.indexOf(0) !== -1;
         if (binary) return false;
         results.push(`${shown}:${line}:${clipLine(text.toString("utf8", start, end))}`);

@@ -4,7 +4,7 @@ import { Type } from "typebox";
 import { fromSystemError, GgError } from "../host/errors.ts";
 import { plural } from "../host/lines.ts";
 import { resolvePath } from "../host/paths.ts";
-import { enter, visibleEntries, type WalkDir, walkRoot } from "../host/walk.ts";
+import { enter, listDir, type WalkDir, walkRoot } from "../host/walk.ts";
 import { defineCall } from "./define.ts";
 import { requireDirectory } from "./list_dir.ts";
 
@@ -37,27 +37,27 @@ function render(root: WalkDir, depth: number): string {
   };
   const countEntries = (dir: WalkDir): string => {
     try {
-      const count = visibleEntries(dir).length;
+      const count = listDir(dir).entries.length;
       return count > 0 ? ` (${plural(count, "entry", "entries")} not shown)` : "";
     } catch {
       return " (unreadable)";
     }
   };
   const walk = (dir: WalkDir, level: number, indent: string): boolean => {
-    let entries;
+    let listing;
     try {
-      entries = visibleEntries(dir);
+      listing = listDir(dir);
     } catch (error) {
       return emit(`${indent}(unreadable: ${fromSystemError("list", dir.relative, error).code})`);
     }
-    for (const entry of entries) {
+    for (const entry of listing.entries) {
       if (!entry.directory) {
         if (!emit(`${indent}${entry.name}`)) return false;
       } else if (entry.symlink) {
         if (!emit(`${indent}${entry.name}/`)) return false;
       } else if (level === depth) {
-        if (!emit(`${indent}${entry.name}/${countEntries(enter(dir, entry))}`)) return false;
-      } else if (!emit(`${indent}${entry.name}/`) || !walk(enter(dir, entry), level + 1, `${indent}  `)) {
+        if (!emit(`${indent}${entry.name}/${countEntries(enter(listing.scope, entry))}`)) return false;
+      } else if (!emit(`${indent}${entry.name}/`) || !walk(enter(listing.scope, entry), level + 1, `${indent}  `)) {
         return false;
       }
     }

@@ -60,6 +60,8 @@ export interface FileHost {
   stat(path: string, action?: string): FileStat;
   /** Reads a whole file. */
   readFile(path: string): Buffer;
+  /** Reads a whole file into `scratch` when it fits, else into a new buffer; the result lives until the next call. */
+  readFileInto(path: string, scratch: Buffer): Buffer;
   /** Reads at most `bytes` bytes from the start of a file. */
   readHead(path: string, bytes: number): Buffer;
   /** Reads lines `first`..`first + count - 1` (to the end when `count` is undefined), at most `maxBytes` bytes. */
@@ -94,9 +96,8 @@ function withFd<T>(path: string, action: string, use: (fd: number) => T): T {
   }
 }
 
-function readAll(fd: number): Buffer {
-  const size = fstatSync(fd).size;
-  let buffer = Buffer.allocUnsafe(Math.max(size, 1));
+/** Reads to the end of `fd`, starting in `buffer` and growing it only if the file outgrows it. */
+function readToEnd(fd: number, buffer: Buffer): Buffer {
   let length = 0;
   for (;;) {
     if (length === buffer.length) {
@@ -109,6 +110,9 @@ function readAll(fd: number): Buffer {
     length += n;
   }
 }
+
+// One byte of slack, so a file read whole is known to be at its end without a second buffer.
+const readAll = (fd: number): Buffer => readToEnd(fd, Buffer.allocUnsafe(fstatSync(fd).size + 1));
 
 /** Index just past the last whole UTF-8 character in `bytes[0, end)`. */
 function utf8Boundary(bytes: Buffer, end: number): number {
@@ -249,6 +253,7 @@ export const nodeFileHost: FileHost = {
     }
   },
   readFile: (path) => withFd(path, "read", readAll),
+  readFileInto: (path, scratch) => withFd(path, "read", (fd) => readToEnd(fd, scratch)),
   readHead: (path, bytes) =>
     withFd(path, "read", (fd) => {
       const buffer = Buffer.allocUnsafe(bytes);

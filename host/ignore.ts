@@ -32,17 +32,6 @@ function readRules(file: string): Ignore | undefined {
   return ignore({ allowRelativePaths: true }).add(text);
 }
 
-function levelAt(dir: string, prefix: string, cut: number): Level | undefined {
-  const rules: Level["rules"] = {};
-  const dotIgnore = readRules(`${dir}/.ignore`);
-  const gitignore = readRules(`${dir}/.gitignore`);
-  const exclude = isDirectory(`${dir}/.git`) ? readRules(`${dir}/.git/info/exclude`) : undefined;
-  if (dotIgnore) rules.ignore = dotIgnore;
-  if (gitignore) rules.gitignore = gitignore;
-  if (exclude) rules.exclude = exclude;
-  return dotIgnore || gitignore || exclude ? { rules, prefix, cut } : undefined;
-}
-
 function isDirectory(path: string): boolean {
   try {
     return statSync(path).isDirectory();
@@ -51,8 +40,33 @@ function isDirectory(path: string): boolean {
   }
 }
 
+/** Which rule files a directory holds, as its listing shows them. */
+export interface RuleFiles {
+  ignore: boolean;
+  gitignore: boolean;
+  /** A .git directory, whose info/exclude applies. */
+  git: boolean;
+}
+
+/** The rule files present in `dir`, found by stat: for directories whose listing is not at hand. */
+function probeRuleFiles(dir: string): RuleFiles {
+  return { ignore: existsSync(`${dir}/.ignore`), gitignore: existsSync(`${dir}/.gitignore`), git: isDirectory(`${dir}/.git`) };
+}
+
+function levelAt(dir: string, present: RuleFiles, prefix: string, cut: number): Level | undefined {
+  const rules: Level["rules"] = {};
+  const dotIgnore = present.ignore ? readRules(`${dir}/.ignore`) : undefined;
+  const gitignore = present.gitignore ? readRules(`${dir}/.gitignore`) : undefined;
+  const exclude = present.git ? readRules(`${dir}/.git/info/exclude`) : undefined;
+  if (dotIgnore) rules.ignore = dotIgnore;
+  if (gitignore) rules.gitignore = gitignore;
+  if (exclude) rules.exclude = exclude;
+  return dotIgnore || gitignore || exclude ? { rules, prefix, cut } : undefined;
+}
+
 /**
- * The scope at the root of a walk. Rules of enclosing directories apply too, up to the enclosing repository's root
+ * The scope above the root of a walk (the root's own files join through {@link enterScope}). Rules of enclosing
+ * directories apply, up to the enclosing repository's root
  * (the nearest directory holding .git) or, outside any repository, up to `workspace`. A root that those rules
  * ignore was named explicitly, so their rules are dropped rather than hiding everything beneath it.
  */
@@ -75,19 +89,17 @@ export function rootScope(root: string, workspace: string): IgnoreScope {
   const above: Level[] = [];
   for (const ancestor of chain.reverse()) {
     const prefix = `${root.slice(ancestor === "/" ? 1 : ancestor.length + 1)}/`;
-    const level = levelAt(ancestor, prefix, 0);
+    const level = levelAt(ancestor, probeRuleFiles(ancestor), prefix, 0);
     if (level) above.push(level);
   }
   const outer: IgnoreScope = { levels: above };
-  const rootRelative = root === "/" ? "" : ".";
-  const kept = above.length > 0 && rootRelative !== "" && isIgnored(outer, "", true) ? [] : above;
-  const own = levelAt(root, "", 0);
-  return { levels: own ? [...kept, own] : kept };
+  return above.length > 0 && isIgnored(outer, "", true) ? { levels: [] } : outer;
 }
 
-/** The scope inside `dir` (absolute), whose path relative to the walk root is `relative`. */
-export function enterScope(scope: IgnoreScope, dir: string, relative: string): IgnoreScope {
-  const level = levelAt(dir, "", relative.length + 1);
+/** The scope inside `dir` (absolute), whose path relative to the walk root is `relative` ("" for the root). */
+export function enterScope(scope: IgnoreScope, dir: string, relative: string, present: RuleFiles): IgnoreScope {
+  if (!present.ignore && !present.gitignore && !present.git) return scope;
+  const level = levelAt(dir, present, "", relative === "" ? 0 : relative.length + 1);
   return level ? { levels: [...scope.levels, level] } : scope;
 }
 
@@ -104,7 +116,7 @@ export function isIgnored(scope: IgnoreScope, relative: string, isDir: boolean):
       if (!rules) continue;
       const local = level.prefix + relative.slice(level.cut);
       if (local === "") continue;
-      const result = rules.test(isDir ? `${local}/` : local);
+      const result = rules.test(isDir && !local.endsWith("/") ? `${local}/` : local);
       if (result.ignored) return true;
       if (result.unignored) return false;
     }

@@ -10,13 +10,16 @@ import { createRequire } from "node:module";
 import type { RRegex } from "rregex";
 import { GgError } from "./errors.ts";
 
+const REPLACEMENT = Buffer.from("\uFFFD");
+
 /** A compiled search pattern. */
 export interface LineMatcher {
   /**
-   * Calls `onLine` with the 1-based number and the byte span (ending excluded) of each matching line of `text`, in
-   * order, until it returns false. `text` must be valid UTF-8.
+   * Calls `onLine` with the 1-based number and the byte span (ending excluded) of each matching line of a file's
+   * `bytes`, in order, until it returns false. Bytes that are not UTF-8 are matched and shown as U+FFFD, so the
+   * spans index `text`, the file as decoded.
    */
-  scan(text: Buffer, onLine: (line: number, start: number, end: number) => boolean): void;
+  scan(bytes: Buffer, onLine: (line: number, text: Buffer, start: number, end: number) => boolean): void;
 }
 
 interface HirNode {
@@ -140,17 +143,20 @@ export function compileSearch(query: string): LineMatcher {
   const line = compile(query);
   const whole = compile(`(?m)${query}`);
   const hir = whole.syntax() as unknown as HirNode;
-  const literal = requiredLiteral(hir);
+  const required = requiredLiteral(hir);
+  // A literal holding U+FFFD could match where decoding replaced bad bytes, so it cannot screen raw bytes.
+  const literal = required && required.length > 0 && !required.includes(REPLACEMENT) ? required : undefined;
   const lineByLine = anchorsToText(hir);
   const matchesLine = (text: Buffer, start: number, end: number): boolean => line.isMatch(text.toString("utf8", start, end));
 
   return {
-    scan(text, onLine) {
-      if (literal && literal.length > 0 && text.indexOf(literal) === -1) return;
+    scan(bytes, onLine) {
+      if (literal && bytes.indexOf(literal) === -1) return;
+      const text = isUtf8(bytes) ? bytes : Buffer.from(bytes.toString("utf8"));
       const cursor = lineCursor(text);
       if (lineByLine) {
         for (let number = 1; cursor.seek(number); number++) {
-          if (matchesLine(text, cursor.start, cursor.end) && !onLine(number, cursor.start, cursor.end)) return;
+          if (matchesLine(text, cursor.start, cursor.end) && !onLine(number, text, cursor.start, cursor.end)) return;
         }
         return;
       }
@@ -165,7 +171,7 @@ export function compileSearch(query: string): LineMatcher {
           const number = cursor.lineAt(start);
           if (number > reported) {
             reported = number;
-            if (matchesLine(text, cursor.start, cursor.end) && !onLine(number, cursor.start, cursor.end)) return;
+            if (matchesLine(text, cursor.start, cursor.end) && !onLine(number, text, cursor.start, cursor.end)) return;
           }
           const newline = text.indexOf(10, start);
           const crosses = newline !== -1 && (newline < end || (newline === end && end > start && text[end - 1] === 13));
@@ -215,6 +221,3 @@ function lineCursor(text: Buffer) {
   };
   return state;
 }
-
-/** Decodes a file for matching: valid UTF-8 as is, anything else with U+FFFD for each invalid sequence. */
-export const asUtf8 = (bytes: Buffer): Buffer => (isUtf8(bytes) ? bytes : Buffer.from(bytes.toString("utf8")));

@@ -19,10 +19,17 @@ export interface WalkEntry {
   symlink: boolean;
 }
 
-/** A directory being walked: where it is and the ignore rules in force inside it. */
+/** A directory to walk: where it is and the ignore rules of the directories around it. */
 export interface WalkDir {
   absolute: string;
   relative: string;
+  /** Rules in force from enclosing directories; the directory's own rule files are read when it is listed. */
+  inherited: IgnoreScope;
+}
+
+/** A listed directory: its visible entries, and the rules in force inside it. */
+export interface Listing {
+  entries: WalkEntry[];
   scope: IgnoreScope;
 }
 
@@ -30,52 +37,61 @@ export interface WalkDir {
 export const walkRoot = (absolute: string, workspace: string): WalkDir => ({
   absolute,
   relative: "",
-  scope: rootScope(absolute, workspace),
+  inherited: rootScope(absolute, workspace),
 });
 
-/** The entries of `dir` that are not ignored, in path order. Throws the system error when it cannot be read. */
-export function visibleEntries(dir: WalkDir): WalkEntry[] {
-  const entries = readdirSync(dir.absolute, { withFileTypes: true }).sort(byName);
-  const shown: WalkEntry[] = [];
-  for (const entry of entries) {
-    const symlink = entry.isSymbolicLink();
-    let directory = entry.isDirectory();
-    let file = entry.isFile();
-    const absolute = `${dir.absolute === "/" ? "" : dir.absolute}/${entry.name}`;
+/** Lists `dir`: entries that are not ignored, in path order. Throws the system error when it cannot be read. */
+export function listDir(dir: WalkDir): Listing {
+  const dirents = readdirSync(dir.absolute, { withFileTypes: true }).sort(byName);
+  // The listing itself says which rule files exist, so no directory costs a failed open.
+  const present = { ignore: false, gitignore: false, git: false };
+  for (const dirent of dirents) {
+    if (dirent.name === ".ignore") present.ignore = true;
+    else if (dirent.name === ".gitignore") present.gitignore = true;
+    else if (dirent.name === ".git") present.git = dirent.isDirectory();
+  }
+  const scope = enterScope(dir.inherited, dir.absolute, dir.relative, present);
+  const base = dir.absolute === "/" ? "" : dir.absolute;
+  const entries: WalkEntry[] = [];
+  for (const dirent of dirents) {
+    const symlink = dirent.isSymbolicLink();
+    let directory = dirent.isDirectory();
+    let file = dirent.isFile();
+    const absolute = `${base}/${dirent.name}`;
     if (symlink) {
       try {
         const target = statSync(absolute);
         directory = target.isDirectory();
         file = target.isFile();
       } catch {
-        // A dangling link shows as a file.
+        // A dangling link shows as an entry that is neither.
       }
     }
-    const relative = dir.relative === "" ? entry.name : `${dir.relative}/${entry.name}`;
-    if (isIgnored(dir.scope, relative, directory)) continue;
-    shown.push({ name: entry.name, relative, absolute, directory, file, symlink });
+    const relative = dir.relative === "" ? dirent.name : `${dir.relative}/${dirent.name}`;
+    if (isIgnored(scope, relative, directory)) continue;
+    entries.push({ name: dirent.name, relative, absolute, directory, file, symlink });
   }
-  return shown;
+  return { entries, scope };
 }
 
-/** The walk state inside a directory entry. */
-export const enter = (dir: WalkDir, entry: WalkEntry): WalkDir => ({
+/** The directory of `entry`, listed from a directory whose rules are `scope`. */
+export const enter = (scope: IgnoreScope, entry: WalkEntry): WalkDir => ({
   absolute: entry.absolute,
   relative: entry.relative,
-  scope: enterScope(dir.scope, entry.absolute, entry.relative),
+  inherited: scope,
 });
 
-/** Every regular, non-ignored file under `root` in path order; unreadable directories are skipped. */
-export function* walkFiles(root: WalkDir): Generator<WalkEntry> {
-  let entries: WalkEntry[];
+/** Every regular, non-ignored file under `dir` in path order; unreadable directories are skipped. */
+export function* walkFiles(dir: WalkDir): Generator<WalkEntry> {
+  let listing: Listing;
   try {
-    entries = visibleEntries(root);
+    listing = listDir(dir);
   } catch {
     return;
   }
-  for (const entry of entries) {
+  for (const entry of listing.entries) {
     if (entry.symlink) continue;
-    if (entry.directory) yield* walkFiles(enter(root, entry));
+    if (entry.directory) yield* walkFiles(enter(listing.scope, entry));
     else if (entry.file) yield entry;
   }
 }

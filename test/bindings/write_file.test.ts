@@ -1,0 +1,188 @@
+import { spawn } from "node:child_process";
+import { chmodSync, lstatSync, readdirSync, readFileSync, readlinkSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { fileURLToPath } from "node:url";
+import { describe, expect, test } from "vitest";
+import { tempWorkspace } from "../workspace.ts";
+
+const INDEX = fileURLToPath(new URL("../../bindings/index.ts", import.meta.url));
+
+describe("write_file", () => {
+  test("creates a file and its missing parent directories", () => {
+    using ws = tempWorkspace();
+    ws.text("write_file", { path: "a/b/c/new.txt", content: "hello\n" });
+    expect(statSync(join(ws.root, "a/b/c")).isDirectory()).toBe(true);
+    expect(readFileSync(join(ws.root, "a/b/c/new.txt"), "utf8")).toBe("hello\n");
+  });
+
+  test("overwrites an existing file whole", () => {
+    using ws = tempWorkspace();
+    ws.put({ "f.txt": "a much longer original content that must not leave a tail\n" });
+    ws.text("write_file", { path: "f.txt", content: "short\n" });
+    expect(readFileSync(join(ws.root, "f.txt"), "utf8")).toBe("short\n");
+  });
+
+  test("writes the content as UTF-8 exactly, line endings and BOM included", () => {
+    using ws = tempWorkspace();
+    const content = "\uFEFFcrlf\r\nlf\nnö newline ✓";
+    ws.text("write_file", { path: "exact.txt", content });
+    expect(readFileSync(join(ws.root, "exact.txt"))).toEqual(Buffer.from(content, "utf8"));
+  });
+
+  test("writes an empty file", () => {
+    using ws = tempWorkspace();
+    ws.put({ "f.txt": "something\n" });
+    ws.text("write_file", { path: "f.txt", content: "" });
+    expect(readFileSync(join(ws.root, "f.txt"))).toEqual(Buffer.alloc(0));
+  });
+
+  test("an absolute path writes that file", () => {
+    using ws = tempWorkspace();
+    const path = join(ws.root, "abs.txt");
+    ws.text("write_file", { path, content: "absolute\n" });
+    expect(readFileSync(path, "utf8")).toBe("absolute\n");
+  });
+
+  test(".. in a path is resolved by the file system", () => {
+    using ws = tempWorkspace();
+    ws.put({ "sub/": "" });
+    ws.text("write_file", { path: "sub/../up.txt", content: "up\n" });
+    expect(readFileSync(join(ws.root, "up.txt"), "utf8")).toBe("up\n");
+  });
+
+  test("keeps the mode of the file it replaces", () => {
+    using ws = tempWorkspace();
+    ws.put({ "run.sh": "#!/bin/sh\necho old\n", "secret.txt": "old\n" });
+    chmodSync(join(ws.root, "run.sh"), 0o755);
+    chmodSync(join(ws.root, "secret.txt"), 0o600);
+    ws.text("write_file", { path: "run.sh", content: "#!/bin/sh\necho new\n" });
+    ws.text("write_file", { path: "secret.txt", content: "new\n" });
+    expect(statSync(join(ws.root, "run.sh")).mode & 0o7777).toBe(0o755);
+    expect(statSync(join(ws.root, "secret.txt")).mode & 0o7777).toBe(0o600);
+    expect(readFileSync(join(ws.root, "run.sh"), "utf8")).toBe("#!/bin/sh\necho new\n");
+  });
+
+  test("writing through a symlink writes its target and keeps the link", () => {
+    using ws = tempWorkspace();
+    ws.put({ "real/target.txt": "old\n" });
+    symlinkSync("real/target.txt", join(ws.root, "link.txt"));
+    ws.text("write_file", { path: "link.txt", content: "new\n" });
+    expect(lstatSync(join(ws.root, "link.txt")).isSymbolicLink()).toBe(true);
+    expect(readlinkSync(join(ws.root, "link.txt"))).toBe("real/target.txt");
+    expect(readFileSync(join(ws.root, "real/target.txt"), "utf8")).toBe("new\n");
+  });
+
+  test("writing through a dangling symlink creates its target and keeps the link", () => {
+    using ws = tempWorkspace();
+    ws.put({ "real/": "" });
+    symlinkSync("real/later.txt", join(ws.root, "link.txt"));
+    ws.text("write_file", { path: "link.txt", content: "made\n" });
+    expect(lstatSync(join(ws.root, "link.txt")).isSymbolicLink()).toBe(true);
+    expect(readFileSync(join(ws.root, "real/later.txt"), "utf8")).toBe("made\n");
+  });
+
+  test("a directory path is invalid-argument and the directory is left alone", () => {
+    using ws = tempWorkspace();
+    ws.put({ "dir/inside.txt": "kept\n" });
+    expect(ws.call("write_file", { path: "dir", content: "x" })).toMatchObject({ ok: false, error: { code: "invalid-argument" } });
+    expect(statSync(join(ws.root, "dir")).isDirectory()).toBe(true);
+    expect(readFileSync(join(ws.root, "dir/inside.txt"), "utf8")).toBe("kept\n");
+  });
+
+  test("an empty path is invalid-argument", () => {
+    using ws = tempWorkspace();
+    expect(ws.call("write_file", { path: "", content: "x" })).toMatchObject({ ok: false, error: { code: "invalid-argument" } });
+  });
+
+  test("a missing content or an unknown parameter is invalid-argument", () => {
+    using ws = tempWorkspace();
+    expect(ws.call("write_file", { path: "f.txt" })).toMatchObject({ ok: false, error: { code: "invalid-argument" } });
+    expect(ws.call("write_file", { path: "f.txt", content: "x", append: true })).toMatchObject({ ok: false, error: { code: "invalid-argument" } });
+    expect(readdirSync(ws.root)).toEqual([]);
+  });
+
+  test("leaves no temporary files behind after writing", () => {
+    using ws = tempWorkspace();
+    ws.put({ "dir/existing.txt": "old\n" });
+    ws.text("write_file", { path: "dir/existing.txt", content: "new\n" });
+    ws.text("write_file", { path: "dir/fresh.txt", content: "fresh\n" });
+    expect(readdirSync(join(ws.root, "dir")).sort()).toEqual(["existing.txt", "fresh.txt"]);
+  });
+
+  test("a process killed mid-write leaves the old content or the new, never a torn file", async () => {
+    using ws = tempWorkspace();
+    const size = 4 * 1024 * 1024;
+    const contentA = "a".repeat(size);
+    const contentB = "b".repeat(size);
+    const target = join(ws.root, "big.txt");
+    writeFileSync(target, contentA);
+
+    // A child that writes A and B alternately through the call, forever, and says when each write has finished.
+    const script = `
+      import { createTools } from ${JSON.stringify(INDEX)};
+      const tools = createTools({ workspace: ${JSON.stringify(ws.root)} });
+      const contents = ["b".repeat(${size}), "a".repeat(${size})];
+      for (let i = 0; ; i++) {
+        const result = tools.call("write_file", { path: "big.txt", content: contents[i % 2] });
+        if (!result.ok) { console.error(JSON.stringify(result.error)); process.exit(3); }
+        process.stdout.write(".");
+      }
+    `;
+
+    for (let round = 0; round < 8; round++) {
+      const child = spawn(process.execPath, ["--input-type=module", "-e", script], { stdio: ["ignore", "pipe", "pipe"] });
+      let stderr = "";
+      child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+      const exited = new Promise<NodeJS.Signals | number | null>((resolve) => child.on("exit", (code, signal) => resolve(signal ?? code)));
+      // Wait for the first complete write so the kill lands while the child is in its write loop.
+      await new Promise<void>((resolve, reject) => {
+        child.stdout.once("data", () => resolve());
+        child.once("exit", () => reject(new Error(`child exited before writing: ${stderr}`)));
+      });
+      await sleep(1 + Math.floor(Math.random() * 40));
+      child.kill("SIGKILL");
+      expect(await exited).toBe("SIGKILL");
+
+      const after = readFileSync(target, "latin1");
+      expect(after.length).toBe(size);
+      expect(after === contentA || after === contentB).toBe(true);
+    }
+  }, 60_000);
+
+  test("a reader racing the writes only ever sees one whole content", async () => {
+    using ws = tempWorkspace();
+    const size = 4 * 1024 * 1024;
+    const contentA = "a".repeat(size);
+    const contentB = "b".repeat(size);
+    const target = join(ws.root, "big.txt");
+    writeFileSync(target, contentA);
+
+    const script = `
+      import { createTools } from ${JSON.stringify(INDEX)};
+      const tools = createTools({ workspace: ${JSON.stringify(ws.root)} });
+      const contents = ["b".repeat(${size}), "a".repeat(${size})];
+      for (let i = 0; ; i++) {
+        const result = tools.call("write_file", { path: "big.txt", content: contents[i % 2] });
+        if (!result.ok) { console.error(JSON.stringify(result.error)); process.exit(3); }
+        process.stdout.write(".");
+      }
+    `;
+    const child = spawn(process.execPath, ["--input-type=module", "-e", script], { stdio: ["ignore", "pipe", "pipe"] });
+    let writes = 0;
+    child.stdout.on("data", (chunk: Buffer) => (writes += chunk.length));
+    const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()));
+    try {
+      const deadline = Date.now() + 1500;
+      while (Date.now() < deadline) {
+        const now = readFileSync(target, "latin1");
+        expect(now === contentA || now === contentB).toBe(true);
+        await sleep(1);
+      }
+      expect(writes).toBeGreaterThan(1);
+    } finally {
+      child.kill("SIGKILL");
+      await exited;
+    }
+  }, 60_000);
+});
