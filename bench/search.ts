@@ -29,7 +29,7 @@ function run(command: string, args: string[], options: SpawnSyncOptions = {}): s
 
 function checkTools(): void {
   if (spawnSync("rg", ["--version"]).error) fail("ripgrep (rg) is not on PATH; install Debian's ripgrep package: apt-get install ripgrep");
-  if (!existsSync(join(import.meta.dirname, "..", "dist", "gg.mjs"))) fail("dist/ is missing; run npm run build first");
+  if (!existsSync(join(import.meta.dirname, "..", "dist", "main.mjs"))) fail("dist/ is missing; run npm run build first");
 }
 
 /** Packs and unpacks each package into CORPUS/<name>, once; a marker file records a complete corpus. */

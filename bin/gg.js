@@ -3,5 +3,5 @@
 import module from "node:module";
 
 module.enableCompileCache?.();
-const { main } = await import("../dist/gg.mjs");
+const { main } = await import("../dist/main.mjs");
 process.exitCode = main(process.argv.slice(2));

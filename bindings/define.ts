@@ -55,6 +55,7 @@ export interface CallDefinition<Schema extends TSchema = TSchema> {
 export const defineCall = <Schema extends TSchema>(definition: CallDefinition<Schema>): CallDefinition<Schema> => definition;
 
 function argumentProblems(definition: CallDefinition, schema: TSchema, args: unknown): string[] {
+  if (Value.Check(schema, args)) return [];
   const properties = Object.keys((schema as { properties?: object }).properties ?? {});
   const problems: string[] = [];
   for (const error of Value.Errors(schema, args)) {

@@ -1,9 +1,9 @@
 // search: matching lines across the workspace for a Rust regular expression, in path order then line order.
 import { Type } from "typebox";
-import { fromSystemError, GgError } from "../host/errors.ts";
+import { GgError } from "../host/errors.ts";
 import { plural } from "../host/lines.ts";
 import { joinDisplay, resolvePath } from "../host/paths.ts";
-import { compileSearch } from "../host/regex.ts";
+import { createScanner, scanFile, searchFiles } from "../host/search.ts";
 import { walkFiles, walkRoot } from "../host/walk.ts";
 import { defineCall } from "./define.ts";
 
@@ -11,8 +11,6 @@ import { defineCall } from "./define.ts";
 export const SEARCH_DEFAULT_LIMIT = 50;
 /** Most matches one call returns; larger limits are answered with this many. */
 export const SEARCH_MAX_LIMIT = 200;
-/** Bytes of the buffer files are read into; larger files get their own. */
-const SCRATCH_BYTES = 4 << 20;
 /** Characters of a matching line shown before it is cut. */
 export const SEARCH_LINE_CHARS = 200;
 
@@ -44,40 +42,22 @@ export const search = defineCall({
     "may have been cut, so narrow the query or the path rather than paging. Lines over 200 characters are cut. Files " +
     "excluded by .gitignore or .ignore, .git, and binary files (with a NUL byte) are skipped; read_file still reaches them by path.",
   run({ query, path, limit = SEARCH_DEFAULT_LIMIT }, context) {
-    const matcher = compileSearch(query);
     const wanted = Math.min(limit, SEARCH_MAX_LIMIT);
     const absolute = resolvePath(context.cwd, path ?? ".");
-    const root = context.files.stat(absolute, "search");
     const display = path ?? ".";
+    const root = context.files.stat(absolute, "search");
     if (root.kind === "other") throw new GgError("invalid-argument", `Cannot search ${display}: it is not a regular file or a directory`);
-    const files =
-      root.kind === "directory"
-        ? walkFiles(walkRoot(absolute, context.workspace))
-        : [{ absolute, relative: "" }];
-    const results: string[] = [];
-    const scratch = Buffer.allocUnsafe(SCRATCH_BYTES);
-    let searched = 0;
-    for (const file of files) {
-      let bytes: Buffer;
-      try {
-        bytes = context.files.readFileInto(file.absolute, scratch);
-      } catch (error) {
-        // A file that vanished or cannot be read mid-walk is skipped, as a shell's grep would; a named file is not.
-        if (root.kind !== "directory") throw fromSystemError("search", display, error);
-        continue;
-      }
-      searched++;
-      const shown = file.relative === "" ? display : joinDisplay(path, file.relative);
-      let binary: boolean | undefined;
-      matcher.scan(bytes, (line, text, start, end) => {
-        binary ??= text.indexOf(0) !== -1;
-        if (binary) return false;
-        results.push(`${shown}:${line}:${clipLine(text.toString("utf8", start, end))}`);
-        return results.length < wanted;
-      });
-      if (results.length >= wanted) break;
+    const scanner = createScanner(query, context.files);
+    let lines: string[];
+    let searched = 1;
+    if (root.kind === "file") {
+      lines = scanFile(scanner, absolute, wanted).map(({ line, text }) => `${display}:${line}:${clipLine(text)}`);
+    } else {
+      const outcome = searchFiles(scanner, walkFiles(walkRoot(absolute, context.workspace)), wanted);
+      lines = outcome.matches.map(({ file, line, text }) => `${joinDisplay(path, file.relative)}:${line}:${clipLine(text)}`);
+      searched = outcome.searched;
     }
-    if (results.length > 0) return { text: results.join("\n") };
+    if (lines.length > 0) return { text: lines.join("\n") };
     return { text: `No matches for ${JSON.stringify(query)} in ${display} (${plural(searched, "file")} searched).` };
   },
 });

@@ -96,12 +96,12 @@ function withFd<T>(path: string, action: string, use: (fd: number) => T): T {
   }
 }
 
-/** Reads to the end of `fd`, starting in `buffer` and growing it only if the file outgrows it. */
+/** Reads to the end of `fd`, starting in `buffer`; a file that outgrows it moves to a buffer sized by fstat. */
 function readToEnd(fd: number, buffer: Buffer): Buffer {
   let length = 0;
   for (;;) {
     if (length === buffer.length) {
-      const grown = Buffer.allocUnsafe(buffer.length * 2);
+      const grown = Buffer.allocUnsafe(Math.max(fstatSync(fd).size + 1, buffer.length * 2));
       buffer.copy(grown, 0, 0, length);
       buffer = grown;
     }
