@@ -34,9 +34,9 @@ export function tempWorkspace(): TempWorkspace {
         writeFileSync(full, content);
       }
     },
-    call: (name, args, config) => tools(config).call(name, args ?? {}),
+    call: (name, args, config) => tools(config).call(name, args === undefined ? {} : args),
     text(name, args, config) {
-      const result = tools(config).call(name, args ?? {});
+      const result = tools(config).call(name, args === undefined ? {} : args);
       if (!result.ok) throw new Error(`${name} failed: error[${result.error.code}]: ${result.error.message}`);
       return result.text;
     },

@@ -8,6 +8,21 @@ import { tempWorkspace } from "../workspace.ts";
 
 const INDEX = fileURLToPath(new URL("../../bindings/index.ts", import.meta.url));
 
+/** A child process writing `size` bytes of b, then of a, alternately through write_file, printing "." per write. */
+function spawnWriter(root: string, size: number) {
+  const script = `
+    import { createTools } from ${JSON.stringify(INDEX)};
+    const tools = createTools({ workspace: ${JSON.stringify(root)} });
+    const contents = ["b".repeat(${size}), "a".repeat(${size})];
+    for (let i = 0; ; i++) {
+      const result = tools.call("write_file", { path: "big.txt", content: contents[i % 2] });
+      if (!result.ok) { console.error(JSON.stringify(result.error)); process.exit(3); }
+      process.stdout.write(".");
+    }
+  `;
+  return spawn(process.execPath, ["--input-type=module", "-e", script], { stdio: ["ignore", "pipe", "pipe"] });
+}
+
 describe("write_file", () => {
   test("creates a file and its missing parent directories", () => {
     using ws = tempWorkspace();
@@ -118,20 +133,9 @@ describe("write_file", () => {
     const target = join(ws.root, "big.txt");
     writeFileSync(target, contentA);
 
-    // A child that writes A and B alternately through the call, forever, and says when each write has finished.
-    const script = `
-      import { createTools } from ${JSON.stringify(INDEX)};
-      const tools = createTools({ workspace: ${JSON.stringify(ws.root)} });
-      const contents = ["b".repeat(${size}), "a".repeat(${size})];
-      for (let i = 0; ; i++) {
-        const result = tools.call("write_file", { path: "big.txt", content: contents[i % 2] });
-        if (!result.ok) { console.error(JSON.stringify(result.error)); process.exit(3); }
-        process.stdout.write(".");
-      }
-    `;
 
     for (let round = 0; round < 8; round++) {
-      const child = spawn(process.execPath, ["--input-type=module", "-e", script], { stdio: ["ignore", "pipe", "pipe"] });
+      const child = spawnWriter(ws.root, size);
       let stderr = "";
       child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
       const exited = new Promise<NodeJS.Signals | number | null>((resolve) => child.on("exit", (code, signal) => resolve(signal ?? code)));
@@ -158,17 +162,7 @@ describe("write_file", () => {
     const target = join(ws.root, "big.txt");
     writeFileSync(target, contentA);
 
-    const script = `
-      import { createTools } from ${JSON.stringify(INDEX)};
-      const tools = createTools({ workspace: ${JSON.stringify(ws.root)} });
-      const contents = ["b".repeat(${size}), "a".repeat(${size})];
-      for (let i = 0; ; i++) {
-        const result = tools.call("write_file", { path: "big.txt", content: contents[i % 2] });
-        if (!result.ok) { console.error(JSON.stringify(result.error)); process.exit(3); }
-        process.stdout.write(".");
-      }
-    `;
-    const child = spawn(process.execPath, ["--input-type=module", "-e", script], { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawnWriter(ws.root, size);
     let writes = 0;
     child.stdout.on("data", (chunk: Buffer) => (writes += chunk.length));
     const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()));
