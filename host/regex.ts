@@ -137,9 +137,34 @@ function requiredLiteral(node: HirNode): Buffer | undefined {
   }
 }
 
+/** A query with no regex syntax and no line breaks: it matches exactly the lines that contain it. */
+const PLAIN = /^[^\\.+*?()|[\]{}^$\r\n]+$/;
+
+/** The file decoded for matching: as is when it is UTF-8, else with U+FFFD for each invalid sequence. */
+const decode = (bytes: Buffer): Buffer => (isUtf8(bytes) ? bytes : Buffer.from(bytes.toString("utf8")));
+
+/**
+ * A plain query is found with memchr-speed indexOf and no regex engine at all. Decoding only ever adds U+FFFD and
+ * the literal holds none, so the raw bytes contain it exactly when the decoded text does.
+ */
+function literalMatcher(literal: Buffer): LineMatcher {
+  return {
+    scan(bytes, onLine) {
+      if (bytes.indexOf(literal) === -1) return;
+      const text = decode(bytes);
+      const cursor = lineCursor(text);
+      for (let at = text.indexOf(literal); at !== -1; at = text.indexOf(literal, cursor.next)) {
+        const number = cursor.lineAt(at);
+        if (!onLine(number, text, cursor.start, cursor.end)) return;
+      }
+    },
+  };
+}
+
 /** Compiles a search query; a blank or invalid pattern is an `invalid-argument` error naming the problem. */
 export function compileSearch(query: string): LineMatcher {
   if (query.trim() === "") throw new GgError("invalid-argument", "Cannot search for a blank query: pass a regular expression such as `fn\\s+update` or `(?i)todo`");
+  if (PLAIN.test(query) && !query.includes("\uFFFD")) return literalMatcher(Buffer.from(query));
   const line = compile(query);
   const whole = compile(`(?m)${query}`);
   const hir = whole.syntax() as unknown as HirNode;
@@ -152,7 +177,7 @@ export function compileSearch(query: string): LineMatcher {
   return {
     scan(bytes, onLine) {
       if (literal && bytes.indexOf(literal) === -1) return;
-      const text = isUtf8(bytes) ? bytes : Buffer.from(bytes.toString("utf8"));
+      const text = decode(bytes);
       const cursor = lineCursor(text);
       if (lineByLine) {
         for (let number = 1; cursor.seek(number); number++) {

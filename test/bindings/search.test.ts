@@ -60,6 +60,20 @@ describe("search", () => {
     expect(lines(ws.text("search", { query: "a[^z]*c|m" }))).toEqual(["f.txt:2:m"]);
   });
 
+  test("a plain query (found without the regex engine) answers exactly as the same query as a regex", () => {
+    using ws = tempWorkspace();
+    ws.put({
+      "crlf.txt": "say hit\r\nno\r\nhit hit\r\n",
+      "latin1.txt": Buffer.from("caf\xe9 hit\nmiss\n", "latin1"),
+      "nul.bin": Buffer.from("hit\0\n"),
+      "u.txt": "é hit é\nlast hit",
+    });
+    for (const [plain, regex] of [["hit", "(?:hit)"], ["é hit", "(?:é hit)"], ["say hit", "say\\x20hit"]] as const) {
+      expect(ws.text("search", { query: plain })).toBe(ws.text("search", { query: regex }));
+    }
+    expect(lines(ws.text("search", { query: "hit" }))).toEqual(["crlf.txt:1:say hit", "crlf.txt:3:hit hit", "latin1.txt:1:caf\uFFFD hit", "u.txt:1:é hit é", "u.txt:2:last hit"]);
+  });
+
   test("lookaround and backreferences are refused as invalid-argument, as Rust refuses them", () => {
     using ws = tempWorkspace();
     for (const query of ["(?<=a)b", "a(?=b)", "(?!x)y", "(a)\\1"]) {
