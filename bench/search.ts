@@ -106,6 +106,8 @@ const rg = (...args: string[]): [string, string[], number[]] => ["rg", [...args,
 
 const CASES: [string, [string, string[], number[]], [string, string[], number[]]][] = [
   ["rare pattern, full scan", gg("search", { query: "zqxj_never_present_42" }), rg("-n", "--no-require-git", "zqxj_never_present_42")],
+  ["rare regex, full scan (regex engine)", gg("search", { query: "zqxj\\d+_never" }), rg("-n", "--no-require-git", "zqxj\\d+_never")],
+  ["rare case-insensitive, full scan", gg("search", { query: "(?i)zqxj_never" }), rg("-n", "--no-require-git", "(?i)zqxj_never")],
   ["case-insensitive (?i)todo", gg("search", { query: "(?i)todo" }), rg("-n", "--no-require-git", "(?i)todo")],
   ["common pattern `function`", gg("search", { query: "function" }), rg("-n", "--no-require-git", "function")],
   ["tree depth 10 / rg --files", gg("tree", { depth: 10 }), rg("--files", "--no-require-git")],
