@@ -3,7 +3,7 @@ import { Type } from "typebox";
 import { GgError } from "../host/errors.ts";
 import { plural } from "../host/lines.ts";
 import { joinDisplay, resolvePath } from "../host/paths.ts";
-import { createScanner, scanFile, searchFiles } from "../host/search.ts";
+import { createScanner, type LineMatch, scanFile, searchFiles } from "../host/search.ts";
 import { walkFiles, walkRoot } from "../host/walk.ts";
 import { defineCall } from "./define.ts";
 
@@ -15,12 +15,7 @@ export const SEARCH_MAX_LIMIT = 200;
 export const SEARCH_LINE_CHARS = 200;
 
 /** A matching line as shown: cut at 200 characters (code points), annotated with how many were left out. */
-export function clipLine(line: string): string {
-  if (line.length <= SEARCH_LINE_CHARS) return line;
-  const chars = Array.from(line);
-  if (chars.length <= SEARCH_LINE_CHARS) return line;
-  return `${chars.slice(0, SEARCH_LINE_CHARS).join("")} (${chars.length - SEARCH_LINE_CHARS} more chars...)`;
-}
+const shown = (match: LineMatch): string => (match.more > 0 ? `${match.text} (${match.more} more chars...)` : match.text);
 
 export const search = defineCall({
   name: "search",
@@ -47,14 +42,14 @@ export const search = defineCall({
     const display = path ?? ".";
     const root = context.files.stat(absolute, "search");
     if (root.kind === "other") throw new GgError("invalid-argument", `Cannot search ${display}: it is not a regular file or a directory`);
-    const scanner = createScanner(query, context.files);
+    const scanner = createScanner(query, context.files, SEARCH_LINE_CHARS);
     let lines: string[];
     let searched = 1;
     if (root.kind === "file") {
-      lines = scanFile(scanner, absolute, wanted).map(({ line, text }) => `${display}:${line}:${clipLine(text)}`);
+      lines = scanFile(scanner, absolute, wanted).map((match) => `${display}:${match.line}:${shown(match)}`);
     } else {
       const outcome = searchFiles(scanner, walkFiles(walkRoot(absolute, context.workspace)), wanted);
-      lines = outcome.matches.map(({ file, line, text }) => `${joinDisplay(path, file.relative)}:${line}:${clipLine(text)}`);
+      lines = outcome.matches.map((match) => `${joinDisplay(path, match.file.relative)}:${match.line}:${shown(match)}`);
       searched = outcome.searched;
     }
     if (lines.length > 0) return { text: lines.join("\n") };

@@ -20,3 +20,26 @@ export function lineAt(bytes: Buffer, offset: number): number {
 
 /** "1 line" / "3 lines"; irregular nouns pass their plural. */
 export const plural = (count: number, noun: string, nouns = `${noun}s`): string => `${count} ${count === 1 ? noun : nouns}`;
+
+/** A line shortened for display: at most `chars` characters (code points), and how many were left out. */
+export interface ClippedLine {
+  text: string;
+  /** Characters beyond the first `chars`. */
+  more: number;
+}
+
+/** Decodes at most `chars` characters of the UTF-8 line text[start, end), counting the rest without decoding it. */
+export function clipLine(text: Buffer, start: number, end: number, chars: number): ClippedLine {
+  // A code point starts at every byte that is not a continuation byte (10xxxxxx).
+  let seen = 0;
+  let cut = start;
+  while (cut < end && seen <= chars) {
+    if (((text[cut] as number) & 0xc0) !== 0x80) seen++;
+    if (seen > chars) break;
+    cut++;
+  }
+  if (cut >= end) return { text: text.toString("utf8", start, end), more: 0 };
+  let more = 0;
+  for (let i = cut; i < end; i++) if (((text[i] as number) & 0xc0) !== 0x80) more++;
+  return { text: text.toString("utf8", start, cut), more };
+}

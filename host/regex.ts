@@ -1,10 +1,10 @@
 // Search patterns are Rust regular expressions, matched by Rust's own `regex` crate (the rregex WebAssembly build):
 // the exact syntax and Unicode semantics, and matching linear in the input, so no pattern can hang a search.
 //
-// A file is searched whole, not line by line: W = (?m)PATTERN runs once over the file (with each \r\n seen as \n\n,
-// so `$` holds before a CRLF ending), and only the lines where W matches are checked with PATTERN on their own.
-// W matches wherever a line matches, so no line is missed; a match of W that runs across a newline restarts the
-// scan at the next line, since it may have hidden a match there.
+// A file is searched whole, not line by line: W = (?m)PATTERN runs over the file (each \r\n seen as \n\n, so `$`
+// holds before a CRLF ending), and only lines where W matches are checked with PATTERN on their own. From a line
+// start, W's earliest-ending match ends on the first line that can match, or before none: that line is checked and
+// the scan restarts on the next line, so no line is missed and a match running across lines hides nothing.
 import { isUtf8 } from "node:buffer";
 import { createRequire } from "node:module";
 import type { RRegex } from "rregex";
@@ -26,21 +26,19 @@ interface HirNode {
   kind: { "@variant": string; "@values"?: unknown[] };
 }
 
-interface WasmMatch {
-  start: number;
-  end: number;
-}
-
 // rregex's raw exports take ownership of the text they are given (Rust frees it), so each call gets its own copy;
 // passing bytes this way skips the UTF-16 round trip of the string API.
 interface RawExports {
   memory: { buffer: ArrayBuffer };
   __wbindgen_malloc(size: number, align: number): number;
-  __wbindgen_export_2: { get(index: number): unknown };
-  __externref_table_dealloc(index: number): void;
   rregex_isMatch(regex: number, pointer: number, length: number): number;
-  rregex_findAll(regex: number, pointer: number, length: number): [number, number, number];
+  rregex_shortestMatch(regex: number, pointer: number, length: number): number;
 }
+
+/** What rregex_shortestMatch returns for "no match". */
+const NO_MATCH = 0x100000001;
+/** Bytes of a file W looks at per call, rounded up to whole lines: bounds the copy made for each candidate line. */
+const WINDOW_BYTES = 64 * 1024;
 
 interface RRegexModule {
   RRegex: typeof RRegex;
@@ -53,31 +51,30 @@ const engine = (): RRegexModule => (loaded ??= createRequire(import.meta.url)("r
 
 const handle = (regex: RRegex): number => (regex as unknown as { __wbg_ptr: number }).__wbg_ptr;
 
-function copyIn(raw: RawExports, text: Buffer, from: number): number {
-  const length = text.length - from;
+/** Copies text[from, to) into the engine's memory, turning each CRLF's \r into \n. */
+function copyIn(raw: RawExports, text: Buffer, from: number, to: number): number {
+  const length = to - from;
   const pointer = raw.__wbindgen_malloc(length, 1) >>> 0;
   const memory = new Uint8Array(raw.memory.buffer, pointer, length);
-  memory.set(text.subarray(from));
-  // CRLF endings: the \r becomes a \n, so multi-line `$` holds at the end of the line as PATTERN sees it.
-  for (let cr = text.indexOf(13, from); cr !== -1; cr = text.indexOf(13, cr + 1)) {
-    if (text[cr + 1] === 10) memory[cr - from] = 10;
+  const span = text.subarray(from, to);
+  memory.set(span);
+  for (let cr = span.indexOf(13); cr !== -1; cr = span.indexOf(13, cr + 1)) {
+    if (text[from + cr + 1] === 10) memory[cr] = 10;
   }
   return pointer;
 }
 
-function isMatchBytes(regex: RRegex, text: Buffer): boolean {
+/** Whether `regex` matches in text[from, to). */
+function isMatchBytes(regex: RRegex, text: Buffer, from: number, to: number): boolean {
   const raw = engine().__wasm;
-  return raw.rregex_isMatch(handle(regex), copyIn(raw, text, 0), text.length) !== 0;
+  return raw.rregex_isMatch(handle(regex), copyIn(raw, text, from, to), to - from) !== 0;
 }
 
-function findAllBytes(regex: RRegex, text: Buffer, from: number): WasmMatch[] {
+/** End offset of the earliest-ending match of `regex` in text[from, to), or -1. */
+function earliestEnd(regex: RRegex, text: Buffer, from: number, to: number): number {
   const raw = engine().__wasm;
-  const [value, error, failed] = raw.rregex_findAll(handle(regex), copyIn(raw, text, from), text.length - from);
-  const index = failed ? error : value;
-  const result = raw.__wbindgen_export_2.get(index) as WasmMatch[];
-  raw.__externref_table_dealloc(index);
-  if (failed) throw result;
-  return result;
+  const end = raw.rregex_shortestMatch(handle(regex), copyIn(raw, text, from, to), to - from);
+  return end === NO_MATCH ? -1 : from + end;
 }
 
 function compile(pattern: string): RRegex {
@@ -172,7 +169,7 @@ export function compileSearch(query: string): LineMatcher {
   // A literal holding U+FFFD could match where decoding replaced bad bytes, so it cannot screen raw bytes.
   const literal = required && required.length > 0 && !required.includes(REPLACEMENT) ? required : undefined;
   const lineByLine = anchorsToText(hir);
-  const matchesLine = (text: Buffer, start: number, end: number): boolean => line.isMatch(text.toString("utf8", start, end));
+  const matchesLine = (text: Buffer, start: number, end: number): boolean => isMatchBytes(line, text, start, end);
 
   return {
     scan(bytes, onLine) {
@@ -185,27 +182,23 @@ export function compileSearch(query: string): LineMatcher {
         }
         return;
       }
-      if (!isMatchBytes(whole, text)) return;
+      if (!isMatchBytes(whole, text, 0, text.length)) return;
       let from = 0;
-      let reported = 0;
-      scanning: while (from < text.length) {
-        for (const match of findAllBytes(whole, text, from)) {
-          const start = from + match.start;
-          const end = from + match.end;
-          if (start >= text.length) return;
-          const number = cursor.lineAt(start);
-          if (number > reported) {
-            reported = number;
-            if (matchesLine(text, cursor.start, cursor.end) && !onLine(number, text, cursor.start, cursor.end)) return;
-          }
-          const newline = text.indexOf(10, start);
-          const crosses = newline !== -1 && (newline < end || (newline === end && end > start && text[end - 1] === 13));
-          if (crosses) {
-            from = cursor.next;
-            continue scanning;
-          }
+      while (from < text.length) {
+        // Whole lines only: W must never see a line cut short.
+        const newline = text.indexOf(10, Math.min(from + WINDOW_BYTES, text.length) - 1);
+        const to = newline === -1 ? text.length : newline + 1;
+        const end = earliestEnd(whole, text, from, to);
+        // Ending at the window's edge (where the window looks like the end of the text) says nothing of the lines
+        // inside it: none of them can match, and the next line is the next window's.
+        if (end === -1 || (end === to && to < text.length)) {
+          from = to;
+          continue;
         }
-        return;
+        if (end >= text.length && text[text.length - 1] === 10) return;
+        const number = cursor.lineAt(end);
+        if (matchesLine(text, cursor.start, cursor.end) && !onLine(number, text, cursor.start, cursor.end)) return;
+        from = cursor.next;
       }
     },
   };

@@ -2,14 +2,17 @@
 // counts as binary and yields nothing. (A second thread was measured and dropped: on these machines parallel reads
 // gained ~20% on raw I/O, which a worker's ~45 ms start-up ate whole.)
 import type { FileHost } from "./files.ts";
+import { clipLine } from "./lines.ts";
 import { compileSearch, type LineMatcher } from "./regex.ts";
 
 /** A matching line of a file. */
 export interface LineMatch {
   /** 1-based line number. */
   line: number;
-  /** The line without its ending, decoded as UTF-8. */
+  /** The line without its ending, decoded as UTF-8, at most `clipChars` characters of it. */
   text: string;
+  /** Characters of the line beyond `text`. */
+  more: number;
 }
 
 /** Bytes of the buffer files are read into; larger files get their own. */
@@ -20,13 +23,16 @@ export interface Scanner {
   matcher: LineMatcher;
   scratch: Buffer;
   files: FileHost;
+  /** Characters of a matching line kept; the rest are only counted. */
+  clipChars: number;
 }
 
 /** Compiles `query` (invalid-argument when it is not a valid pattern) and prepares to scan. */
-export const createScanner = (query: string, files: FileHost): Scanner => ({
+export const createScanner = (query: string, files: FileHost, clipChars: number): Scanner => ({
   matcher: compileSearch(query),
   scratch: Buffer.allocUnsafe(SCRATCH_BYTES),
   files,
+  clipChars,
 });
 
 /** The matching lines of one file (at most `max`); a file with a NUL byte has none. Throws when it cannot be read. */
@@ -37,7 +43,7 @@ export function scanFile(scanner: Scanner, absolute: string, max: number): LineM
   scanner.matcher.scan(bytes, (line, text, start, end) => {
     binary ??= text.indexOf(0) !== -1;
     if (binary) return false;
-    found.push({ line, text: text.toString("utf8", start, end) });
+    found.push({ line, ...clipLine(text, start, end, scanner.clipChars) });
     return found.length < max;
   });
   return binary ? [] : found;

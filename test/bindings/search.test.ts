@@ -74,6 +74,16 @@ describe("search", () => {
     expect(lines(ws.text("search", { query: "hit" }))).toEqual(["crlf.txt:1:say hit", "crlf.txt:3:hit hit", "latin1.txt:1:caf\uFFFD hit", "u.txt:1:é hit é", "u.txt:2:last hit"]);
   });
 
+  test("a file many times the scan window long is matched line for line", () => {
+    using ws = tempWorkspace();
+    const lineTexts = Array.from({ length: 40_000 }, (_, i) => (i % 997 === 0 ? "" : i % 1499 === 0 ? `x${i}\r` : `line ${i} of text`));
+    ws.put({ "big.txt": `${lineTexts.join("\n")}\n` });
+    const expectedEmpty = lineTexts.flatMap((text, i) => (text === "" ? [`big.txt:${i + 1}:`] : []));
+    expect(lines(ws.text("search", { query: "^$", limit: 200 }))).toEqual(expectedEmpty);
+    const expectedX = lineTexts.flatMap((text, i) => (text.startsWith("x") ? [`big.txt:${i + 1}:${text.slice(0, -1)}`] : []));
+    expect(lines(ws.text("search", { query: "^x\\d+$", limit: 200 }))).toEqual(expectedX);
+  });
+
   test("lookaround and backreferences are refused as invalid-argument, as Rust refuses them", () => {
     using ws = tempWorkspace();
     for (const query of ["(?<=a)b", "a(?=b)", "(?!x)y", "(a)\\1"]) {
