@@ -4,4 +4,4 @@ import module from "node:module";
 
 module.enableCompileCache?.();
 const { main } = await import("../dist/main.mjs");
-process.exitCode = main(process.argv.slice(2));
+process.exitCode = await main(process.argv.slice(2));

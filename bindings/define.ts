@@ -48,7 +48,7 @@ export interface CallDefinition<Schema extends TSchema = TSchema> {
   /** The full model-facing description, built from the configured limits. */
   description(config: Configuration): string;
   /** The implementation; receives validated arguments and throws GgError on failure. */
-  run(args: Static<Schema>, context: CallContext): CallOutput;
+  run(args: Static<Schema>, context: CallContext): CallOutput | Promise<CallOutput>;
 }
 
 /** Declares a call (identity at run time; it fixes the argument type to the schema). */
@@ -77,7 +77,7 @@ function argumentProblems(definition: CallDefinition, schema: TSchema, args: unk
 }
 
 /** Validates `args` and runs the call; every failure, however it arises, comes back as a typed error. */
-export function invoke(definition: CallDefinition, args: unknown, context: CallContext): CallResult {
+export async function invoke(definition: CallDefinition, args: unknown, context: CallContext): Promise<CallResult> {
   const schema = definition.parameters(context.config);
   const given = args === undefined ? {} : args;
   const problems = argumentProblems(definition, schema, given);
@@ -85,7 +85,7 @@ export function invoke(definition: CallDefinition, args: unknown, context: CallC
     return { ok: false, error: { code: "invalid-argument", message: `Cannot call ${definition.name}: ${problems.join("; ")}` } };
   }
   try {
-    const output = definition.run(given as Static<TSchema>, context);
+    const output = await definition.run(given as Static<TSchema>, context);
     return { ok: true, ...output };
   } catch (error) {
     const typed = isGgError(error) ? error : fromSystemError(`run ${definition.name} on`, "its arguments", error);

@@ -53,7 +53,7 @@ export function createTools(options: ToolsOptions) {
   const calls = new Map(enabledCalls(context.config).map((call) => [call.name, call]));
   return {
     definitions: (): ToolDefinition[] => toolDefinitions(context.config),
-    call(name: string, args: unknown): CallResult {
+    async call(name: string, args: unknown): Promise<CallResult> {
       const call = calls.get(name);
       if (!call) {
         const known = [...calls.keys()].join(", ");

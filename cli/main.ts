@@ -51,7 +51,7 @@ function workspaceOf(dir: string | undefined): string {
 }
 
 /** Runs the CLI on `argv` (without node and script), writing to `out`; returns the exit status. */
-export function main(argv: readonly string[], out: (text: string) => void = (t) => process.stdout.write(t), err: (text: string) => void = (t) => process.stderr.write(t)): number {
+export async function main(argv: readonly string[], out: (text: string) => void = (t) => process.stdout.write(t), err: (text: string) => void = (t) => process.stderr.write(t)): Promise<number> {
   let json = false;
   try {
     const { values, positionals } = parseArgs({
@@ -89,7 +89,7 @@ export function main(argv: readonly string[], out: (text: string) => void = (t) 
         throw new UsageError(`Cannot parse ARGS_JSON ${argsText}: ${(error as Error).message}; pass one JSON object, e.g. '{"path": "README.md"}'`);
       }
     }
-    const result = createTools({ workspace: workspaceOf(values.workspace), config }).call(tool, args);
+    const result = await createTools({ workspace: workspaceOf(values.workspace), config }).call(tool, args);
     if (json) {
       out(`${JSON.stringify(result.ok ? { ok: true, text: result.text, attachments: result.attachments ?? [] } : result)}\n`);
     } else {

@@ -13,7 +13,7 @@ export interface TempWorkspace extends Disposable {
   /** Calls a tool in this workspace with an optional configuration (capability entries, as a config file holds them). */
   call(name: string, args?: unknown, config?: unknown): ReturnType<ReturnType<typeof createTools>["call"]>;
   /** Calls a tool and returns its text, failing the test if the call failed. */
-  text(name: string, args?: unknown, config?: unknown): string;
+  text(name: string, args?: unknown, config?: unknown): Promise<string>;
 }
 
 /** Creates a temp workspace; declare it with `using` so it is deleted after the test. */
@@ -35,8 +35,8 @@ export function tempWorkspace(): TempWorkspace {
       }
     },
     call: (name, args, config) => tools(config).call(name, args === undefined ? {} : args),
-    text(name, args, config) {
-      const result = tools(config).call(name, args === undefined ? {} : args);
+    async text(name, args, config) {
+      const result = await tools(config).call(name, args === undefined ? {} : args);
       if (!result.ok) throw new Error(`${name} failed: error[${result.error.code}]: ${result.error.message}`);
       return result.text;
     },

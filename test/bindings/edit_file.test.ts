@@ -11,169 +11,169 @@ function occurrenceLines(text: string, needle: string): number[] {
 }
 
 describe("edit_file", () => {
-  test("replaces the one occurrence of old with new", () => {
+  test("replaces the one occurrence of old with new", async () => {
     using ws = tempWorkspace();
     const before = "const a = 1;\nconst b = 2;\nconst c = 3;\n";
     ws.put({ "f.js": before });
-    ws.text("edit_file", { path: "f.js", old: "const b = 2;", new: "const b = 20;" });
+    await ws.text("edit_file", { path: "f.js", old: "const b = 2;", new: "const b = 20;" });
     expect(readFileSync(join(ws.root, "f.js"), "utf8")).toBe(before.replace("const b = 2;", "const b = 20;"));
   });
 
-  test("replaces text spanning several lines, and can delete it", () => {
+  test("replaces text spanning several lines, and can delete it", async () => {
     using ws = tempWorkspace();
     const before = "keep\ndrop one\ndrop two\nkeep too\n";
     ws.put({ "f.txt": before });
-    ws.text("edit_file", { path: "f.txt", old: "drop one\ndrop two\n", new: "" });
+    await ws.text("edit_file", { path: "f.txt", old: "drop one\ndrop two\n", new: "" });
     expect(readFileSync(join(ws.root, "f.txt"), "utf8")).toBe("keep\nkeep too\n");
   });
 
-  test("inserts new literally, with no replacement-pattern expansion", () => {
+  test("inserts new literally, with no replacement-pattern expansion", async () => {
     using ws = tempWorkspace();
     ws.put({ "f.txt": "price: X\n" });
-    ws.text("edit_file", { path: "f.txt", old: "X", new: "$& $1 $$ $`" });
+    await ws.text("edit_file", { path: "f.txt", old: "X", new: "$& $1 $$ $`" });
     expect(readFileSync(join(ws.root, "f.txt"), "utf8")).toBe("price: $& $1 $$ $`\n");
   });
 
-  test("absent text is no-match with a message telling to re-read the file", () => {
+  test("absent text is no-match with a message telling to re-read the file", async () => {
     using ws = tempWorkspace();
     ws.put({ "f.txt": "alpha\nbeta\n" });
-    const result = ws.call("edit_file", { path: "f.txt", old: "gamma", new: "delta" });
+    const result = await ws.call("edit_file", { path: "f.txt", old: "gamma", new: "delta" });
     expect(result).toMatchObject({ ok: false, error: { code: "no-match" } });
     if (result.ok) return;
     expect(result.error.message).toMatch(/re-?read|read (the file|it) again/i);
   });
 
-  test("text that differs only in whitespace is no-match", () => {
+  test("text that differs only in whitespace is no-match", async () => {
     using ws = tempWorkspace();
     ws.put({ "f.txt": "if (x) {\n\treturn;\n}\n" });
-    expect(ws.call("edit_file", { path: "f.txt", old: "    return;", new: "\treturn 1;" })).toMatchObject({ ok: false, error: { code: "no-match" } });
+    expect(await ws.call("edit_file", { path: "f.txt", old: "    return;", new: "\treturn 1;" })).toMatchObject({ ok: false, error: { code: "no-match" } });
   });
 
-  test("text found several times is ambiguous, giving the count and the line of every occurrence", () => {
+  test("text found several times is ambiguous, giving the count and the line of every occurrence", async () => {
     using ws = tempWorkspace();
     const before = ["start", "target();", "x", "y", "  target();", "z", "", "w", "target(); // again", "end", ""].join("\n");
     ws.put({ "dup.txt": before });
     const lines = occurrenceLines(before, "target();");
     expect(lines).toHaveLength(3);
 
-    const result = ws.call("edit_file", { path: "dup.txt", old: "target();", new: "other();" });
+    const result = await ws.call("edit_file", { path: "dup.txt", old: "target();", new: "other();" });
     expect(result).toMatchObject({ ok: false, error: { code: "ambiguous" } });
     if (result.ok) return;
     expect(result.error.message).toMatch(new RegExp(`\\b${lines.length}\\b`));
     expect(result.error.message).toMatch(new RegExp(lines.map((n) => `\\b${n}\\b`).join("\\D+")));
   });
 
-  test("overlapping occurrences make an edit ambiguous", () => {
+  test("overlapping occurrences make an edit ambiguous", async () => {
     using ws = tempWorkspace();
     ws.put({ "f.txt": "aaa\n" });
-    const result = ws.call("edit_file", { path: "f.txt", old: "aa", new: "b" });
+    const result = await ws.call("edit_file", { path: "f.txt", old: "aa", new: "b" });
     expect(result).toMatchObject({ ok: false, error: { code: "ambiguous" } });
     if (result.ok) return;
     expect(result.error.message).toMatch(/\b2\b/);
   });
 
-  test("a failed edit leaves the file byte for byte unchanged", () => {
+  test("a failed edit leaves the file byte for byte unchanged", async () => {
     using ws = tempWorkspace();
     const before = Buffer.from("one\r\ntwo\r\ntwo\r\n\xff\n", "latin1");
     ws.put({ "f.txt": before });
-    expect(ws.call("edit_file", { path: "f.txt", old: "three", new: "3" })).toMatchObject({ ok: false, error: { code: "no-match" } });
+    expect(await ws.call("edit_file", { path: "f.txt", old: "three", new: "3" })).toMatchObject({ ok: false, error: { code: "no-match" } });
     expect(readFileSync(join(ws.root, "f.txt"))).toEqual(before);
-    expect(ws.call("edit_file", { path: "f.txt", old: "two", new: "2" })).toMatchObject({ ok: false, error: { code: "ambiguous" } });
+    expect(await ws.call("edit_file", { path: "f.txt", old: "two", new: "2" })).toMatchObject({ ok: false, error: { code: "ambiguous" } });
     expect(readFileSync(join(ws.root, "f.txt"))).toEqual(before);
   });
 
-  test("a CRLF file edited with LF text keeps CRLF on every line", () => {
+  test("a CRLF file edited with LF text keeps CRLF on every line", async () => {
     using ws = tempWorkspace();
     ws.put({ "win.txt": "alpha\r\nbeta\r\ngamma\r\ndelta\r\n" });
-    ws.text("edit_file", { path: "win.txt", old: "beta\ngamma", new: "BETA\nnew line\nGAMMA" });
+    await ws.text("edit_file", { path: "win.txt", old: "beta\ngamma", new: "BETA\nnew line\nGAMMA" });
     const after = readFileSync(join(ws.root, "win.txt"), "utf8");
     expect(after).toBe("alpha\r\nBETA\r\nnew line\r\nGAMMA\r\ndelta\r\n");
     expect(after.replaceAll("\r\n", "")).not.toContain("\n");
   });
 
-  test("a one-line edit that adds lines to a CRLF file adds them with CRLF", () => {
+  test("a one-line edit that adds lines to a CRLF file adds them with CRLF", async () => {
     using ws = tempWorkspace();
     ws.put({ "win.txt": "alpha\r\nbeta\r\ngamma\r\n" });
-    ws.text("edit_file", { path: "win.txt", old: "beta", new: "beta\nbeta two" });
+    await ws.text("edit_file", { path: "win.txt", old: "beta", new: "beta\nbeta two" });
     const after = readFileSync(join(ws.root, "win.txt"), "utf8");
     expect(after).toBe("alpha\r\nbeta\r\nbeta two\r\ngamma\r\n");
   });
 
-  test("a byte order mark survives an edit", () => {
+  test("a byte order mark survives an edit", async () => {
     using ws = tempWorkspace();
     ws.put({ "bom.txt": "\uFEFFfirst\nsecond\n" });
-    ws.text("edit_file", { path: "bom.txt", old: "first", new: "1st" });
+    await ws.text("edit_file", { path: "bom.txt", old: "first", new: "1st" });
     const after = readFileSync(join(ws.root, "bom.txt"));
     expect(after).toEqual(Buffer.from("\uFEFF1st\nsecond\n", "utf8"));
     expect(after.subarray(0, 3)).toEqual(Buffer.from([0xef, 0xbb, 0xbf]));
   });
 
-  test("bytes that are not UTF-8 outside the edited span survive byte for byte", () => {
+  test("bytes that are not UTF-8 outside the edited span survive byte for byte", async () => {
     using ws = tempWorkspace();
     const head = Buffer.from("caf\xe9 na\xefve \xff\xfe\n", "latin1");
     const tail = Buffer.from("\n\xff\xfe\x80 end\n", "latin1");
     const before = Buffer.concat([head, Buffer.from("replace me", "utf8"), tail]);
     ws.put({ "latin1.txt": before });
-    ws.text("edit_file", { path: "latin1.txt", old: "replace me", new: "replaced ✓" });
+    await ws.text("edit_file", { path: "latin1.txt", old: "replace me", new: "replaced ✓" });
     expect(readFileSync(join(ws.root, "latin1.txt"))).toEqual(Buffer.concat([head, Buffer.from("replaced ✓", "utf8"), tail]));
   });
 
-  test("old equal to new is invalid-argument", () => {
+  test("old equal to new is invalid-argument", async () => {
     using ws = tempWorkspace();
     ws.put({ "f.txt": "same\n" });
-    expect(ws.call("edit_file", { path: "f.txt", old: "same", new: "same" })).toMatchObject({ ok: false, error: { code: "invalid-argument" } });
+    expect(await ws.call("edit_file", { path: "f.txt", old: "same", new: "same" })).toMatchObject({ ok: false, error: { code: "invalid-argument" } });
     expect(readFileSync(join(ws.root, "f.txt"), "utf8")).toBe("same\n");
   });
 
-  test("an empty old is invalid-argument", () => {
+  test("an empty old is invalid-argument", async () => {
     using ws = tempWorkspace();
     ws.put({ "f.txt": "text\n" });
-    expect(ws.call("edit_file", { path: "f.txt", old: "", new: "x" })).toMatchObject({ ok: false, error: { code: "invalid-argument" } });
+    expect(await ws.call("edit_file", { path: "f.txt", old: "", new: "x" })).toMatchObject({ ok: false, error: { code: "invalid-argument" } });
     expect(readFileSync(join(ws.root, "f.txt"), "utf8")).toBe("text\n");
   });
 
-  test("a missing file is not-found", () => {
+  test("a missing file is not-found", async () => {
     using ws = tempWorkspace();
-    expect(ws.call("edit_file", { path: "nope.txt", old: "a", new: "b" })).toMatchObject({ ok: false, error: { code: "not-found" } });
+    expect(await ws.call("edit_file", { path: "nope.txt", old: "a", new: "b" })).toMatchObject({ ok: false, error: { code: "not-found" } });
   });
 
-  test("a directory is invalid-argument", () => {
+  test("a directory is invalid-argument", async () => {
     using ws = tempWorkspace();
     ws.put({ "dir/": "" });
-    expect(ws.call("edit_file", { path: "dir", old: "a", new: "b" })).toMatchObject({ ok: false, error: { code: "invalid-argument" } });
+    expect(await ws.call("edit_file", { path: "dir", old: "a", new: "b" })).toMatchObject({ ok: false, error: { code: "invalid-argument" } });
   });
 
-  test("an empty path or an unknown parameter is invalid-argument", () => {
+  test("an empty path or an unknown parameter is invalid-argument", async () => {
     using ws = tempWorkspace();
     ws.put({ "f.txt": "a\n" });
-    expect(ws.call("edit_file", { path: "", old: "a", new: "b" })).toMatchObject({ ok: false, error: { code: "invalid-argument" } });
-    expect(ws.call("edit_file", { path: "f.txt", old: "a", new: "b", all: true })).toMatchObject({ ok: false, error: { code: "invalid-argument" } });
+    expect(await ws.call("edit_file", { path: "", old: "a", new: "b" })).toMatchObject({ ok: false, error: { code: "invalid-argument" } });
+    expect(await ws.call("edit_file", { path: "f.txt", old: "a", new: "b", all: true })).toMatchObject({ ok: false, error: { code: "invalid-argument" } });
     expect(readFileSync(join(ws.root, "f.txt"), "utf8")).toBe("a\n");
   });
 
-  test("keeps the file's mode", () => {
+  test("keeps the file's mode", async () => {
     using ws = tempWorkspace();
     ws.put({ "run.sh": "#!/bin/sh\necho old\n" });
     chmodSync(join(ws.root, "run.sh"), 0o755);
-    ws.text("edit_file", { path: "run.sh", old: "old", new: "new" });
+    await ws.text("edit_file", { path: "run.sh", old: "old", new: "new" });
     expect(statSync(join(ws.root, "run.sh")).mode & 0o7777).toBe(0o755);
     expect(readFileSync(join(ws.root, "run.sh"), "utf8")).toBe("#!/bin/sh\necho new\n");
   });
 
-  test("editing through a symlink edits its target and keeps the link", () => {
+  test("editing through a symlink edits its target and keeps the link", async () => {
     using ws = tempWorkspace();
     ws.put({ "real/t.txt": "before\n" });
     symlinkSync("real/t.txt", join(ws.root, "link.txt"));
-    ws.text("edit_file", { path: "link.txt", old: "before", new: "after" });
+    await ws.text("edit_file", { path: "link.txt", old: "before", new: "after" });
     expect(lstatSync(join(ws.root, "link.txt")).isSymbolicLink()).toBe(true);
     expect(readFileSync(join(ws.root, "real/t.txt"), "utf8")).toBe("after\n");
   });
 
-  test("an absolute path and a path through .. both edit the file", () => {
+  test("an absolute path and a path through .. both edit the file", async () => {
     using ws = tempWorkspace();
     ws.put({ "a.txt": "one\n", "sub/": "" });
-    ws.text("edit_file", { path: join(ws.root, "a.txt"), old: "one", new: "two" });
-    ws.text("edit_file", { path: "sub/../a.txt", old: "two", new: "three" });
+    await ws.text("edit_file", { path: join(ws.root, "a.txt"), old: "one", new: "two" });
+    await ws.text("edit_file", { path: "sub/../a.txt", old: "two", new: "three" });
     expect(readFileSync(join(ws.root, "a.txt"), "utf8")).toBe("three\n");
   });
 });

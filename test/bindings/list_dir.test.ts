@@ -2,33 +2,33 @@ import { describe, expect, test } from "vitest";
 import { tempWorkspace } from "../workspace.ts";
 
 describe("list_dir", () => {
-  test("lists entries in path order with directories suffixed /", () => {
+  test("lists entries in path order with directories suffixed /", async () => {
     using ws = tempWorkspace();
     ws.put({ "b.txt": "", "a/": "", "C.md": "", ".hidden": "", "node_modules/x.js": "", ".gitignore": "node_modules\n" });
-    expect(ws.text("list_dir", { path: "." })).toBe([".gitignore", ".hidden", "C.md", "a/", "b.txt", "node_modules/"].join("\n"));
+    expect(await ws.text("list_dir", { path: "." })).toBe([".gitignore", ".hidden", "C.md", "a/", "b.txt", "node_modules/"].join("\n"));
   });
 
-  test("defaults to the working directory", () => {
+  test("defaults to the working directory", async () => {
     using ws = tempWorkspace();
     ws.put({ "x.txt": "" });
-    expect(ws.text("list_dir")).toBe("x.txt");
+    expect(await ws.text("list_dir")).toBe("x.txt");
   });
 
-  test("an empty directory says so", () => {
+  test("an empty directory says so", async () => {
     using ws = tempWorkspace();
     ws.put({ "empty/": "" });
-    expect(ws.text("list_dir", { path: "empty" })).toBe("(empty directory)");
+    expect(await ws.text("list_dir", { path: "empty" })).toBe("(empty directory)");
   });
 
-  test("a missing path is not-found and a file is invalid-argument", () => {
+  test("a missing path is not-found and a file is invalid-argument", async () => {
     using ws = tempWorkspace();
     ws.put({ "f.txt": "x" });
-    expect(ws.call("list_dir", { path: "nope" })).toMatchObject({ ok: false, error: { code: "not-found" } });
-    expect(ws.call("list_dir", { path: "f.txt" })).toMatchObject({ ok: false, error: { code: "invalid-argument" } });
+    expect(await ws.call("list_dir", { path: "nope" })).toMatchObject({ ok: false, error: { code: "not-found" } });
+    expect(await ws.call("list_dir", { path: "f.txt" })).toMatchObject({ ok: false, error: { code: "invalid-argument" } });
   });
 
-  test("an empty path is refused", () => {
+  test("an empty path is refused", async () => {
     using ws = tempWorkspace();
-    expect(ws.call("list_dir", { path: "" })).toMatchObject({ ok: false, error: { code: "invalid-argument" } });
+    expect(await ws.call("list_dir", { path: "" })).toMatchObject({ ok: false, error: { code: "invalid-argument" } });
   });
 });

@@ -27,16 +27,16 @@ const hostile: unknown[] = [
 ];
 
 describe("every call, given hostile arguments", () => {
-  test.each(CALLS.map((call) => call.name))("%s answers with a result or a typed error, never a throw", (name) => {
+  test.each(CALLS.map((call) => call.name))("%s answers with a result or a typed error, never a throw", async (name) => {
     using ws = tempWorkspace();
     ws.put({ x: "line\n" });
     for (const args of hostile) {
-      const result = ws.call(name, args);
+      const result = await ws.call(name, args);
       if (!result.ok) {
         expect(ERROR_CODES).toContain(result.error.code);
         expect(result.error.message.length).toBeGreaterThan(10);
       }
     }
-    expect(ws.text("read_file", { path: "x" })).toBe("line\n");
+    expect(await ws.text("read_file", { path: "x" })).toBe("line\n");
   });
 });

@@ -6,61 +6,61 @@ import { tempWorkspace } from "../workspace.ts";
 const lines = (text: string) => text.split("\n");
 
 describe("search", () => {
-  test("returns path:line:text in path order then line order", () => {
+  test("returns path:line:text in path order then line order", async () => {
     using ws = tempWorkspace();
     ws.put({ "b.txt": "hit one\nmiss\nhit two\n", "a/z.txt": "hit z\n", "a.txt": "hit a\n" });
-    expect(lines(ws.text("search", { query: "hit" }))).toEqual(["a/z.txt:1:hit z", "a.txt:1:hit a", "b.txt:1:hit one", "b.txt:3:hit two"]);
+    expect(lines(await ws.text("search", { query: "hit" }))).toEqual(["a/z.txt:1:hit z", "a.txt:1:hit a", "b.txt:1:hit one", "b.txt:3:hit two"]);
   });
 
-  test("speaks Rust regex syntax: alternation, classes, flags, named groups, Unicode", () => {
+  test("speaks Rust regex syntax: alternation, classes, flags, named groups, Unicode", async () => {
     using ws = tempWorkspace();
     ws.put({
       "src.rs": ["fn  update(x)", "pub fn other()", "// TODO: later", "let α = 1;", "café", "x1y", "x١y", "word-end"].join("\n"),
     });
-    const hits = (query: string) => {
-      const text = ws.text("search", { query });
+    const hits = async (query: string) => {
+      const text = await ws.text("search", { query });
       return text.startsWith("No matches") ? [] : lines(text).map((l) => l.split(":")[1]);
     };
-    expect(hits("fn\\s+update")).toEqual(["1"]);
-    expect(hits("update|other")).toEqual(["1", "2"]);
-    expect(hits("(?i)todo")).toEqual(["3"]);
-    expect(hits("(?P<name>oth)er")).toEqual(["2"]);
-    expect(hits("\\p{Greek}")).toEqual(["4"]);
-    expect(hits("^caf[[:alpha:]]$")).toEqual([]);
-    expect(hits("^caf\\w$")).toEqual(["5"]);
-    expect(hits("^x\\dy$")).toEqual(["6", "7"]);
-    expect(hits("caf\\b")).toEqual([]);
-    expect(hits("end\\b")).toEqual(["8"]);
+    expect(await hits("fn\\s+update")).toEqual(["1"]);
+    expect(await hits("update|other")).toEqual(["1", "2"]);
+    expect(await hits("(?i)todo")).toEqual(["3"]);
+    expect(await hits("(?P<name>oth)er")).toEqual(["2"]);
+    expect(await hits("\\p{Greek}")).toEqual(["4"]);
+    expect(await hits("^caf[[:alpha:]]$")).toEqual([]);
+    expect(await hits("^caf\\w$")).toEqual(["5"]);
+    expect(await hits("^x\\dy$")).toEqual(["6", "7"]);
+    expect(await hits("caf\\b")).toEqual([]);
+    expect(await hits("end\\b")).toEqual(["8"]);
   });
 
-  test("^ and $ anchor each line, including CRLF lines", () => {
+  test("^ and $ anchor each line, including CRLF lines", async () => {
     using ws = tempWorkspace();
     ws.put({ "crlf.txt": "alpha\r\nbeta\r\ngamma", "lf.txt": "beta\nxbeta\n" });
-    expect(lines(ws.text("search", { query: "^beta$" }))).toEqual(["crlf.txt:2:beta", "lf.txt:1:beta"]);
-    expect(lines(ws.text("search", { query: "a$" }))).toEqual(["crlf.txt:1:alpha", "crlf.txt:2:beta", "crlf.txt:3:gamma", "lf.txt:1:beta", "lf.txt:2:xbeta"]);
+    expect(lines(await ws.text("search", { query: "^beta$" }))).toEqual(["crlf.txt:2:beta", "lf.txt:1:beta"]);
+    expect(lines(await ws.text("search", { query: "a$" }))).toEqual(["crlf.txt:1:alpha", "crlf.txt:2:beta", "crlf.txt:3:gamma", "lf.txt:1:beta", "lf.txt:2:xbeta"]);
   });
 
-  test("\\A and \\z anchor each line too, since each line is matched on its own", () => {
+  test("\\A and \\z anchor each line too, since each line is matched on its own", async () => {
     using ws = tempWorkspace();
     ws.put({ "f.txt": "one\ntwo\nthree\n" });
-    expect(lines(ws.text("search", { query: "\\At" }))).toEqual(["f.txt:2:two", "f.txt:3:three"]);
-    expect(lines(ws.text("search", { query: "e\\z" }))).toEqual(["f.txt:1:one", "f.txt:3:three"]);
+    expect(lines(await ws.text("search", { query: "\\At" }))).toEqual(["f.txt:2:two", "f.txt:3:three"]);
+    expect(lines(await ws.text("search", { query: "e\\z" }))).toEqual(["f.txt:1:one", "f.txt:3:three"]);
   });
 
-  test("a pattern never matches across lines", () => {
+  test("a pattern never matches across lines", async () => {
     using ws = tempWorkspace();
     ws.put({ "f.txt": "foo\nbar\nfoo bar\n" });
-    expect(lines(ws.text("search", { query: "foo\\s+bar" }))).toEqual(["f.txt:3:foo bar"]);
-    expect(lines(ws.text("search", { query: "o[^x]*b" }))).toEqual(["f.txt:3:foo bar"]);
+    expect(lines(await ws.text("search", { query: "foo\\s+bar" }))).toEqual(["f.txt:3:foo bar"]);
+    expect(lines(await ws.text("search", { query: "o[^x]*b" }))).toEqual(["f.txt:3:foo bar"]);
   });
 
-  test("a match running across lines does not hide a match on the next line", () => {
+  test("a match running across lines does not hide a match on the next line", async () => {
     using ws = tempWorkspace();
     ws.put({ "f.txt": "a\nm\nc\n" });
-    expect(lines(ws.text("search", { query: "a[^z]*c|m" }))).toEqual(["f.txt:2:m"]);
+    expect(lines(await ws.text("search", { query: "a[^z]*c|m" }))).toEqual(["f.txt:2:m"]);
   });
 
-  test("a plain query (found without the regex engine) answers exactly as the same query as a regex", () => {
+  test("a plain query (found without the regex engine) answers exactly as the same query as a regex", async () => {
     using ws = tempWorkspace();
     ws.put({
       "crlf.txt": "say hit\r\nno\r\nhit hit\r\n",
@@ -69,114 +69,114 @@ describe("search", () => {
       "u.txt": "é hit é\nlast hit",
     });
     for (const [plain, regex] of [["hit", "(?:hit)"], ["é hit", "(?:é hit)"], ["say hit", "say\\x20hit"]] as const) {
-      expect(ws.text("search", { query: plain })).toBe(ws.text("search", { query: regex }));
+      expect(await ws.text("search", { query: plain })).toBe(await ws.text("search", { query: regex }));
     }
-    expect(lines(ws.text("search", { query: "hit" }))).toEqual(["crlf.txt:1:say hit", "crlf.txt:3:hit hit", "latin1.txt:1:caf\uFFFD hit", "u.txt:1:é hit é", "u.txt:2:last hit"]);
+    expect(lines(await ws.text("search", { query: "hit" }))).toEqual(["crlf.txt:1:say hit", "crlf.txt:3:hit hit", "latin1.txt:1:caf\uFFFD hit", "u.txt:1:é hit é", "u.txt:2:last hit"]);
   });
 
-  test("a file many times the scan window long is matched line for line", () => {
+  test("a file many times the scan window long is matched line for line", async () => {
     using ws = tempWorkspace();
     const lineTexts = Array.from({ length: 40_000 }, (_, i) => (i % 997 === 0 ? "" : i % 1499 === 0 ? `x${i}\r` : `line ${i} of text`));
     ws.put({ "big.txt": `${lineTexts.join("\n")}\n` });
     const expectedEmpty = lineTexts.flatMap((text, i) => (text === "" ? [`big.txt:${i + 1}:`] : []));
-    expect(lines(ws.text("search", { query: "^$", limit: 200 }))).toEqual(expectedEmpty);
+    expect(lines(await ws.text("search", { query: "^$", limit: 200 }))).toEqual(expectedEmpty);
     const expectedX = lineTexts.flatMap((text, i) => (text.startsWith("x") ? [`big.txt:${i + 1}:${text.slice(0, -1)}`] : []));
-    expect(lines(ws.text("search", { query: "^x\\d+$", limit: 200 }))).toEqual(expectedX);
+    expect(lines(await ws.text("search", { query: "^x\\d+$", limit: 200 }))).toEqual(expectedX);
   });
 
-  test("lookaround and backreferences are refused as invalid-argument, as Rust refuses them", () => {
+  test("lookaround and backreferences are refused as invalid-argument, as Rust refuses them", async () => {
     using ws = tempWorkspace();
     for (const query of ["(?<=a)b", "a(?=b)", "(?!x)y", "(a)\\1"]) {
-      expect(ws.call("search", { query })).toMatchObject({ ok: false, error: { code: "invalid-argument" } });
+      expect(await ws.call("search", { query })).toMatchObject({ ok: false, error: { code: "invalid-argument" } });
     }
   });
 
-  test("a blank query and an invalid pattern are invalid-argument", () => {
+  test("a blank query and an invalid pattern are invalid-argument", async () => {
     using ws = tempWorkspace();
     for (const query of ["", "   ", "(", "[a-"]) {
-      expect(ws.call("search", { query })).toMatchObject({ ok: false, error: { code: "invalid-argument" } });
+      expect(await ws.call("search", { query })).toMatchObject({ ok: false, error: { code: "invalid-argument" } });
     }
   });
 
-  test("(a+)+$ against a 1 MB line answers at once", () => {
+  test("(a+)+$ against a 1 MB line answers at once", async () => {
     using ws = tempWorkspace();
     ws.put({ "big.txt": `${"a".repeat(1_000_000)}!\n` });
     const started = performance.now();
-    expect(ws.text("search", { query: "(a+)+$" })).toMatch(/^No matches/);
+    expect(await ws.text("search", { query: "(a+)+$" })).toMatch(/^No matches/);
     // Not a timing assertion on speed: a backtracking engine would take years, not seconds, here.
     expect(performance.now() - started).toBeLessThan(20_000);
   });
 
-  test("limit defaults to 50 and is capped at 200", () => {
+  test("limit defaults to 50 and is capped at 200", async () => {
     using ws = tempWorkspace();
     ws.put({ "many.txt": Array.from({ length: 500 }, (_, i) => `hit ${i}`).join("\n") });
-    expect(lines(ws.text("search", { query: "hit" }))).toHaveLength(50);
-    expect(lines(ws.text("search", { query: "hit", limit: 7 }))).toEqual(Array.from({ length: 7 }, (_, i) => `many.txt:${i + 1}:hit ${i}`));
-    expect(lines(ws.text("search", { query: "hit", limit: 1000 }))).toHaveLength(200);
-    expect(ws.call("search", { query: "hit", limit: 0 })).toMatchObject({ ok: false, error: { code: "invalid-argument" } });
+    expect(lines(await ws.text("search", { query: "hit" }))).toHaveLength(50);
+    expect(lines(await ws.text("search", { query: "hit", limit: 7 }))).toEqual(Array.from({ length: 7 }, (_, i) => `many.txt:${i + 1}:hit ${i}`));
+    expect(lines(await ws.text("search", { query: "hit", limit: 1000 }))).toHaveLength(200);
+    expect(await ws.call("search", { query: "hit", limit: 0 })).toMatchObject({ ok: false, error: { code: "invalid-argument" } });
   });
 
-  test("a line over 200 characters is cut there and annotated", () => {
+  test("a line over 200 characters is cut there and annotated", async () => {
     using ws = tempWorkspace();
     const long = `${"x".repeat(150)}needle${"y".repeat(144)}`;
     ws.put({ "long.txt": `${long}\n` });
-    expect(ws.text("search", { query: "needle" })).toBe(`long.txt:1:${long.slice(0, 200)} (100 more chars...)`);
+    expect(await ws.text("search", { query: "needle" })).toBe(`long.txt:1:${long.slice(0, 200)} (100 more chars...)`);
   });
 
-  test("a line cut counts characters, not bytes", () => {
+  test("a line cut counts characters, not bytes", async () => {
     using ws = tempWorkspace();
     const long = "é".repeat(250);
     ws.put({ "u.txt": long });
-    expect(ws.text("search", { query: "é" })).toBe(`u.txt:1:${"é".repeat(200)} (50 more chars...)`);
+    expect(await ws.text("search", { query: "é" })).toBe(`u.txt:1:${"é".repeat(200)} (50 more chars...)`);
   });
 
-  test("a file with a NUL byte is skipped", () => {
+  test("a file with a NUL byte is skipped", async () => {
     using ws = tempWorkspace();
     ws.put({ "bin.dat": Buffer.from("needle\0rest\n"), "text.txt": "needle\n" });
-    expect(ws.text("search", { query: "needle" })).toBe("text.txt:1:needle");
+    expect(await ws.text("search", { query: "needle" })).toBe("text.txt:1:needle");
   });
 
-  test("a file that is not UTF-8 is still searched", () => {
+  test("a file that is not UTF-8 is still searched", async () => {
     using ws = tempWorkspace();
     ws.put({ "latin1.txt": Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x20, 0x6e, 0x65, 0x65, 0x64, 0x6c, 0x65, 0x0a]) });
-    expect(ws.text("search", { query: "needle" })).toBe("latin1.txt:1:caf\uFFFD needle");
+    expect(await ws.text("search", { query: "needle" })).toBe("latin1.txt:1:caf\uFFFD needle");
   });
 
-  test("path roots the search at a directory or a single file", () => {
+  test("path roots the search at a directory or a single file", async () => {
     using ws = tempWorkspace();
     ws.put({ "src/a.ts": "hit\n", "lib/b.ts": "hit\n" });
-    expect(ws.text("search", { query: "hit", path: "src" })).toBe("src/a.ts:1:hit");
-    expect(ws.text("search", { query: "hit", path: "lib/b.ts" })).toBe("lib/b.ts:1:hit");
-    expect(ws.text("search", { query: "hit", path: `${ws.root}/src` })).toBe(`${ws.root}/src/a.ts:1:hit`);
+    expect(await ws.text("search", { query: "hit", path: "src" })).toBe("src/a.ts:1:hit");
+    expect(await ws.text("search", { query: "hit", path: "lib/b.ts" })).toBe("lib/b.ts:1:hit");
+    expect(await ws.text("search", { query: "hit", path: `${ws.root}/src` })).toBe(`${ws.root}/src/a.ts:1:hit`);
   });
 
-  test("a missing path is not-found", () => {
+  test("a missing path is not-found", async () => {
     using ws = tempWorkspace();
-    expect(ws.call("search", { query: "x", path: "nope" })).toMatchObject({ ok: false, error: { code: "not-found" } });
+    expect(await ws.call("search", { query: "x", path: "nope" })).toMatchObject({ ok: false, error: { code: "not-found" } });
   });
 
-  test("no match is a plain answer, not an error", () => {
+  test("no match is a plain answer, not an error", async () => {
     using ws = tempWorkspace();
     ws.put({ "a.txt": "abc\n" });
-    expect(ws.call("search", { query: "zzz" })).toMatchObject({ ok: true, text: expect.stringMatching(/^No matches for "zzz"/) });
+    expect(await ws.call("search", { query: "zzz" })).toMatchObject({ ok: true, text: expect.stringMatching(/^No matches for "zzz"/) });
   });
 
-  test("dotfiles are searched; symbolic links are not followed", () => {
+  test("dotfiles are searched; symbolic links are not followed", async () => {
     using ws = tempWorkspace();
     ws.put({ ".env": "hit\n", "real/a.txt": "hit\n" });
     symlinkSync(`${ws.root}/real`, `${ws.root}/link`);
-    expect(lines(ws.text("search", { query: "hit" }))).toEqual([".env:1:hit", "real/a.txt:1:hit"]);
+    expect(lines(await ws.text("search", { query: "hit" }))).toEqual([".env:1:hit", "real/a.txt:1:hit"]);
   });
 
-  test("a FIFO in the walk is skipped rather than blocking the search", () => {
+  test("a FIFO in the walk is skipped rather than blocking the search", async () => {
     using ws = tempWorkspace();
     ws.put({ "a.txt": "hit\n" });
     execFileSync("mkfifo", [`${ws.root}/pipe`]);
-    expect(ws.text("search", { query: "hit" })).toBe("a.txt:1:hit");
-    expect(ws.call("search", { query: "hit", path: "pipe" })).toMatchObject({ ok: false, error: { code: "invalid-argument" } });
+    expect(await ws.text("search", { query: "hit" })).toBe("a.txt:1:hit");
+    expect(await ws.call("search", { query: "hit", path: "pipe" })).toMatchObject({ ok: false, error: { code: "invalid-argument" } });
   });
 
-  test("agrees with ripgrep on which lines match, where ripgrep is installed", () => {
+  test("agrees with ripgrep on which lines match, where ripgrep is installed", async () => {
     let rg = "";
     try {
       rg = execFileSync("sh", ["-c", "command -v rg"], { encoding: "utf8" }).trim();
@@ -190,7 +190,7 @@ describe("search", () => {
     });
     for (const query of ["fn\\s+update", "(?i)update", "^\\s+", "\\w+$", "\\p{Greek}", "[[:upper:]]{3}", "e$", "^$|x"]) {
       const expected = execFileSync(rg, ["-n", "--no-require-git", "--sort", "path", "--no-heading", "--with-filename", "--crlf", query, "."], { cwd: ws.root, encoding: "utf8" }).trim().split("\n").map((l) => l.replace(/^\.\//, "").split(":").slice(0, 2).join(":"));
-      const actual = lines(ws.text("search", { query })).map((l) => l.split(":").slice(0, 2).join(":"));
+      const actual = lines(await ws.text("search", { query })).map((l) => l.split(":").slice(0, 2).join(":"));
       expect(actual, query).toEqual(expected);
     }
   });

@@ -15,7 +15,7 @@ function spawnWriter(root: string, size: number) {
     const tools = createTools({ workspace: ${JSON.stringify(root)} });
     const contents = ["b".repeat(${size}), "a".repeat(${size})];
     for (let i = 0; ; i++) {
-      const result = tools.call("write_file", { path: "big.txt", content: contents[i % 2] });
+      const result = await tools.call("write_file", { path: "big.txt", content: contents[i % 2] });
       if (!result.ok) { console.error(JSON.stringify(result.error)); process.exit(3); }
       process.stdout.write(".");
     }
@@ -24,104 +24,104 @@ function spawnWriter(root: string, size: number) {
 }
 
 describe("write_file", () => {
-  test("creates a file and its missing parent directories", () => {
+  test("creates a file and its missing parent directories", async () => {
     using ws = tempWorkspace();
-    ws.text("write_file", { path: "a/b/c/new.txt", content: "hello\n" });
+    await ws.text("write_file", { path: "a/b/c/new.txt", content: "hello\n" });
     expect(statSync(join(ws.root, "a/b/c")).isDirectory()).toBe(true);
     expect(readFileSync(join(ws.root, "a/b/c/new.txt"), "utf8")).toBe("hello\n");
   });
 
-  test("overwrites an existing file whole", () => {
+  test("overwrites an existing file whole", async () => {
     using ws = tempWorkspace();
     ws.put({ "f.txt": "a much longer original content that must not leave a tail\n" });
-    ws.text("write_file", { path: "f.txt", content: "short\n" });
+    await ws.text("write_file", { path: "f.txt", content: "short\n" });
     expect(readFileSync(join(ws.root, "f.txt"), "utf8")).toBe("short\n");
   });
 
-  test("writes the content as UTF-8 exactly, line endings and BOM included", () => {
+  test("writes the content as UTF-8 exactly, line endings and BOM included", async () => {
     using ws = tempWorkspace();
     const content = "\uFEFFcrlf\r\nlf\nnö newline ✓";
-    ws.text("write_file", { path: "exact.txt", content });
+    await ws.text("write_file", { path: "exact.txt", content });
     expect(readFileSync(join(ws.root, "exact.txt"))).toEqual(Buffer.from(content, "utf8"));
   });
 
-  test("writes an empty file", () => {
+  test("writes an empty file", async () => {
     using ws = tempWorkspace();
     ws.put({ "f.txt": "something\n" });
-    ws.text("write_file", { path: "f.txt", content: "" });
+    await ws.text("write_file", { path: "f.txt", content: "" });
     expect(readFileSync(join(ws.root, "f.txt"))).toEqual(Buffer.alloc(0));
   });
 
-  test("an absolute path writes that file", () => {
+  test("an absolute path writes that file", async () => {
     using ws = tempWorkspace();
     const path = join(ws.root, "abs.txt");
-    ws.text("write_file", { path, content: "absolute\n" });
+    await ws.text("write_file", { path, content: "absolute\n" });
     expect(readFileSync(path, "utf8")).toBe("absolute\n");
   });
 
-  test(".. in a path is resolved by the file system", () => {
+  test(".. in a path is resolved by the file system", async () => {
     using ws = tempWorkspace();
     ws.put({ "sub/": "" });
-    ws.text("write_file", { path: "sub/../up.txt", content: "up\n" });
+    await ws.text("write_file", { path: "sub/../up.txt", content: "up\n" });
     expect(readFileSync(join(ws.root, "up.txt"), "utf8")).toBe("up\n");
   });
 
-  test("keeps the mode of the file it replaces", () => {
+  test("keeps the mode of the file it replaces", async () => {
     using ws = tempWorkspace();
     ws.put({ "run.sh": "#!/bin/sh\necho old\n", "secret.txt": "old\n" });
     chmodSync(join(ws.root, "run.sh"), 0o755);
     chmodSync(join(ws.root, "secret.txt"), 0o600);
-    ws.text("write_file", { path: "run.sh", content: "#!/bin/sh\necho new\n" });
-    ws.text("write_file", { path: "secret.txt", content: "new\n" });
+    await ws.text("write_file", { path: "run.sh", content: "#!/bin/sh\necho new\n" });
+    await ws.text("write_file", { path: "secret.txt", content: "new\n" });
     expect(statSync(join(ws.root, "run.sh")).mode & 0o7777).toBe(0o755);
     expect(statSync(join(ws.root, "secret.txt")).mode & 0o7777).toBe(0o600);
     expect(readFileSync(join(ws.root, "run.sh"), "utf8")).toBe("#!/bin/sh\necho new\n");
   });
 
-  test("writing through a symlink writes its target and keeps the link", () => {
+  test("writing through a symlink writes its target and keeps the link", async () => {
     using ws = tempWorkspace();
     ws.put({ "real/target.txt": "old\n" });
     symlinkSync("real/target.txt", join(ws.root, "link.txt"));
-    ws.text("write_file", { path: "link.txt", content: "new\n" });
+    await ws.text("write_file", { path: "link.txt", content: "new\n" });
     expect(lstatSync(join(ws.root, "link.txt")).isSymbolicLink()).toBe(true);
     expect(readlinkSync(join(ws.root, "link.txt"))).toBe("real/target.txt");
     expect(readFileSync(join(ws.root, "real/target.txt"), "utf8")).toBe("new\n");
   });
 
-  test("writing through a dangling symlink creates its target and keeps the link", () => {
+  test("writing through a dangling symlink creates its target and keeps the link", async () => {
     using ws = tempWorkspace();
     ws.put({ "real/": "" });
     symlinkSync("real/later.txt", join(ws.root, "link.txt"));
-    ws.text("write_file", { path: "link.txt", content: "made\n" });
+    await ws.text("write_file", { path: "link.txt", content: "made\n" });
     expect(lstatSync(join(ws.root, "link.txt")).isSymbolicLink()).toBe(true);
     expect(readFileSync(join(ws.root, "real/later.txt"), "utf8")).toBe("made\n");
   });
 
-  test("a directory path is invalid-argument and the directory is left alone", () => {
+  test("a directory path is invalid-argument and the directory is left alone", async () => {
     using ws = tempWorkspace();
     ws.put({ "dir/inside.txt": "kept\n" });
-    expect(ws.call("write_file", { path: "dir", content: "x" })).toMatchObject({ ok: false, error: { code: "invalid-argument" } });
+    expect(await ws.call("write_file", { path: "dir", content: "x" })).toMatchObject({ ok: false, error: { code: "invalid-argument" } });
     expect(statSync(join(ws.root, "dir")).isDirectory()).toBe(true);
     expect(readFileSync(join(ws.root, "dir/inside.txt"), "utf8")).toBe("kept\n");
   });
 
-  test("an empty path is invalid-argument", () => {
+  test("an empty path is invalid-argument", async () => {
     using ws = tempWorkspace();
-    expect(ws.call("write_file", { path: "", content: "x" })).toMatchObject({ ok: false, error: { code: "invalid-argument" } });
+    expect(await ws.call("write_file", { path: "", content: "x" })).toMatchObject({ ok: false, error: { code: "invalid-argument" } });
   });
 
-  test("a missing content or an unknown parameter is invalid-argument", () => {
+  test("a missing content or an unknown parameter is invalid-argument", async () => {
     using ws = tempWorkspace();
-    expect(ws.call("write_file", { path: "f.txt" })).toMatchObject({ ok: false, error: { code: "invalid-argument" } });
-    expect(ws.call("write_file", { path: "f.txt", content: "x", append: true })).toMatchObject({ ok: false, error: { code: "invalid-argument" } });
+    expect(await ws.call("write_file", { path: "f.txt" })).toMatchObject({ ok: false, error: { code: "invalid-argument" } });
+    expect(await ws.call("write_file", { path: "f.txt", content: "x", append: true })).toMatchObject({ ok: false, error: { code: "invalid-argument" } });
     expect(readdirSync(ws.root)).toEqual([]);
   });
 
-  test("leaves no temporary files behind after writing", () => {
+  test("leaves no temporary files behind after writing", async () => {
     using ws = tempWorkspace();
     ws.put({ "dir/existing.txt": "old\n" });
-    ws.text("write_file", { path: "dir/existing.txt", content: "new\n" });
-    ws.text("write_file", { path: "dir/fresh.txt", content: "fresh\n" });
+    await ws.text("write_file", { path: "dir/existing.txt", content: "new\n" });
+    await ws.text("write_file", { path: "dir/fresh.txt", content: "fresh\n" });
     expect(readdirSync(join(ws.root, "dir")).sort()).toEqual(["existing.txt", "fresh.txt"]);
   });
 

@@ -42,20 +42,20 @@ const expected = [
 ];
 
 describe("ignore rules", () => {
-  test("nested .gitignore and .ignore files with negations apply in a folder that is not a repository", () => {
+  test("nested .gitignore and .ignore files with negations apply in a folder that is not a repository", async () => {
     using ws = tempWorkspace();
     ws.put(layout);
     expect(files(ws.root)).toEqual(expected);
   });
 
-  test("the same rules apply in a git repository, plus .git/info/exclude, and .git itself is skipped", () => {
+  test("the same rules apply in a git repository, plus .git/info/exclude, and .git itself is skipped", async () => {
     using ws = tempWorkspace();
     execFileSync("git", ["init", "-q", ws.root]);
     ws.put({ ...layout, ".git/info/exclude": "src/main.ts\n" });
     expect(files(ws.root)).toEqual(expected.filter((f) => f !== "src/main.ts"));
   });
 
-  test("matches git's own view of which files are not ignored", () => {
+  test("matches git's own view of which files are not ignored", async () => {
     using ws = tempWorkspace();
     execFileSync("git", ["init", "-q", ws.root]);
     const { "docs/.ignore": _a, "notes/.ignore": _b, ...gitOnly } = layout;
@@ -67,26 +67,26 @@ describe("ignore rules", () => {
     expect(files(ws.root).sort()).toEqual(git);
   });
 
-  test("rules of enclosing directories apply to a walk rooted below them", () => {
+  test("rules of enclosing directories apply to a walk rooted below them", async () => {
     using ws = tempWorkspace();
     ws.put(layout);
     expect(files(`${ws.root}/src`, ws.root)).toEqual([".gitignore", "deep/.gitignore", "deep/x.tmp", "main.ts", "rootonly.txt"]);
   });
 
-  test("a root inside an ignored directory is walked when named explicitly", () => {
+  test("a root inside an ignored directory is walked when named explicitly", async () => {
     using ws = tempWorkspace();
     ws.put({ ".gitignore": "node_modules/\n", "node_modules/pkg/index.js": "" });
     expect(files(`${ws.root}/node_modules/pkg`, ws.root)).toEqual(["index.js"]);
   });
 
-  test("an ignored file stays reachable by path through the other calls", () => {
+  test("an ignored file stays reachable by path through the other calls", async () => {
     using ws = tempWorkspace();
     ws.put({ ".gitignore": "secret.txt\n", "secret.txt": "needle\n" });
-    expect(ws.text("search", { query: "needle" })).toMatch(/^No matches/);
-    expect(ws.text("read_file", { path: "secret.txt" })).toBe("needle\n");
-    expect(ws.text("search", { query: "needle", path: "secret.txt" })).toBe("secret.txt:1:needle");
-    expect(ws.text("list_dir")).toBe(".gitignore\nsecret.txt");
-    ws.text("edit_file", { path: "secret.txt", old: "needle", new: "thread" });
-    expect(ws.text("read_file", { path: "secret.txt" })).toBe("thread\n");
+    expect(await ws.text("search", { query: "needle" })).toMatch(/^No matches/);
+    expect(await ws.text("read_file", { path: "secret.txt" })).toBe("needle\n");
+    expect(await ws.text("search", { query: "needle", path: "secret.txt" })).toBe("secret.txt:1:needle");
+    expect(await ws.text("list_dir")).toBe(".gitignore\nsecret.txt");
+    await ws.text("edit_file", { path: "secret.txt", old: "needle", new: "thread" });
+    expect(await ws.text("read_file", { path: "secret.txt" })).toBe("thread\n");
   });
 });
