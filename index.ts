@@ -11,3 +11,6 @@ export {
   parseConfiguration,
 } from "./bindings/config.ts";
 export { type CallError, ERROR_CODES, type ErrorCode, GgError, isGgError } from "./host/errors.ts";
+export { type CommandHook, type Hook, type HookContext, hookPolicy, parseHooks, runHook, type ScriptHook } from "./bindings/hooks.ts";
+export { execute, type ExecuteOptions, type ShellResult, shellPolicy } from "./bindings/shell.ts";
+export { OUTPUT_BYTE_CAP, type OutputPolicy, SHELL_LOG_DIR } from "./host/output.ts";

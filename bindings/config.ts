@@ -1,14 +1,22 @@
 // The capability configuration: which calls exist for a run and which implementation each one uses.
 // A configuration gg cannot honour exactly as written is refused whole, naming every bad value at once.
+import { OUTPUT_MODES } from "../host/output.ts";
 
-/** Every capability this build knows, with its implementations (the first is the default) and its params. */
+/**
+ * Every capability this build knows: its implementations (the first is the default) and its params, each a count
+ * (a whole number, 1 or more) that an enabled capability must write whichever implementation it selects.
+ */
 export const CAPABILITIES = {
   "read-file": { implementations: ["default-cap", "unlimited"], params: ["lineCap"] },
   "write-file": { implementations: ["default"], params: [] },
   "edit-file": { implementations: ["default"], params: [] },
   "list-dir": { implementations: ["default"], params: [] },
   search: { implementations: ["default"], params: [] },
+  shell: { implementations: OUTPUT_MODES, params: ["maxLines", "maxChars"] },
 } as const;
+
+/** The params of a fresh configuration. */
+const DEFAULT_PARAMS: Record<string, number> = { lineCap: 2000, maxLines: 200, maxChars: 8000 };
 
 /** A capability id, e.g. "read-file". */
 export type CapabilityId = keyof typeof CAPABILITIES;
@@ -45,19 +53,21 @@ export class ConfigError extends Error {
   }
 }
 
-/** The line cap of a fresh configuration. */
-export const DEFAULT_LINE_CAP = 2000;
 
 const ids = Object.keys(CAPABILITIES) as CapabilityId[];
 
-/** A fresh configuration: every capability enabled, read-file on default-cap with a lineCap of 2000. */
+/**
+ * A fresh configuration: every capability enabled, read-file on default-cap with a lineCap of 2000, shell on
+ * offload with maxLines 200 and maxChars 8000.
+ */
 export function defaultConfiguration(): Configuration {
   const capabilities = {} as Record<CapabilityId, Capability>;
   for (const id of ids) {
+    const params: readonly string[] = CAPABILITIES[id].params;
     capabilities[id] = {
       enabled: true,
       implementation: CAPABILITIES[id].implementations[0],
-      params: id === "read-file" ? { lineCap: DEFAULT_LINE_CAP } : {},
+      params: Object.fromEntries(params.map((name) => [name, DEFAULT_PARAMS[name]])),
     };
   }
   return { capabilities, vision: true };
@@ -65,6 +75,37 @@ export function defaultConfiguration(): Configuration {
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 const quote = (values: readonly string[]): string => values.map((v) => `"${v}"`).join(", ");
+
+/**
+ * Checks an implementation and its params against a capability's: every bad value lands in `problems`, each named
+ * with `name` (e.g. `capability "shell"`). Counts are required when `required` (an enabled capability).
+ */
+export function checkImplementation(id: CapabilityId, name: string, entry: { implementation?: unknown; params?: unknown }, required: boolean, problems: string[]): Capability | undefined {
+  const spec = CAPABILITIES[id];
+  const implementations: readonly string[] = spec.implementations;
+  const implementation = entry.implementation ?? implementations[0];
+  if (typeof implementation !== "string" || !implementations.includes(implementation)) {
+    problems.push(`${name} has unknown implementation ${JSON.stringify(entry.implementation)}; the implementations are ${quote(implementations)}`);
+  }
+  const params = entry.params ?? {};
+  if (!isRecord(params)) {
+    problems.push(`${name} has params ${JSON.stringify(params)}; params must be an object`);
+    return undefined;
+  }
+  const allowed: readonly string[] = spec.params;
+  for (const key of Object.keys(params)) {
+    if (!allowed.includes(key)) problems.push(`${name} has an unknown param "${key}"; ${allowed.length ? `its params are ${quote(allowed)}` : "it takes no params"}`);
+  }
+  for (const key of allowed) {
+    const value = params[key];
+    if (value === undefined) {
+      if (required) problems.push(`${name} has no params.${key}; set it to a whole number, 1 or more (e.g. ${DEFAULT_PARAMS[key]})`);
+    } else if (typeof value !== "number" || !Number.isInteger(value) || value < 1) {
+      problems.push(`${name} has ${key} ${JSON.stringify(value)}; it must be a whole number, 1 or more`);
+    }
+  }
+  return { enabled: true, implementation: String(implementation), params };
+}
 
 function checkEntry(entry: unknown, index: number, seen: Set<string>, problems: string[]): Capability | undefined {
   const where = `capability #${index + 1}`;
@@ -82,29 +123,10 @@ function checkEntry(entry: unknown, index: number, seen: Set<string>, problems: 
   const name = `capability "${id}"`;
   if (seen.has(id)) problems.push(`${name} is listed more than once; keep one entry`);
   seen.add(id);
-  const spec = CAPABILITIES[id as CapabilityId];
   if (entry.enabled !== undefined && typeof entry.enabled !== "boolean") problems.push(`${name} has enabled ${JSON.stringify(entry.enabled)}; use true or false`);
   const enabled = entry.enabled !== false;
-  const implementations: readonly string[] = spec.implementations;
-  const implementation = entry.implementation ?? implementations[0];
-  if (typeof implementation !== "string" || !implementations.includes(implementation)) {
-    problems.push(`${name} has unknown implementation ${JSON.stringify(entry.implementation)}; the implementations are ${quote(implementations)}`);
-  }
-  const params = entry.params ?? {};
-  if (!isRecord(params)) {
-    problems.push(`${name} has params ${JSON.stringify(params)}; params must be an object`);
-    return undefined;
-  }
-  const allowed: readonly string[] = spec.params;
-  for (const key of Object.keys(params)) {
-    if (!allowed.includes(key)) problems.push(`${name} has an unknown param "${key}"; ${allowed.length ? `its params are ${quote(allowed)}` : "it takes no params"}`);
-  }
-  if (id === "read-file" && enabled) {
-    const cap = params.lineCap;
-    if (cap === undefined) problems.push(`${name} has no params.lineCap; set it to the lines a read returns when it names no limit, e.g. ${DEFAULT_LINE_CAP}`);
-    else if (typeof cap !== "number" || !Number.isInteger(cap) || cap < 1) problems.push(`${name} has lineCap ${JSON.stringify(cap)}; it must be a whole number of lines, 1 or more`);
-  }
-  return { enabled, implementation: String(implementation), params };
+  const capability = checkImplementation(id as CapabilityId, name, entry, enabled, problems);
+  return capability && { ...capability, enabled };
 }
 
 /**

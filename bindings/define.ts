@@ -20,6 +20,8 @@ export interface CallOutput {
   /** The text the model receives. */
   text: string;
   attachments?: Attachment[];
+  /** Structured fields for programs and `gg call --json`, when the call has more than text to give. */
+  details?: Record<string, unknown>;
 }
 
 /** The outcome of any call. */
@@ -33,6 +35,10 @@ export interface CallContext {
   workspace: string;
   config: Configuration;
   files: FileHost;
+  /** The agent's id: names the files its commands' output is offloaded to. */
+  agent: string;
+  /** End of the run's wall-clock budget (epoch ms), when the caller set one. */
+  deadline?: number;
 }
 
 /** The declaration of one call. */

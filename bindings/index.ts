@@ -7,11 +7,12 @@ import { editFile } from "./edit_file.ts";
 import { listDir } from "./list_dir.ts";
 import { readFile } from "./read_file.ts";
 import { search } from "./search.ts";
+import { shell } from "./shell.ts";
 import { tree } from "./tree.ts";
 import { writeFile } from "./write_file.ts";
 
 /** Every call gg declares, in the order tools are listed. */
-export const CALLS: readonly CallDefinition[] = [readFile, writeFile, editFile, listDir, tree, search] as unknown as CallDefinition[];
+export const CALLS: readonly CallDefinition[] = [readFile, writeFile, editFile, listDir, tree, search, shell] as unknown as CallDefinition[];
 
 /** A tool definition as a tool-calling model receives it. */
 export interface ToolDefinition {
@@ -40,6 +41,10 @@ export interface ToolsOptions {
   /** Working directory when it differs from the workspace root (an agent's worktree). */
   cwd?: string;
   config?: Configuration;
+  /** The agent's id, naming its offloaded command output (default: this process's id). */
+  agent?: string;
+  /** The run's wall-clock budget in seconds: command timeouts are clamped to what is left of it. */
+  budgetSecs?: number;
 }
 
 /** The tool-calling surface for one run: definitions plus a `call` that never throws. */
@@ -49,6 +54,8 @@ export function createTools(options: ToolsOptions) {
     cwd: options.cwd ?? options.workspace,
     config: options.config ?? defaultConfiguration(),
     files: nodeFileHost,
+    agent: options.agent ?? String(process.pid),
+    ...(options.budgetSecs === undefined ? {} : { deadline: Date.now() + options.budgetSecs * 1000 }),
   };
   const calls = new Map(enabledCalls(context.config).map((call) => [call.name, call]));
   return {

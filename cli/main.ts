@@ -7,7 +7,7 @@ import { ConfigError, type Configuration, defaultConfiguration, parseConfigurati
 import { createTools } from "../bindings/index.ts";
 
 const USAGE = `Usage:
-  gg call TOOL [ARGS_JSON] [--workspace DIR] [--config FILE] [--json]
+  gg call TOOL [ARGS_JSON] [--workspace DIR] [--config FILE] [--budget SECONDS] [--json]
   gg tools [--config FILE]
 
   call   run one tool call and print its result exactly as the model receives it
@@ -16,7 +16,9 @@ const USAGE = `Usage:
 Options:
   --workspace DIR  workspace root; relative paths resolve against it (default: the current directory)
   --config FILE    JSON capability configuration (default: every capability on, read-file default-cap, lineCap 2000)
-  --json           print one JSON object: {"ok": true, "text", "attachments"} or {"ok": false, "error"}`;
+  --budget SECONDS wall-clock budget of the run: a shell command's timeout is clamped to it
+  --json           print one JSON object: {"ok": true, "text", "attachments"} (shell: {"ok": true, "exitCode",
+                   "output", "truncated", "files"}) or {"ok": false, "error"}`;
 
 /** A refused command line or configuration. */
 class UsageError extends Error {}
@@ -61,6 +63,7 @@ export async function main(argv: readonly string[], out: (text: string) => void 
       options: {
         workspace: { type: "string" },
         config: { type: "string" },
+        budget: { type: "string" },
         json: { type: "boolean", default: false },
         help: { type: "boolean", short: "h", default: false },
       },
@@ -89,9 +92,13 @@ export async function main(argv: readonly string[], out: (text: string) => void 
         throw new UsageError(`Cannot parse ARGS_JSON ${argsText}: ${(error as Error).message}; pass one JSON object, e.g. '{"path": "README.md"}'`);
       }
     }
-    const result = await createTools({ workspace: workspaceOf(values.workspace), config }).call(tool, args);
+    const budget = values.budget === undefined ? undefined : Number(values.budget);
+    if (budget !== undefined && !(budget > 0)) throw new UsageError(`--budget ${values.budget} is not a positive number of seconds`);
+    const tools = createTools({ workspace: workspaceOf(values.workspace), config, ...(budget === undefined ? {} : { budgetSecs: budget }) });
+    const result = await tools.call(tool, args);
     if (json) {
-      out(`${JSON.stringify(result.ok ? { ok: true, text: result.text, attachments: result.attachments ?? [] } : result)}\n`);
+      const success = result.ok && (result.details ? { ok: true, ...result.details } : { ok: true, text: result.text, attachments: result.attachments ?? [] });
+      out(`${JSON.stringify(success || result)}\n`);
     } else {
       out(result.ok ? result.text : `error[${result.error.code}]: ${result.error.message}`);
     }

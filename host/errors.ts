@@ -8,6 +8,8 @@ export const ERROR_CODES = [
   "ambiguous",
   "permission-denied",
   "io-error",
+  "launch-failed",
+  "timeout",
 ] as const;
 
 /** One of {@link ERROR_CODES}. */

@@ -17,7 +17,8 @@ describe("configuration", () => {
     const config = defaultConfiguration();
     expect(Object.values(config.capabilities).every((c) => c.enabled)).toBe(true);
     expect(config.capabilities["read-file"]).toEqual({ enabled: true, implementation: "default-cap", params: { lineCap: 2000 } });
-    expect(toolDefinitions(config).map((t) => t.name)).toEqual(["read_file", "write_file", "edit_file", "list_dir", "tree", "search"]);
+    expect(config.capabilities.shell).toEqual({ enabled: true, implementation: "offload", params: { maxLines: 200, maxChars: 8000 } });
+    expect(toolDefinitions(config).map((t) => t.name)).toEqual(["read_file", "write_file", "edit_file", "list_dir", "tree", "search", "shell"]);
   });
 
   test("an entry in the seed's form is honoured; unlisted capabilities keep their defaults", () => {
@@ -27,7 +28,7 @@ describe("configuration", () => {
   });
 
   test("a disabled capability's calls do not exist", () => {
-    const config = parseConfiguration([{ id: "list-dir", enabled: false }, { id: "search", enabled: false }]);
+    const config = parseConfiguration([{ id: "list-dir", enabled: false }, { id: "search", enabled: false }, { id: "shell", enabled: false }]);
     expect(toolDefinitions(config).map((t) => t.name)).toEqual(["read_file", "write_file", "edit_file"]);
   });
 
@@ -54,6 +55,16 @@ describe("configuration", () => {
     expect(problems([{ id: "search" }, { id: "search" }]).join()).toMatch(/more than once/);
     expect(problems("read-file").join()).toMatch(/JSON array/);
     expect(problems([{ id: "search", enabeld: false }]).join()).toMatch(/"enabeld"/);
+  });
+
+  test("the shell capability needs both ceilings whichever mode it selects, and names the modes", () => {
+    expect(parseConfiguration([{ id: "shell", implementation: "inline", params: { maxLines: 10, maxChars: 100 } }]).capabilities.shell.implementation).toBe("inline");
+    const found = problems([{ id: "shell", enabled: true, implementation: "tee", params: { maxLines: "200" } }]);
+    expect(found).toHaveLength(3);
+    expect(found.join("\n")).toContain('"offload", "inline"');
+    expect(found.join("\n")).toContain('maxLines "200"');
+    expect(found.join("\n")).toContain("params.maxChars");
+    expect(problems([{ id: "shell", implementation: "inline", params: { maxLines: 5 } }]).join()).toContain("maxChars");
   });
 
   test("the object form sets the model's vision", () => {

@@ -76,7 +76,7 @@ describe("gg tools", () => {
     const run = gg(["tools"]);
     expect(run.status).toBe(0);
     const tools = JSON.parse(run.stdout) as { name: string; description: string; parameters: { type: string } }[];
-    expect(tools.map((t) => t.name)).toEqual(["read_file", "write_file", "edit_file", "list_dir", "tree", "search"]);
+    expect(tools.map((t) => t.name)).toEqual(["read_file", "write_file", "edit_file", "list_dir", "tree", "search", "shell"]);
     for (const tool of tools) {
       expect(tool.description.length).toBeGreaterThan(20);
       expect(tool.parameters.type).toBe("object");

@@ -1,0 +1,123 @@
+// shell: run a command line through sh -c and hand back its exit code and output, under the output policy.
+import { Type } from "typebox";
+import { GgError } from "../host/errors.ts";
+import { createOutputSink, createVerdictSink, OUTPUT_BYTE_CAP, type OutputPolicy, SHELL_LOG_DIR } from "../host/output.ts";
+import { runCommand } from "../host/shell.ts";
+import type { Configuration } from "./config.ts";
+import { defineCall } from "./define.ts";
+
+/** Seconds a command may run when the call names no timeout. */
+export const SHELL_DEFAULT_TIMEOUT_SECS = 3600;
+/** Longest timeout served, in seconds; longer requests are clamped to it. */
+export const SHELL_MAX_TIMEOUT_SECS = 24 * 3600;
+
+/** Output handling for commands run without a shell policy: the whole output, under the byte cap alone. */
+export const WHOLE_OUTPUT: OutputPolicy = { mode: "inline", maxLines: Number.POSITIVE_INFINITY, maxChars: Number.POSITIVE_INFINITY };
+
+/** The output policy of an enabled shell capability, or undefined when the agent holds no shell. */
+export function shellPolicy(config: Configuration): OutputPolicy | undefined {
+  const capability = config.capabilities.shell;
+  if (!capability.enabled) return undefined;
+  return {
+    mode: capability.implementation as OutputPolicy["mode"],
+    maxLines: Number(capability.params.maxLines),
+    maxChars: Number(capability.params.maxChars),
+  };
+}
+
+/** A finished command, as programs and `--json` receive it. */
+export interface ShellResult {
+  exitCode: number;
+  /** The inline output, the truncation note included when it was cut. */
+  output: string;
+  truncated: boolean;
+  /** Where the full streams are (offload only). */
+  files?: { stdout: string; stderr: string };
+  /** The signal that ended sh, if one did. */
+  signal?: string;
+}
+
+/** Where and how long to run a command. */
+export interface ExecuteOptions {
+  cwd: string;
+  /** Requested timeout in seconds (default 3600); clamped to 24 hours, then to the budget left. */
+  timeoutSecs?: number;
+  /** Output policy; undefined for the whole output under the byte cap alone; "verdict" for stdout whole. */
+  policy: OutputPolicy | "verdict" | undefined;
+  agent: string;
+  /** End of the run's wall-clock budget, epoch ms. */
+  deadline?: number;
+}
+
+/** Runs one command under one policy: every command gg runs (tool call, program, hook) comes through here. */
+export async function execute(command: string, options: ExecuteOptions): Promise<ShellResult> {
+  let timeoutMs = Math.min(options.timeoutSecs ?? SHELL_DEFAULT_TIMEOUT_SECS, SHELL_MAX_TIMEOUT_SECS) * 1000;
+  if (options.deadline !== undefined) {
+    const left = options.deadline - Date.now();
+    if (left <= 0) throw new GgError("timeout", "Cannot run the command: the run's wall-clock budget is spent; nothing was started");
+    timeoutMs = Math.min(timeoutMs, left);
+  }
+  const sink = options.policy === "verdict" ? createVerdictSink() : createOutputSink(options.policy ?? WHOLE_OUTPUT, options.agent);
+  const outcome = await runCommand({ command, cwd: options.cwd, timeoutMs, sink });
+  const { output, truncated, files } = sink.finish();
+  if (outcome.timedOut) {
+    const where = files ? `\nFull output: ${files.stdout} and ${files.stderr}` : "";
+    throw new GgError(
+      "timeout",
+      `Command stopped after its ${timeoutMs / 1000} s timeout, with every process in its group; raise timeoutSecs or run less at once. Output so far:\n${output === "" ? "(no output)" : output}${where}`,
+    );
+  }
+  return { exitCode: outcome.exitCode, output, truncated, ...(files ? { files } : {}), ...(outcome.signal ? { signal: outcome.signal } : {}) };
+}
+
+/** The text a tool-calling model receives for a finished command. */
+export function formatShellResult(result: ShellResult): string {
+  const status = result.signal ? `[exit code: ${result.exitCode} (${result.signal})]` : `[exit code: ${result.exitCode}]`;
+  if (result.output === "") return `(no output)\n${status}`;
+  return `${result.output}${result.output.endsWith("\n") ? "" : "\n"}${status}`;
+}
+
+function describe(config: Configuration): string {
+  const policy = shellPolicy(config);
+  const rule =
+    policy?.mode === "offload"
+      ? `Output longer than ${policy.maxLines} lines or ${policy.maxChars} characters comes back as its tail, followed by a note ` +
+        `naming two files under ${SHELL_LOG_DIR} that hold the full stdout and stderr of every command, with their line counts ` +
+        "and longest lines. When output is truncated, read or search those files (read_file with offset and limit, or " +
+        "search with path) instead of running the command again."
+      : `Output over ${OUTPUT_BYTE_CAP / 1024} KiB is cut to its last ${OUTPUT_BYTE_CAP / 1024} KiB and nothing is kept on disk, ` +
+        "so pipe long output through tail, grep or head.";
+  return (
+    "Run a command line with sh -c in the working directory, stdin closed. Returns stdout and stderr merged in " +
+    "arrival order, then [exit code: N]. A non-zero exit code is a result, not a failure: read it to tell whether a " +
+    `build or test passed. timeoutSecs defaults to ${SHELL_DEFAULT_TIMEOUT_SECS}; on timeout every process the command ` +
+    `started is killed and the call fails with the output so far. Background processes are stopped when the command ends. ${rule}`
+  );
+}
+
+export const shell = defineCall({
+  name: "shell",
+  capability: "shell",
+  brief: "Run a shell command and get its exit code and output.",
+  parameters: () =>
+    Type.Object(
+      {
+        command: Type.String({ minLength: 1, description: "Command line, run by sh -c in the working directory." }),
+        timeoutSecs: Type.Optional(
+          Type.Number({ exclusiveMinimum: 0, description: `Seconds before the command is stopped. Default ${SHELL_DEFAULT_TIMEOUT_SECS}, at most ${SHELL_MAX_TIMEOUT_SECS}.` }),
+        ),
+      },
+      { additionalProperties: false },
+    ),
+  description: describe,
+  async run({ command, timeoutSecs }, context) {
+    const result = await execute(command, {
+      cwd: context.cwd,
+      ...(timeoutSecs === undefined ? {} : { timeoutSecs }),
+      policy: shellPolicy(context.config),
+      agent: context.agent,
+      ...(context.deadline === undefined ? {} : { deadline: context.deadline }),
+    });
+    return { text: formatShellResult(result), details: { ...result } };
+  },
+});

@@ -1,0 +1,123 @@
+// Running a command: `sh -c` in its own process group with stdin closed, so a kill reaches every descendant, also
+// ones that trap SIGTERM or daemonize inside the group. When sh exits, whatever it left running in its group is
+// stopped too: a call never leaves processes behind, and never waits on a pipe a background job holds open.
+import { spawn } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
+import { constants } from "node:os";
+import { setTimeout as sleep } from "node:timers/promises";
+import { GgError } from "./errors.ts";
+import type { OutputSink } from "./output.ts";
+
+/** Milliseconds between SIGTERM and SIGKILL when a process group is stopped. */
+export const KILL_GRACE_MS = 1000;
+/** Milliseconds to wait for the pipes to drain once the group is gone. */
+const DRAIN_MS = 200;
+
+/** How a command ended. */
+export interface CommandOutcome {
+  /** The exit status; 128 + the signal number when a signal ended it, as a shell reports it. */
+  exitCode: number;
+  /** The signal that ended sh, if one did. */
+  signal?: string;
+  /** True when the timeout stopped it. */
+  timedOut: boolean;
+  /** Wall time in milliseconds. */
+  durationMs: number;
+}
+
+/** What to run. */
+export interface CommandSpec {
+  command: string;
+  cwd: string;
+  /** Milliseconds before the process group is stopped. */
+  timeoutMs: number;
+  sink: OutputSink;
+}
+
+const signalled = (pgid: number, signal: NodeJS.Signals | 0): boolean => {
+  try {
+    process.kill(-pgid, signal);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** Whether any live (non-zombie) process is left in group `pgid`. */
+function groupAlive(pgid: number): boolean {
+  if (!signalled(pgid, 0)) return false;
+  // kill(2) also finds zombies nobody has reaped yet; /proc tells them apart where it exists.
+  let entries: string[];
+  try {
+    entries = readdirSync("/proc");
+  } catch {
+    return true;
+  }
+  for (const entry of entries) {
+    if (entry.charCodeAt(0) > 57) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "latin1");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      if (Number(fields[2]) === pgid && fields[0] !== "Z") return true;
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  return false;
+}
+
+/** SIGTERM to the whole group, a grace period, then SIGKILL to whatever is left. */
+export async function stopGroup(pgid: number): Promise<void> {
+  if (!signalled(pgid, "SIGTERM")) return;
+  const deadline = Date.now() + KILL_GRACE_MS;
+  while (groupAlive(pgid)) {
+    if (Date.now() >= deadline) {
+      signalled(pgid, "SIGKILL");
+      return;
+    }
+    await sleep(20);
+  }
+}
+
+/** Runs `spec.command` to its end or its timeout, feeding both streams to the sink as they arrive. */
+export function runCommand(spec: CommandSpec): Promise<CommandOutcome> {
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    const child = spawn("sh", ["-c", spec.command], { cwd: spec.cwd, stdio: ["ignore", "pipe", "pipe"], detached: true });
+    let timedOut = false;
+    let settled = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      if (child.pid !== undefined) void stopGroup(child.pid);
+    }, spec.timeoutMs);
+    const closed = [child.stdout, child.stderr].map((stream) => new Promise<void>((done) => stream.once("close", done)));
+
+    child.on("error", (error: NodeJS.ErrnoException) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      const reason = error.code === "ENOENT" ? `the working directory ${spec.cwd} or sh does not exist` : error.message;
+      reject(new GgError("launch-failed", `Cannot run the command: ${reason}; check the working directory and that sh is installed`));
+    });
+    child.stdout.on("data", (chunk: Buffer) => spec.sink.write("stdout", chunk));
+    child.stderr.on("data", (chunk: Buffer) => spec.sink.write("stderr", chunk));
+    child.on("exit", async (code, signal) => {
+      // sh is gone: stop what it left in its group, then stop waiting on pipes held by anything that escaped it.
+      await stopGroup(child.pid as number);
+      await new Promise<void>((done) => {
+        const giveUp = setTimeout(done, DRAIN_MS);
+        void Promise.all(closed).then(() => {
+          clearTimeout(giveUp);
+          done();
+        });
+      });
+      child.stdout.destroy();
+      child.stderr.destroy();
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      const exitCode = code ?? 128 + (signal ? (constants.signals[signal] ?? 0) : 0);
+      resolve({ exitCode, ...(signal ? { signal } : {}), timedOut, durationMs: performance.now() - started });
+    });
+  });
+}
