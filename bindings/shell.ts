@@ -49,14 +49,16 @@ export interface ExecuteOptions {
   deadline?: number;
 }
 
+/** Milliseconds a command may run: the request (default 3600 s) clamped to 24 hours, then to the budget left. */
+export function effectiveTimeoutMs(timeoutSecs: number | undefined, deadline: number | undefined, now = Date.now()): number {
+  const requested = Math.min(timeoutSecs ?? SHELL_DEFAULT_TIMEOUT_SECS, SHELL_MAX_TIMEOUT_SECS) * 1000;
+  return deadline === undefined ? requested : Math.min(requested, deadline - now);
+}
+
 /** Runs one command under one policy: every command gg runs (tool call, program, hook) comes through here. */
 export async function execute(command: string, options: ExecuteOptions): Promise<ShellResult> {
-  let timeoutMs = Math.min(options.timeoutSecs ?? SHELL_DEFAULT_TIMEOUT_SECS, SHELL_MAX_TIMEOUT_SECS) * 1000;
-  if (options.deadline !== undefined) {
-    const left = options.deadline - Date.now();
-    if (left <= 0) throw new GgError("timeout", "Cannot run the command: the run's wall-clock budget is spent; nothing was started");
-    timeoutMs = Math.min(timeoutMs, left);
-  }
+  const timeoutMs = effectiveTimeoutMs(options.timeoutSecs, options.deadline);
+  if (timeoutMs <= 0) throw new GgError("timeout", "Cannot run the command: the run's wall-clock budget is spent; nothing was started");
   const sink = options.policy === "verdict" ? createVerdictSink() : createOutputSink(options.policy ?? WHOLE_OUTPUT, options.agent);
   const outcome = await runCommand({ command, cwd: options.cwd, timeoutMs, sink });
   const { output, truncated, files } = sink.finish();
@@ -64,7 +66,7 @@ export async function execute(command: string, options: ExecuteOptions): Promise
     const where = files ? `\nFull output: ${files.stdout} and ${files.stderr}` : "";
     throw new GgError(
       "timeout",
-      `Command stopped after its ${timeoutMs / 1000} s timeout, with every process in its group; raise timeoutSecs or run less at once. Output so far:\n${output === "" ? "(no output)" : output}${where}`,
+      `Command stopped after its ${Number((timeoutMs / 1000).toFixed(3))} s timeout, with every process in its group; raise timeoutSecs or run less at once. Output so far:\n${output === "" ? "(no output)" : output}${where}`,
     );
   }
   return { exitCode: outcome.exitCode, output, truncated, ...(files ? { files } : {}), ...(outcome.signal ? { signal: outcome.signal } : {}) };
