@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { tempWorkspace } from "../workspace.ts";
@@ -68,6 +68,30 @@ describe("gg call", () => {
     const run = gg(["call", "search", '{"query":"x"}', "--workspace", ws.root, "--config", config]);
     expect(run.status).toBe(1);
     expect(run.stdout).toMatch(/^error\[invalid-argument\]: .*no such tool/);
+  });
+});
+
+describe("gg call shell", () => {
+  test("prints what the agent receives, and --json the structured result; a non-zero exit is still a success", () => {
+    using ws = tempWorkspace();
+    const plain = gg(["call", "shell", '{"command": "echo hi; exit 3"}', "--workspace", ws.root]);
+    expect(plain).toMatchObject({ status: 0, stdout: "hi\n[exit code: 3]" });
+    const json = gg(["call", "shell", '{"command": "echo hi; exit 3"}', "--workspace", ws.root, "--json"]);
+    const result = JSON.parse(json.stdout) as { files: { stdout: string; stderr: string } };
+    expect(result).toEqual({ ok: true, exitCode: 3, output: "hi\n", truncated: false, files: { stdout: expect.stringMatching(/^\/tmp\/gg-shell\/cmd-\d+-\d{4}\.stdout$/), stderr: expect.stringMatching(/\.stderr$/) } });
+    rmSync(result.files.stdout);
+    rmSync(result.files.stderr);
+  });
+
+  test("--budget clamps the timeout, and a timeout exits 1 with the error", () => {
+    using ws = tempWorkspace();
+    const run = gg(["call", "shell", '{"command": "echo partial; sleep 30", "timeoutSecs": 100}', "--workspace", ws.root, "--budget", "0.5", "--json"]);
+    expect(run.status).toBe(1);
+    const { error } = JSON.parse(run.stdout) as { error: { code: string; message: string } };
+    expect(error.code).toBe("timeout");
+    expect(error.message).toContain("partial");
+    for (const file of error.message.match(/\/tmp\/gg-shell\/\S+?\.(?:stdout|stderr)/g) ?? []) rmSync(file);
+    expect(gg(["call", "shell", '{"command": "true"}', "--budget", "soon"]).status).toBe(2);
   });
 });
 
