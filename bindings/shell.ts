@@ -113,6 +113,7 @@ export const shell = defineCall({
     ),
   description: describe,
   async run({ command, timeoutSecs }, context) {
+    if (command.includes("\0")) throw new GgError("invalid-argument", "Cannot run the command: it contains a NUL byte, which no command line can hold");
     const result = await execute(command, {
       cwd: context.cwd,
       ...(timeoutSecs === undefined ? {} : { timeoutSecs }),

@@ -24,6 +24,9 @@ const hostile: unknown[] = [
   { path: "x", content: { toString: "no" } },
   { __proto__: { path: "x" } },
   { constructor: "x", path: "x" },
+  { command: "\0" },
+  { command: "" },
+  { command: "true", timeoutSecs: Number.MAX_VALUE },
 ];
 
 describe("every call, given hostile arguments", () => {
