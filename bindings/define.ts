@@ -41,6 +41,23 @@ export interface CallContext {
   deadline?: number;
 }
 
+/** How a call appears on the `gg` global of a program. */
+export interface CodeSurface {
+  /** `gg.<module>`. */
+  module: "files" | "shell";
+  /** `gg.<module>.<name>`. */
+  name: string;
+  /** Parameters taken positionally, in order; the others go in a trailing options object. */
+  positional: readonly string[];
+  /** TypeScript type of the value the program receives. */
+  returns: string;
+  /** The value the program receives for a successful call. */
+  value(output: CallOutput): unknown;
+}
+
+/** The value most calls hand a program: the same text the tool call returns. */
+export const textValue = (output: CallOutput): unknown => output.text;
+
 /** The declaration of one call. */
 export interface CallDefinition<Schema extends TSchema = TSchema> {
   /** Tool name, e.g. "read_file". */
@@ -53,6 +70,10 @@ export interface CallDefinition<Schema extends TSchema = TSchema> {
   parameters(config: Configuration): Schema;
   /** The full model-facing description, built from the configured limits. */
   description(config: Configuration): string;
+  /** The same call on the `gg` global. */
+  code: CodeSurface;
+  /** What `gg call --json` prints for a success, beside `"ok": true`; default `{text, attachments}`. */
+  json?(output: CallOutput): Record<string, unknown>;
   /** The implementation; receives validated arguments and throws GgError on failure. */
   run(args: Static<Schema>, context: CallContext): CallOutput | Promise<CallOutput>;
 }

@@ -4,7 +4,7 @@ import { Type } from "typebox";
 import { GgError } from "../host/errors.ts";
 import { countLines, countNewlines, lineAt, plural } from "../host/lines.ts";
 import { resolvePath } from "../host/paths.ts";
-import { defineCall } from "./define.ts";
+import { defineCall, textValue } from "./define.ts";
 
 /** Every start offset of `needle` in `haystack`, overlapping ones included (they make the edit just as ambiguous). */
 function occurrences(haystack: Buffer, needle: Buffer): number[] {
@@ -23,6 +23,7 @@ export const editFile = defineCall({
   name: "edit_file",
   capability: "edit-file",
   brief: "Replace one exact, unique occurrence of a string in a file.",
+  code: { module: "files", name: "editFile", positional: ["path", "old", "new"], returns: "string", value: textValue },
   parameters: () =>
     Type.Object(
       {

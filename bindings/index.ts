@@ -60,6 +60,12 @@ export function createTools(options: ToolsOptions) {
   const calls = new Map(enabledCalls(context.config).map((call) => [call.name, call]));
   return {
     definitions: (): ToolDefinition[] => toolDefinitions(context.config),
+    /** What `gg call --json` prints for `result` of call `name`. */
+    json(name: string, result: CallResult): Record<string, unknown> {
+      if (!result.ok) return result;
+      const call = calls.get(name);
+      return { ok: true, ...(call?.json ? call.json(result) : { text: result.text, attachments: result.attachments ?? [] }) };
+    },
     async call(name: string, args: unknown): Promise<CallResult> {
       const call = calls.get(name);
       if (!call) {

@@ -2,7 +2,7 @@
 import { Type } from "typebox";
 import { GgError } from "../host/errors.ts";
 import { resolvePath } from "../host/paths.ts";
-import { defineCall } from "./define.ts";
+import { defineCall, textValue } from "./define.ts";
 
 /** Checks that `absolute` (shown as `path`) is a directory, with the errors tree and list_dir share. */
 export function requireDirectory(kind: string, path: string, action: string): void {
@@ -13,6 +13,7 @@ export const listDir = defineCall({
   name: "list_dir",
   capability: "list-dir",
   brief: "List one directory's entries, directories suffixed with /.",
+  code: { module: "files", name: "listDir", positional: ["path"], returns: "string", value: textValue },
   parameters: () =>
     Type.Object(
       { path: Type.Optional(Type.String({ description: "Directory to list. Default: the working directory." })) },

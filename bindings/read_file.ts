@@ -25,23 +25,48 @@ function describeImage(display: string, format: ImageFormat, size: number, dimen
   return `${display}: ${format.name} image, ${pixels}, ${plural(size, "byte")}`;
 }
 
+/** What a read of a picture says about it, whether or not the picture travels with it. */
+export interface ImageDescriptor {
+  /** The path as given. */
+  label: string;
+  /** "PNG", "JPEG", "GIF" or "WebP". */
+  format: string;
+  mime: string;
+  /** Size of the file in bytes. */
+  bytes: number;
+  /** Pixels, when the header could be read. */
+  width?: number;
+  height?: number;
+}
+
 function readImage(absolute: string, display: string, format: ImageFormat, size: number, context: CallContext): CallOutput {
-  if (size > IMAGE_ATTACH_LIMIT || !context.config.vision) {
-    const dimensions = imageDimensions(context.files.readHead(absolute, IMAGE_HEADER_BYTES));
+  const attach = size <= IMAGE_ATTACH_LIMIT && context.config.vision;
+  const bytes = attach ? context.files.readFile(absolute) : context.files.readHead(absolute, IMAGE_HEADER_BYTES);
+  const dimensions = imageDimensions(bytes);
+  const image: ImageDescriptor = { label: display, format: format.name, mime: format.mime, bytes: size, ...dimensions };
+  if (!attach) {
     const why = size > IMAGE_ATTACH_LIMIT ? "it is over the 8 MiB limit for attached images" : "this model cannot see images";
-    return { text: `${describeImage(display, format, size, dimensions)}; not attached: ${why}.` };
+    return { text: `${describeImage(display, format, size, dimensions)}; not attached: ${why}.`, details: { image } };
   }
-  const bytes = context.files.readFile(absolute);
   return {
-    text: `${describeImage(display, format, bytes.length, imageDimensions(bytes))}; attached.`,
+    text: `${describeImage(display, format, size, dimensions)}; attached.`,
     attachments: [{ type: "image", mime: format.mime, dataUrl: `data:${format.mime};base64,${bytes.toString("base64")}` }],
+    details: { image },
   };
+}
+
+/** What gg.files.readFile hands a program: the text, or for a picture its descriptor and where to look at it. */
+function codeValue(output: CallOutput): unknown {
+  const image = output.details?.image as ImageDescriptor | undefined;
+  if (!image) return output.text;
+  return { ...image, shown: false, reason: `gg.files.readFile does not show pictures; gg.views.openFile(${JSON.stringify(image.label)}) puts it in front of you` };
 }
 
 export const readFile = defineCall({
   name: "read_file",
   capability: "read-file",
   brief: "Read a text file by line window, or see a PNG, JPEG, GIF or WebP picture.",
+  code: { module: "files", name: "readFile", positional: ["path"], returns: "string | ImageValue", value: codeValue },
   parameters: (config) => {
     const cap = defaultWindow(config);
     return Type.Object(
@@ -83,7 +108,8 @@ export const readFile = defineCall({
     const window = context.files.readLines(absolute, offset, limit ?? defaultWindow(context.config), READ_BYTE_CEILING);
     const body = window.bytes.toString("utf8");
     const { firstLine, lastLine, totalLines } = window;
-    if (firstLine === 1 && lastLine >= totalLines && window.cut === "none") return { text: body };
+    const details = { window: { first: firstLine, last: lastLine, total: totalLines, bytes: window.bytes.length, cut: window.cut !== "none" } };
+    if (firstLine === 1 && lastLine >= totalLines && window.cut === "none") return { text: body, details };
 
     const notes: string[] = [];
     if (window.cut === "lines") notes.push(`[the 256 KiB read limit ended this window after line ${lastLine}]`);
@@ -96,6 +122,6 @@ export const readFile = defineCall({
         : `[showing lines ${firstLine}-${lastLine} of ${totalLines}]`,
     );
     const separator = body === "" || body.endsWith("\n") ? "" : "\n";
-    return { text: `${body}${separator}${notes.join("\n")}` };
+    return { text: `${body}${separator}${notes.join("\n")}`, details };
   },
 });

@@ -5,7 +5,7 @@ import { plural } from "../host/lines.ts";
 import { joinDisplay, resolvePath } from "../host/paths.ts";
 import { createScanner, type LineMatch, scanFile, searchFiles } from "../host/search.ts";
 import { walkFiles, walkRoot } from "../host/walk.ts";
-import { defineCall } from "./define.ts";
+import { defineCall, textValue } from "./define.ts";
 
 /** Matches a call that names no limit gets. */
 export const SEARCH_DEFAULT_LIMIT = 50;
@@ -21,6 +21,7 @@ export const search = defineCall({
   name: "search",
   capability: "search",
   brief: "Find the lines matching a Rust regular expression across the workspace's files.",
+  code: { module: "files", name: "search", positional: ["query"], returns: "string", value: textValue },
   parameters: () =>
     Type.Object(
       {

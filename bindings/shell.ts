@@ -101,6 +101,8 @@ export const shell = defineCall({
   name: "shell",
   capability: "shell",
   brief: "Run a shell command and get its exit code and output.",
+  code: { module: "shell", name: "shell", positional: ["command"], returns: "ShellResult", value: (output) => output.details },
+  json: (output) => output.details ?? {},
   parameters: () =>
     Type.Object(
       {

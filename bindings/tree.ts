@@ -5,7 +5,7 @@ import { fromSystemError, GgError } from "../host/errors.ts";
 import { plural } from "../host/lines.ts";
 import { resolvePath } from "../host/paths.ts";
 import { enter, listDir, type WalkDir, walkRoot } from "../host/walk.ts";
-import { defineCall } from "./define.ts";
+import { defineCall, textValue } from "./define.ts";
 import { requireDirectory } from "./list_dir.ts";
 
 /** Depth of a call that names none. */
@@ -78,6 +78,7 @@ export const tree = defineCall({
   name: "tree",
   capability: "list-dir",
   brief: "Render the depth-bounded tree beneath a directory, skipping ignored files.",
+  code: { module: "files", name: "tree", positional: ["path"], returns: "string", value: textValue },
   parameters: () =>
     Type.Object(
       {

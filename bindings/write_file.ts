@@ -2,12 +2,13 @@
 import { Type } from "typebox";
 import { countLines, plural } from "../host/lines.ts";
 import { resolvePath } from "../host/paths.ts";
-import { defineCall } from "./define.ts";
+import { defineCall, textValue } from "./define.ts";
 
 export const writeFile = defineCall({
   name: "write_file",
   capability: "write-file",
   brief: "Create or overwrite a whole file, creating its parent directories.",
+  code: { module: "files", name: "writeFile", positional: ["path", "content"], returns: "string", value: textValue },
   parameters: () =>
     Type.Object(
       {

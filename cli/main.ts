@@ -97,8 +97,7 @@ export async function main(argv: readonly string[], out: (text: string) => void 
     const tools = createTools({ workspace: workspaceOf(values.workspace), config, ...(budget === undefined ? {} : { budgetSecs: budget }) });
     const result = await tools.call(tool, args);
     if (json) {
-      const success = result.ok && (result.details ? { ok: true, ...result.details } : { ok: true, text: result.text, attachments: result.attachments ?? [] });
-      out(`${JSON.stringify(success || result)}\n`);
+      out(`${JSON.stringify(tools.json(tool, result))}\n`);
     } else {
       out(result.ok ? result.text : `error[${result.error.code}]: ${result.error.message}`);
     }

@@ -1,0 +1,53 @@
+// A program is the body of an async function: top-level await and return work. TypeScript is stripped by esbuild
+// (types only, no checking) with a source map, so every error points at the program's own line and column.
+import { originalPositionFor, TraceMap } from "@jridgewell/trace-mapping";
+import { transformSync } from "esbuild";
+
+/** The language of a program. */
+export type Language = "ts" | "js";
+
+/** A program ready for the isolate. */
+export interface CompiledProgram {
+  /** JavaScript evaluating to the program's promise. */
+  code: string;
+  map: TraceMap;
+}
+
+/** A program that does not compile: the message and its position in the program as written. */
+export interface CompileFailure {
+  message: string;
+  line?: number;
+  column?: number;
+}
+
+/** File name compiled code runs under, so stack frames can be told apart from gg's own. */
+export const PROGRAM_FILE = "program.js";
+// The body goes on its own lines inside the wrapper, so program line N is wrapped line N + 1.
+const HEAD = "(async () => {\n";
+const TAIL = "\n})()";
+
+/** Compiles a program, or returns why it does not compile. */
+export function compileProgram(source: string, language: Language): CompiledProgram | CompileFailure {
+  try {
+    const out = transformSync(`${HEAD}${source}${TAIL}`, {
+      loader: language,
+      sourcemap: "external",
+      sourcefile: `program.${language}`,
+      target: "es2024",
+      logLevel: "silent",
+    });
+    return { code: out.code, map: new TraceMap(out.map) };
+  } catch (error) {
+    const first = (error as { errors?: { text: string; location?: { line: number; column: number } }[] }).errors?.[0];
+    if (!first) return { message: String(error) };
+    const position = first.location ? { line: first.location.line - 1, column: first.location.column + 1 } : {};
+    return { message: first.text, ...position };
+  }
+}
+
+/** Maps a 1-based line and column of compiled code to the program as written (1-based), when the map knows it. */
+export function originalPosition(program: CompiledProgram, line: number, column: number): { line: number; column: number } | undefined {
+  const found = originalPositionFor(program.map, { line, column: column - 1 });
+  if (found.line === null || found.column === null) return undefined;
+  return { line: found.line - 1, column: found.column + 1 };
+}
