@@ -81,8 +81,9 @@ export interface CallDefinition<Schema extends TSchema = TSchema> {
 /** Declares a call (identity at run time; it fixes the argument type to the schema). */
 export const defineCall = <Schema extends TSchema>(definition: CallDefinition<Schema>): CallDefinition<Schema> => definition;
 
-function argumentProblems(definition: CallDefinition, schema: TSchema, args: unknown): string[] {
-  if (Value.Check(schema, args)) return [];
+/** Checks `args` against a call's schema: undefined when they fit, else an invalid-argument error naming every problem. */
+export function checkArguments(name: string, schema: TSchema, args: unknown): CallError | undefined {
+  if (Value.Check(schema, args)) return undefined;
   const properties = Object.keys((schema as { properties?: object }).properties ?? {});
   const problems: string[] = [];
   for (const error of Value.Errors(schema, args)) {
@@ -100,17 +101,16 @@ function argumentProblems(definition: CallDefinition, schema: TSchema, args: unk
       problems.push(`"${field}" ${error.message}`);
     }
   }
-  return problems.length > 0 ? [...problems, `${definition.name} takes ${properties.map((p) => `"${p}"`).join(", ")}`] : problems;
+  problems.push(`${name} takes ${properties.map((p) => `"${p}"`).join(", ") || "no arguments"}`);
+  return { code: "invalid-argument", message: `Cannot call ${name}: ${problems.join("; ")}` };
 }
 
 /** Validates `args` and runs the call; every failure, however it arises, comes back as a typed error. */
 export async function invoke(definition: CallDefinition, args: unknown, context: CallContext): Promise<CallResult> {
   const schema = definition.parameters(context.config);
   const given = args === undefined ? {} : args;
-  const problems = argumentProblems(definition, schema, given);
-  if (problems.length > 0) {
-    return { ok: false, error: { code: "invalid-argument", message: `Cannot call ${definition.name}: ${problems.join("; ")}` } };
-  }
+  const refused = checkArguments(definition.name, schema, given);
+  if (refused) return { ok: false, error: refused };
   try {
     const output = await definition.run(given as Static<TSchema>, context);
     return { ok: true, ...output };

@@ -47,16 +47,19 @@ export interface ToolsOptions {
   budgetSecs?: number;
 }
 
+/** The context calls run in, from the options of a run. */
+export const callContext = (options: ToolsOptions): CallContext => ({
+  workspace: options.workspace,
+  cwd: options.cwd ?? options.workspace,
+  config: options.config ?? defaultConfiguration(),
+  files: nodeFileHost,
+  agent: options.agent ?? String(process.pid),
+  ...(options.budgetSecs === undefined ? {} : { deadline: Date.now() + options.budgetSecs * 1000 }),
+});
+
 /** The tool-calling surface for one run: definitions plus a `call` that never throws. */
 export function createTools(options: ToolsOptions) {
-  const context: CallContext = {
-    workspace: options.workspace,
-    cwd: options.cwd ?? options.workspace,
-    config: options.config ?? defaultConfiguration(),
-    files: nodeFileHost,
-    agent: options.agent ?? String(process.pid),
-    ...(options.budgetSecs === undefined ? {} : { deadline: Date.now() + options.budgetSecs * 1000 }),
-  };
+  const context = callContext(options);
   const calls = new Map(enabledCalls(context.config).map((call) => [call.name, call]));
   return {
     definitions: (): ToolDefinition[] => toolDefinitions(context.config),

@@ -10,6 +10,12 @@ export const ERROR_CODES = [
   "io-error",
   "launch-failed",
   "timeout",
+  "over-cap",
+  "memory-limit",
+  "syntax-error",
+  "program-error",
+  "invalid-result",
+  "result-too-large",
 ] as const;
 
 /** One of {@link ERROR_CODES}. */

@@ -1,0 +1,145 @@
+// The gg global, declared once: gg.files.* and gg.shell.* are the tool-call declarations of bindings/ seen through
+// their code surface, and gg.views.* and gg.context.* are the view manager's. Docs, gg.d.ts and the sandbox's
+// dispatcher all read this list.
+import { type TSchema, Type } from "typebox";
+import type { Configuration } from "../bindings/config.ts";
+import { type CallContext, type CallDefinition, checkArguments, invoke } from "../bindings/define.ts";
+import { enabledCalls } from "../bindings/index.ts";
+import { readFile } from "../bindings/read_file.ts";
+import { GgError } from "../host/errors.ts";
+import type { Views } from "./views.ts";
+
+/** What a gg function runs with. */
+export interface GgEnv {
+  context: CallContext;
+  views: Views;
+}
+
+/** One function of the gg global. */
+export interface GgFunction {
+  module: "files" | "shell" | "views" | "context";
+  name: string;
+  /** One line saying what it does. */
+  brief: string;
+  /** Parameters taken positionally, in order; the rest go in a trailing options object. */
+  positional: readonly string[];
+  /** Schema of all parameters, as one object. */
+  parameters(config: Configuration): TSchema;
+  /** TypeScript type of what it resolves to. */
+  returns: string;
+  /** Error codes it can fail with, besides invalid-argument. */
+  errors: readonly string[];
+  run(args: Record<string, unknown>, env: GgEnv): Promise<unknown>;
+}
+
+const FILE_ERRORS = ["not-found", "permission-denied", "io-error"];
+const ERRORS: Record<string, readonly string[]> = {
+  read_file: FILE_ERRORS,
+  write_file: FILE_ERRORS,
+  edit_file: [...FILE_ERRORS, "no-match", "ambiguous"],
+  list_dir: FILE_ERRORS,
+  tree: FILE_ERRORS,
+  search: FILE_ERRORS,
+  shell: ["launch-failed", "timeout", "io-error"],
+};
+
+function fromCall(call: CallDefinition): GgFunction {
+  return {
+    module: call.code.module,
+    name: call.code.name,
+    brief: call.brief,
+    positional: call.code.positional,
+    parameters: call.parameters,
+    returns: call.code.returns,
+    errors: ERRORS[call.name] ?? [],
+    async run(args, env) {
+      const result = await invoke(call, args, env.context);
+      if (!result.ok) throw new GgError(result.error.code, result.error.message);
+      return call.code.value(result);
+    },
+  };
+}
+
+const pathOnly = () => Type.Object({ path: Type.String({ description: "The path the view was opened with." }) }, { additionalProperties: false });
+const nothing = () => Type.Object({}, { additionalProperties: false });
+
+const openFile: GgFunction = {
+  module: "views",
+  name: "openFile",
+  brief: "Show a file to yourself: read it as read_file does and open a view of it in your context window.",
+  positional: ["path"],
+  parameters: (config) => readFile.parameters(config),
+  returns: "ViewSummary",
+  errors: [...FILE_ERRORS, "over-cap"],
+  run: (args, env) => env.views.open(String(args.path), args.offset as number | undefined, args.limit as number | undefined),
+};
+
+const close: GgFunction = {
+  module: "views",
+  name: "close",
+  brief: "Close every view of a path, taking it out of your context window.",
+  positional: ["path"],
+  parameters: pathOnly,
+  returns: "{ closed: number; tokens: number }",
+  errors: [],
+  run: async (args, env) => env.views.close(String(args.path)),
+};
+
+const list: GgFunction = {
+  module: "views",
+  name: "list",
+  brief: "List the open views, oldest first, with what each costs the context window.",
+  positional: [],
+  parameters: nothing,
+  returns: "ViewSummary[]",
+  errors: [],
+  run: async (_args, env) => env.views.list(),
+};
+
+const evictFileView: GgFunction = {
+  module: "context",
+  name: "evictFileView",
+  brief: "Evict a file's views, and their pictures, from the context window; returns the tokens reclaimed.",
+  positional: ["path"],
+  parameters: pathOnly,
+  returns: "{ closed: number; tokens: number }",
+  errors: [],
+  run: async (args, env) => env.views.close(String(args.path)),
+};
+
+const breakdown: GgFunction = {
+  module: "context",
+  name: "breakdown",
+  brief: "Tokens in the context window per band: system, messages, tool results, file views, images.",
+  positional: [],
+  parameters: nothing,
+  returns: "Breakdown",
+  errors: [],
+  run: async (_args, env) => env.views.breakdown(),
+};
+
+/** The functions of the gg global under `config`: a disabled capability's functions do not exist. */
+export function ggFunctions(config: Configuration): GgFunction[] {
+  const calls = enabledCalls(config).map(fromCall);
+  const views = config.capabilities["read-file"].enabled ? [openFile] : [];
+  return [...calls, ...views, close, list, evictFileView, breakdown];
+}
+
+/** Turns positional arguments and a trailing options object into one arguments object, or says why it cannot. */
+export function argumentsObject(fn: GgFunction, given: unknown[], config: Configuration): { ok: true; args: Record<string, unknown> } | { ok: false; message: string } {
+  const { positional } = fn;
+  const label = `gg.${fn.module}.${fn.name}`;
+  if (given.length > positional.length + 1) return { ok: false, message: `Cannot call ${label}: it takes at most ${positional.length + 1} arguments, got ${given.length}` };
+  const args: Record<string, unknown> = {};
+  const options = given[positional.length];
+  if (options !== undefined && options !== null) {
+    if (typeof options !== "object" || Array.isArray(options)) return { ok: false, message: `Cannot call ${label}: its last argument must be an options object` };
+    // Own properties only, defined rather than assigned, so a "__proto__" key stays a key (and is refused).
+    for (const [key, value] of Object.entries(options)) Object.defineProperty(args, key, { value, enumerable: true, writable: true, configurable: true });
+  }
+  positional.forEach((name, i) => {
+    if (given[i] !== undefined) args[name] = given[i];
+  });
+  const refused = checkArguments(label, fn.parameters(config), args);
+  return refused ? { ok: false, message: refused.message } : { ok: true, args };
+}

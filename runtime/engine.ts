@@ -1,0 +1,35 @@
+// The engine of one agent: its tools' context, its views, and runs of programs one after another. It lives in the
+// runner process (runner.ts); createRuntime in index.ts drives it from the embedding process.
+import { callContext, type ToolsOptions } from "../bindings/index.ts";
+import { readFile } from "../bindings/read_file.ts";
+import { invoke } from "../bindings/define.ts";
+import type { Baseline } from "./context.ts";
+import type { Language } from "./compile.ts";
+import { DEFAULT_LIMITS, type Limits, type RunObserver, type RunReport, runProgram } from "./sandbox.ts";
+import { createViews, DEFAULT_VIEW_CAPS, type ViewCaps } from "./views.ts";
+
+/** Options of an engine: where its calls run, and what its context window holds besides its views. */
+export interface EngineOptions extends ToolsOptions {
+  viewCaps?: ViewCaps;
+  baseline?: Baseline;
+}
+
+/** Options of one run. */
+export interface RunOptions {
+  language?: Language;
+  limits?: Partial<Limits>;
+}
+
+export function createEngine(options: EngineOptions) {
+  const context = callContext(options);
+  const views = createViews(
+    (path, offset, limit) => invoke(readFile, { path, ...(offset === undefined ? {} : { offset }), ...(limit === undefined ? {} : { limit }) }, context),
+    options.viewCaps ?? DEFAULT_VIEW_CAPS,
+    options.baseline,
+  );
+  return {
+    views,
+    run: (source: string, run: RunOptions = {}, observer?: RunObserver): Promise<RunReport> =>
+      runProgram(source, run.language ?? "ts", { ...DEFAULT_LIMITS, ...run.limits }, { context, views }, observer),
+  };
+}

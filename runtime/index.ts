@@ -1,0 +1,107 @@
+// createRuntime: runs programs in a runner process it starts and restarts, so nothing a program does (a hard
+// out-of-memory in V8 included) can take the embedding process down. Runs are queued, one at a time.
+import { type ChildProcess, fork } from "node:child_process";
+import { extname } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { EngineOptions, RunOptions } from "./engine.ts";
+import type { FromRunner, ToRunner } from "./runner.ts";
+import { DEFAULT_LIMITS, type RunReport } from "./sandbox.ts";
+
+/** Seconds past a run's budget after which a runner that has not answered is killed. */
+const RUNNER_GRACE_SECS = 10;
+
+const runnerPath = fileURLToPath(new URL(`./runner${extname(fileURLToPath(import.meta.url))}`, import.meta.url));
+
+interface Pending {
+  id: number;
+  report: RunReport;
+  done(report: RunReport): void;
+  timer: NodeJS.Timeout;
+}
+
+/** A runtime for one agent: its workspace, configuration and views persist across the programs it runs. */
+export function createRuntime(options: EngineOptions) {
+  let runner: ChildProcess | undefined;
+  let ready: Promise<void> | undefined;
+  let pending: Pending | undefined;
+  let nextId = 1;
+  let queue: Promise<unknown> = Promise.resolve();
+
+  const start = (): Promise<void> => {
+    const child = fork(runnerPath, [], { stdio: ["ignore", "inherit", "inherit", "ipc"], serialization: "advanced" });
+    runner = child;
+    ready = new Promise((resolve) => {
+      child.on("message", (message: FromRunner) => {
+        if (message.type === "ready") return resolve();
+        if (!pending || message.id !== pending.id) return;
+        if (message.type === "call") pending.report.calls.push(message.record);
+        else if (message.type === "log") pending.report.logs.push(message.entry);
+        else settle(message.report);
+      });
+    });
+    child.on("exit", (code, signal) => {
+      if (runner === child) runner = undefined;
+      // The runner died under a program: report what it did before, and start afresh next time.
+      const report = pending?.report ?? blankReport();
+      settle({
+        ...report,
+        ok: false,
+        error: report.error ?? {
+          code: "memory-limit",
+          message: `The program brought its runner process down (${signal ?? `exit code ${code}`}), most likely by using memory far past its limit; the calls listed completed before that, and the views of earlier programs were lost with the runner`,
+        },
+      });
+    });
+    const message: ToRunner = { type: "init", options };
+    child.send(message);
+    return ready;
+  };
+
+  const settle = (report: RunReport): void => {
+    const current = pending;
+    if (!current) return;
+    pending = undefined;
+    clearTimeout(current.timer);
+    current.done(report);
+  };
+
+  const execute = async (source: string, run: RunOptions): Promise<RunReport> => {
+    if (!runner) await start();
+    else await ready;
+    const id = nextId++;
+    const budget = run.limits?.budgetSecs ?? DEFAULT_LIMITS.budgetSecs;
+    return new Promise<RunReport>((done) => {
+      const timer = setTimeout(() => {
+        // A runner stuck past the budget (a host call that never returns): stop it, and report a timeout.
+        const current = pending;
+        runner?.kill("SIGKILL");
+        if (current) current.report.error = { code: "timeout", message: `The program did not finish within its ${budget} s budget and its runner was stopped` };
+      }, (budget + RUNNER_GRACE_SECS) * 1000);
+      pending = { id, report: blankReport(), done, timer };
+      const message: ToRunner = { type: "run", id, source, run };
+      runner?.send(message);
+    });
+  };
+
+  return {
+    /** Runs one program; never throws: every outcome is in the report. */
+    run(source: string, run: RunOptions = {}): Promise<RunReport> {
+      const result = queue.then(() => execute(source, run));
+      queue = result.catch(() => {});
+      return result;
+    },
+    /** Stops the runner process. */
+    close(): void {
+      runner?.disconnect();
+      runner = undefined;
+    },
+  };
+}
+
+function blankReport(): RunReport {
+  return { ok: false, logs: [], logsDropped: 0, calls: [], views: [], usage: { wallMs: 0, cpuMs: 0, peakHeapBytes: 0 } };
+}
+
+export type Runtime = ReturnType<typeof createRuntime>;
+export type { EngineOptions as RuntimeOptions, RunOptions } from "./engine.ts";
+export type { CallRecord, Limits, LogEntry, RunError, RunReport } from "./sandbox.ts";

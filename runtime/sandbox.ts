@@ -1,0 +1,288 @@
+// Running one program in a fresh isolated-vm isolate against the gg global. The guest sees plain functions only:
+// one host Reference (the dispatcher) and one Callback (console) are captured by a strict-mode shim and never
+// reachable from the program. Arguments cross as one JSON string and are parsed and validated on the host; results
+// cross back as one JSON string and errors are rebuilt in the guest, so no host object ever reaches the program.
+// Limits are enforced by a host watchdog, since isolated-vm's own timeout stops at the first await.
+import ivm from "isolated-vm";
+import { ERROR_CODES, type ErrorCode, isGgError } from "../host/errors.ts";
+import { argumentsObject, type GgEnv, ggFunctions } from "./api.ts";
+import { type CompiledProgram, compileProgram, type Language, originalPosition, PROGRAM_FILE } from "./compile.ts";
+import type { ViewSummary } from "./views.ts";
+
+/** The limits of one run. */
+export interface Limits {
+  /** Wall-clock budget in seconds; gg.shell timeouts are clamped to what is left of it. */
+  budgetSecs: number;
+  /** CPU time of the isolate in seconds. */
+  cpuSecs: number;
+  /** Heap of the isolate in MB (isolated-vm's guideline: hostile code may reach 2-3 times it before it is stopped). */
+  memoryMb: number;
+  /** Bytes of console output kept; later entries are counted, not kept. */
+  logBytes: number;
+  /** Characters of the returned value as JSON. */
+  resultChars: number;
+}
+
+/** Limits of a fresh runtime. */
+export const DEFAULT_LIMITS: Limits = { budgetSecs: 120, cpuSecs: 120, memoryMb: 128, logBytes: 64 * 1024, resultChars: 64 * 1024 };
+
+/** One console entry. */
+export interface LogEntry {
+  level: "log" | "info" | "warn" | "error" | "debug";
+  text: string;
+}
+
+/** One gg call a program made. */
+export interface CallRecord {
+  /** e.g. "files.writeFile". */
+  name: string;
+  /** Its arguments as JSON, cut at 300 characters. */
+  args: string;
+  ok: boolean;
+  /** The error code of a failed call. */
+  code?: string;
+  /** Milliseconds it took. */
+  ms: number;
+}
+
+/** Why a run failed: a code from the closed set, and the program's own line and column where there is one. */
+export interface RunError {
+  code: ErrorCode;
+  message: string;
+  line?: number;
+  column?: number;
+}
+
+/** What a run reports. */
+export interface RunReport {
+  ok: boolean;
+  /** The returned value, as JSON-safe data. */
+  result?: unknown;
+  logs: LogEntry[];
+  /** Console entries beyond the log limit, counted but not kept. */
+  logsDropped: number;
+  error?: RunError;
+  /** Every gg call the program made, in order, including ones that failed. */
+  calls: CallRecord[];
+  /** The views open at the end, with their token costs. */
+  views: ViewSummary[];
+  usage: { wallMs: number; cpuMs: number; peakHeapBytes: number };
+}
+
+/** Hooks that see a run as it happens (the supervisor keeps them if the runner dies). */
+export interface RunObserver {
+  onCall?(record: CallRecord): void;
+  onLog?(entry: LogEntry): void;
+}
+
+const LEVELS = ["log", "info", "warn", "error", "debug"] as const;
+/** Characters of one console entry. */
+const LOG_ENTRY_CHARS = 8192;
+/** Characters of one call's arguments as JSON accepted from a program (a write of up to 64 MiB of text). */
+const ARGS_CHARS = 64 * 1024 * 1024;
+
+// Runs once per isolate, before the program: captures what it needs, then never exposes $0 or $1.
+const SHIM = `'use strict';
+const dispatch = $0, emit = $1, layout = JSON.parse($2), resultLimit = $3;
+const { stringify, parse } = JSON;
+const { freeze, defineProperty } = Object;
+const ErrorCtor = Error, StringCtor = String;
+const options = freeze({ __proto__: null, arguments: freeze({ __proto__: null, copy: true }), result: freeze({ __proto__: null, promise: true, copy: true }) });
+const format = (value) => {
+  if (typeof value === "string") return value;
+  try {
+    if (value instanceof ErrorCtor) return StringCtor(value.stack || value.message);
+    const json = stringify(value);
+    return json === undefined ? StringCtor(value) : json;
+  } catch {
+    try { return StringCtor(value); } catch { return "[unprintable]"; }
+  }
+};
+const call = async (index, args) => {
+  while (args.length > 0 && args[args.length - 1] === undefined) args.length--;
+  const reply = parse(await dispatch.apply(undefined, [index, stringify(args)], options));
+  if (reply.ok) return reply.value;
+  const error = new ErrorCtor(reply.error.message);
+  defineProperty(error, "code", { value: reply.error.code, enumerable: true });
+  throw error;
+};
+const gg = {};
+layout.forEach(([module, name], index) => {
+  gg[module] = gg[module] || {};
+  gg[module][name] = (...args) => call(index, args);
+});
+for (const module of Object.keys(gg)) freeze(gg[module]);
+defineProperty(globalThis, "gg", { value: freeze(gg), enumerable: true });
+const logger = (level) => (...values) => {
+  let text = "";
+  for (let i = 0; i < values.length && text.length < ${LOG_ENTRY_CHARS}; i++) text += (i ? " " : "") + format(values[i]);
+  emit(level, text.slice(0, ${LOG_ENTRY_CHARS}));
+};
+defineProperty(globalThis, "console", { value: freeze({ log: logger(0), info: logger(1), warn: logger(2), error: logger(3), debug: logger(4) }), enumerable: true });
+const describe = (thrown) => {
+  try {
+    if (thrown instanceof ErrorCtor) {
+      const code = typeof thrown.code === "string" ? thrown.code : undefined;
+      return { name: StringCtor(thrown.name), message: StringCtor(thrown.message), code, stack: typeof thrown.stack === "string" ? thrown.stack : "" };
+    }
+    return { name: "Error", message: "the program threw a value that is not an Error: " + format(thrown), stack: "" };
+  } catch {
+    return { name: "Error", message: "the program threw a value that cannot be described", stack: "" };
+  }
+};
+defineProperty(globalThis, "__gg_settle", { value: async (program) => {
+  try {
+    const value = await program;
+    let json;
+    try { json = stringify(value === undefined ? null : value); } catch (error) {
+      return stringify({ ok: false, error: { code: "invalid-result", message: "The returned value cannot be turned into JSON (" + format(error && error.message) + "); return plain data: strings, numbers, booleans, arrays and objects without cycles" } });
+    }
+    if (json === undefined) json = "null";
+    if (json.length > resultLimit) {
+      return stringify({ ok: false, error: { code: "result-too-large", message: "The returned value is " + json.length + " characters as JSON, over the " + resultLimit + "-character result limit; return a summary, or write the data to a file with gg.files.writeFile" } });
+    }
+    return '{"ok":true,"result":' + json + "}";
+  } catch (thrown) {
+    return stringify({ ok: false, thrown: describe(thrown) });
+  }
+} });
+`;
+
+interface Thrown {
+  name: string;
+  message: string;
+  code?: string;
+  stack: string;
+}
+
+/** The program's own position of the first stack frame in compiled program code. */
+function position(program: CompiledProgram, stack: string): { line?: number; column?: number } {
+  const frame = new RegExp(`${PROGRAM_FILE.replace(".", "\\.")}:(\\d+):(\\d+)`).exec(stack);
+  if (!frame) return {};
+  return originalPosition(program, Number(frame[1]), Number(frame[2])) ?? {};
+}
+
+const isErrorCode = (code: unknown): code is ErrorCode => typeof code === "string" && (ERROR_CODES as readonly string[]).includes(code);
+
+/** Runs `source` once under `limits` with the gg functions of `env`, and reports what happened. Never throws. */
+export async function runProgram(source: string, language: Language, limits: Limits, env: GgEnv, observer: RunObserver = {}): Promise<RunReport> {
+  const started = performance.now();
+  const report: RunReport = { ok: false, logs: [], logsDropped: 0, calls: [], views: [], usage: { wallMs: 0, cpuMs: 0, peakHeapBytes: 0 } };
+  const finish = (error?: RunError): RunReport => {
+    if (error) report.error = error;
+    report.views = env.views.list();
+    report.usage.wallMs = Math.round(performance.now() - started);
+    return report;
+  };
+  const program = compileProgram(source, language);
+  if (!("code" in program)) return finish({ code: "syntax-error", ...program, message: `The program does not compile: ${program.message}` });
+
+  const isolate = new ivm.Isolate({ memoryLimit: limits.memoryMb });
+  const deadline = Date.now() + limits.budgetSecs * 1000;
+  const callEnv: GgEnv = { ...env, context: { ...env.context, deadline } };
+  const functions = ggFunctions(env.context.config);
+  let logBytes = 0;
+  let stopped: RunError | undefined;
+  let cpuMs = 0;
+
+  const dispatcher = new ivm.Reference(async (index: unknown, argsJson: unknown): Promise<string> => {
+    const callStarted = performance.now();
+    const fn = typeof index === "number" ? functions[index] : undefined;
+    const name = fn ? `${fn.module}.${fn.name}` : "unknown";
+    const text = typeof argsJson === "string" ? argsJson : "";
+    const record = (ok: boolean, code?: string): void => {
+      const entry: CallRecord = { name, args: text.length > 300 ? `${text.slice(0, 300)}...` : text, ok, ...(code ? { code } : {}), ms: Math.round(performance.now() - callStarted) };
+      report.calls.push(entry);
+      observer.onCall?.(entry);
+    };
+    const fail = (code: ErrorCode, message: string): string => {
+      record(false, code);
+      return JSON.stringify({ ok: false, error: { code, message } });
+    };
+    try {
+      if (!fn || typeof argsJson !== "string") return fail("invalid-argument", "Cannot call an unknown gg function");
+      if (text.length > ARGS_CHARS) return fail("invalid-argument", `Cannot call gg.${name}: its arguments are ${text.length} characters as JSON, over the ${ARGS_CHARS} limit`);
+      const given: unknown = JSON.parse(text);
+      if (!Array.isArray(given)) return fail("invalid-argument", `Cannot call gg.${name}: arguments did not arrive as a list`);
+      const args = argumentsObject(fn, given.map((value) => (value === null ? undefined : value)), env.context.config);
+      if (!args.ok) return fail("invalid-argument", args.message);
+      const value = await fn.run(args.args, callEnv);
+      record(true);
+      return JSON.stringify({ ok: true, value: value === undefined ? null : value });
+    } catch (error) {
+      if (isGgError(error)) return fail(error.code, error.message);
+      return fail("io-error", `gg.${name} failed on the host: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  });
+  const emit = new ivm.Callback(
+    (level: unknown, text: unknown) => {
+      if (typeof text !== "string" || typeof level !== "number") return;
+      const entry: LogEntry = { level: LEVELS[level] ?? "log", text };
+      logBytes += Buffer.byteLength(text);
+      if (logBytes > limits.logBytes) {
+        report.logsDropped++;
+        return;
+      }
+      report.logs.push(entry);
+      observer.onLog?.(entry);
+    },
+    { ignored: true },
+  );
+
+  const stop = (error: RunError): void => {
+    if (stopped || isolate.isDisposed) return;
+    stopped = error;
+    isolate.dispose();
+  };
+  const budgetMs = limits.budgetSecs * 1000;
+  const cpuLimitMs = limits.cpuSecs * 1000;
+  const tick = Math.min(100, Math.max(5, Math.min(budgetMs, cpuLimitMs) / 20));
+  const watchdog = setInterval(() => {
+    if (isolate.isDisposed) return;
+    cpuMs = Number(isolate.cpuTime) / 1e6;
+    if (performance.now() - started > budgetMs) stop({ code: "timeout", message: `The program was stopped at its wall-clock budget of ${limits.budgetSecs} s; do less per run, or ask for a larger budget` });
+    else if (cpuMs > cpuLimitMs) stop({ code: "timeout", message: `The program was stopped at its CPU limit of ${limits.cpuSecs} s; look for a loop that never ends` });
+    else {
+      isolate
+        .getHeapStatistics()
+        .then((heap) => {
+          report.usage.peakHeapBytes = Math.max(report.usage.peakHeapBytes, heap.used_heap_size);
+        })
+        .catch(() => {});
+    }
+  }, tick);
+
+  try {
+    const context = await isolate.createContext();
+    await context.evalClosure(SHIM, [dispatcher, emit, JSON.stringify(functions.map((fn) => [fn.module, fn.name])), limits.resultChars]);
+    const script = await isolate.compileScript(`__gg_settle(${program.code.trimEnd().replace(/;$/, "")})`, { filename: PROGRAM_FILE });
+    const outcome = (await script.run(context, { promise: true, copy: true, timeout: budgetMs })) as string;
+    const heap = await isolate.getHeapStatistics();
+    report.usage.peakHeapBytes = Math.max(report.usage.peakHeapBytes, heap.used_heap_size);
+    cpuMs = Number(isolate.cpuTime) / 1e6;
+    const settled = JSON.parse(outcome) as { ok: boolean; result?: unknown; error?: RunError; thrown?: Thrown };
+    if (settled.ok) {
+      report.ok = true;
+      report.result = settled.result;
+      return finish();
+    }
+    if (settled.error) return finish(settled.error);
+    const thrown = settled.thrown as Thrown;
+    const code = isErrorCode(thrown.code) ? thrown.code : "program-error";
+    const label = code === "program-error" && thrown.name !== "Error" ? `${thrown.name}: ` : "";
+    return finish({ code, message: `${label}${thrown.message}`, ...position(program, thrown.stack) });
+  } catch (error) {
+    if (stopped) return finish(stopped);
+    const message = error instanceof Error ? error.message : String(error);
+    if (/memory limit/i.test(message)) {
+      return finish({ code: "memory-limit", message: `The program was stopped at its memory limit of ${limits.memoryMb} MB; keep less in memory at once (stream through files, or read windows)` });
+    }
+    // A syntax error V8 finds that esbuild did not, or the isolate failing under us.
+    return finish({ code: "program-error", message });
+  } finally {
+    clearInterval(watchdog);
+    report.usage.cpuMs = Math.round(cpuMs);
+    dispatcher.release();
+    if (!isolate.isDisposed) isolate.dispose();
+  }
+}

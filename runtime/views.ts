@@ -1,0 +1,124 @@
+// Views are the only channel into a code agent's context window: gg.views.openFile performs read_file's exact read
+// and keeps what it returned as a view, keyed by path. Reads are append-only: opening a path again appends a view
+// and retires the older copy's picture, so a picture travels once per request. What one view may carry is bounded
+// by the view caps, and an over-cap window is refused, never cut.
+import type { ImageDescriptor } from "../bindings/read_file.ts";
+import type { CallResult } from "../bindings/define.ts";
+import { GgError } from "../host/errors.ts";
+import { plural } from "../host/lines.ts";
+import { type Baseline, type Breakdown, imageTokens, textTokens } from "./context.ts";
+
+/** What one view may carry. */
+export interface ViewCaps {
+  /** Lines of a text window. */
+  lines: number;
+  /** Bytes of a text window. */
+  bytes: number;
+}
+
+/** Caps of a fresh runtime: a default-cap read fits, and so does anything under read_file's 256 KiB ceiling. */
+export const DEFAULT_VIEW_CAPS: ViewCaps = { lines: 2000, bytes: 256 * 1024 };
+
+/** A view as programs and run reports see it. */
+export interface ViewSummary {
+  id: number;
+  path: string;
+  /** Lines shown and the file's length, for a text view. */
+  window?: { first: number; last: number; total: number };
+  /** The picture, for an image view; `retired` once a newer view of the same path carries it. */
+  image?: { format: string; bytes: number; width?: number; height?: number; attached: boolean; retired: boolean };
+  /** Tokens this view costs the window now. */
+  tokens: number;
+}
+
+interface View extends ViewSummary {
+  text: string;
+  dataUrl?: string;
+}
+
+/** Reads a file as read_file does (the runtime passes the real call). */
+export type ViewRead = (path: string, offset: number | undefined, limit: number | undefined) => Promise<CallResult>;
+
+function costOf(view: View): number {
+  const image = view.image && view.image.attached && !view.image.retired ? imageTokens(view.image).tokens : 0;
+  return textTokens(view.text) + image;
+}
+
+/** The views of one agent, and what they cost its context window. */
+export function createViews(read: ViewRead, caps: ViewCaps = DEFAULT_VIEW_CAPS, baseline: Baseline = {}) {
+  const views: View[] = [];
+  let nextId = 1;
+  const summary = ({ text: _text, dataUrl: _dataUrl, ...view }: View): ViewSummary => ({ ...view, tokens: costOf({ ...view, text: _text }) });
+
+  const remove = (path: string): { closed: number; tokens: number } => {
+    let tokens = 0;
+    let closed = 0;
+    for (let i = views.length - 1; i >= 0; i--) {
+      const view = views[i] as View;
+      if (view.path !== path) continue;
+      tokens += costOf(view);
+      views.splice(i, 1);
+      closed++;
+    }
+    return { closed, tokens };
+  };
+
+  return {
+    /** Opens a view of `path` (offset and limit as read_file takes them). */
+    async open(path: string, offset?: number, limit?: number): Promise<ViewSummary> {
+      const result = await read(path, offset, limit);
+      if (!result.ok) throw new GgError(result.error.code, result.error.message);
+      const image = result.details?.image as ImageDescriptor | undefined;
+      const window = result.details?.window as { first: number; last: number; total: number; bytes: number; cut: boolean } | undefined;
+      if (window) {
+        const lines = window.last - window.first + 1;
+        const shown = `lines ${window.first}-${window.last} of ${path}`;
+        if (lines > caps.lines) {
+          throw new GgError("over-cap", `Cannot open a view of ${shown}: ${plural(lines, "line")} is over the view cap of ${caps.lines}; open at most ${caps.lines} at a time, e.g. gg.views.openFile(${JSON.stringify(path)}, { offset: ${window.first}, limit: ${caps.lines} })`);
+        }
+        if (window.cut || window.bytes > caps.bytes) {
+          const fit = Math.max(1, Math.floor((lines * caps.bytes) / Math.max(window.bytes, caps.bytes + 1)));
+          throw new GgError("over-cap", `Cannot open a view of ${shown}: the window is over the view cap of ${caps.bytes} bytes; ask for fewer lines, e.g. gg.views.openFile(${JSON.stringify(path)}, { offset: ${window.first}, limit: ${fit} })`);
+        }
+      }
+      for (const older of views) if (older.path === path && older.image) older.image.retired = true;
+      const attachment = result.attachments?.[0];
+      const view: View = {
+        id: nextId++,
+        path,
+        text: result.text,
+        tokens: 0,
+        ...(window ? { window: { first: window.first, last: window.last, total: window.total } } : {}),
+        ...(image
+          ? { image: { format: image.format, bytes: image.bytes, ...(image.width ? { width: image.width, height: image.height } : {}), attached: Boolean(attachment), retired: false } }
+          : {}),
+        ...(attachment ? { dataUrl: attachment.dataUrl } : {}),
+      };
+      views.push(view);
+      return summary(view);
+    },
+    /** Closes every view of `path`; returns how many were closed and the tokens reclaimed. */
+    close: remove,
+    /** The open views, oldest first. */
+    list: (): ViewSummary[] => views.map(summary),
+    /** Tokens per band of the context window. */
+    breakdown(): Breakdown {
+      let fileViews = 0;
+      let images = 0;
+      for (const view of views) {
+        fileViews += textTokens(view.text);
+        images += costOf(view) - textTokens(view.text);
+      }
+      const system = baseline.system ?? 0;
+      const messages = baseline.messages ?? 0;
+      const toolResults = baseline.toolResults ?? 0;
+      return { system, messages, toolResults, fileViews, images, total: system + messages + toolResults + fileViews + images };
+    },
+    /** What the model is shown: each open view's text, and its picture while it is not retired. */
+    contents: (): { path: string; text: string; dataUrl?: string }[] =>
+      views.map((view) => ({ path: view.path, text: view.text, ...(view.dataUrl && !view.image?.retired ? { dataUrl: view.dataUrl } : {}) })),
+  };
+}
+
+/** The views of one agent. */
+export type Views = ReturnType<typeof createViews>;
