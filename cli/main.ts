@@ -5,18 +5,25 @@ import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { ConfigError, type Configuration, defaultConfiguration, parseConfiguration } from "../bindings/config.ts";
 import { createTools } from "../bindings/index.ts";
+import { renderApiDoc } from "../runtime/docs.ts";
+import { createRuntime } from "../runtime/index.ts";
 
 const USAGE = `Usage:
   gg call TOOL [ARGS_JSON] [--workspace DIR] [--config FILE] [--budget SECONDS] [--json]
+  gg run PROGRAM.ts [--workspace DIR] [--config FILE] [--budget SECONDS] [--memory MB] [--json]
   gg tools [--config FILE]
+  gg docs [--config FILE]
 
   call   run one tool call and print its result exactly as the model receives it
+  run    run a program (JS or TS, the body of an async function) against the gg global
   tools  print the JSON tool definitions of the enabled calls
+  docs   print the gg API reference (docs/api.md)
 
 Options:
   --workspace DIR  workspace root; relative paths resolve against it (default: the current directory)
   --config FILE    JSON capability configuration (default: every capability on, read-file default-cap, lineCap 2000)
-  --budget SECONDS wall-clock budget of the run: a shell command's timeout is clamped to it
+  --budget SECONDS wall-clock budget of the run (run: default 120); a shell command's timeout is clamped to it
+  --memory MB      heap of a program's isolate (default 128)
   --json           print one JSON object: {"ok": true, "text", "attachments"} (shell: {"ok": true, "exitCode",
                    "output", "truncated", "files"}) or {"ok": false, "error"}`;
 
@@ -52,6 +59,52 @@ function workspaceOf(dir: string | undefined): string {
   return workspace;
 }
 
+function positiveNumber(option: string, text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const value = Number(text);
+  if (!(value > 0) || !Number.isFinite(value)) throw new UsageError(`${option} ${text} is not a positive number`);
+  return value;
+}
+
+interface RunFlags {
+  workspace: string;
+  config: Configuration;
+  budget: number | undefined;
+  memory: number | undefined;
+  json: boolean;
+}
+
+/** gg run: exit 0 when the program finished, 1 when it failed or was stopped. */
+async function runProgramFile(rest: string[], flags: RunFlags, out: (text: string) => void): Promise<number> {
+  const [file, ...extra] = rest;
+  if (file === undefined) throw new UsageError("gg run needs a PROGRAM file, e.g. gg run examples/todos.ts");
+  if (extra.length > 0) throw new UsageError(`gg run takes one PROGRAM file, got extra ${extra.join(" ")}`);
+  let source: string;
+  try {
+    source = readFileSync(file, "utf8");
+  } catch (error) {
+    throw new UsageError(`Cannot read the program ${file}: ${(error as Error).message}`);
+  }
+  const runtime = createRuntime({ workspace: flags.workspace, config: flags.config });
+  try {
+    const limits = { ...(flags.budget === undefined ? {} : { budgetSecs: flags.budget, cpuSecs: flags.budget }), ...(flags.memory === undefined ? {} : { memoryMb: flags.memory }) };
+    const report = await runtime.run(source, { language: /\.[cm]?js$/.test(file) ? "js" : "ts", limits });
+    if (flags.json) out(`${JSON.stringify(report)}\n`);
+    else {
+      for (const entry of report.logs) out(`${entry.level === "log" ? "" : `[${entry.level}] `}${entry.text}\n`);
+      if (report.logsDropped > 0) out(`[${report.logsDropped} more log entries dropped at the log limit]\n`);
+      if (report.ok) out(`${typeof report.result === "string" ? report.result : JSON.stringify(report.result, null, 2)}\n`);
+      else if (report.error) {
+        const where = report.error.line === undefined ? "" : ` (line ${report.error.line}, column ${report.error.column})`;
+        out(`error[${report.error.code}]: ${report.error.message}${where}\n`);
+      }
+    }
+    return report.ok ? 0 : 1;
+  } finally {
+    runtime.close();
+  }
+}
+
 /** Runs the CLI on `argv` (without node and script), writing to `out`; returns the exit status. */
 export async function main(argv: readonly string[], out: (text: string) => void = (t) => process.stdout.write(t), err: (text: string) => void = (t) => process.stderr.write(t)): Promise<number> {
   let json = false;
@@ -64,6 +117,7 @@ export async function main(argv: readonly string[], out: (text: string) => void 
         workspace: { type: "string" },
         config: { type: "string" },
         budget: { type: "string" },
+        memory: { type: "string" },
         json: { type: "boolean", default: false },
         help: { type: "boolean", short: "h", default: false },
       },
@@ -80,7 +134,13 @@ export async function main(argv: readonly string[], out: (text: string) => void 
       out(`${JSON.stringify(createTools({ workspace: process.cwd(), config }).definitions(), null, 2)}\n`);
       return 0;
     }
-    if (command !== "call") throw new UsageError(`Unknown command ${JSON.stringify(command)}; the commands are call and tools`);
+    if (command === "docs") {
+      out(renderApiDoc(config));
+      return 0;
+    }
+    const budget = positiveNumber("--budget", values.budget);
+    if (command === "run") return await runProgramFile(rest, { workspace: workspaceOf(values.workspace), config, budget, memory: positiveNumber("--memory", values.memory), json }, out);
+    if (command !== "call") throw new UsageError(`Unknown command ${JSON.stringify(command)}; the commands are call, run, tools and docs`);
     const [tool, argsText, ...extra] = rest;
     if (tool === undefined) throw new UsageError("gg call needs a TOOL name, e.g. gg call tree '{\"depth\":2}'");
     if (extra.length > 0) throw new UsageError(`gg call takes TOOL and one ARGS_JSON, got extra ${extra.join(" ")}`);
@@ -92,8 +152,6 @@ export async function main(argv: readonly string[], out: (text: string) => void 
         throw new UsageError(`Cannot parse ARGS_JSON ${argsText}: ${(error as Error).message}; pass one JSON object, e.g. '{"path": "README.md"}'`);
       }
     }
-    const budget = values.budget === undefined ? undefined : Number(values.budget);
-    if (budget !== undefined && !(budget > 0)) throw new UsageError(`--budget ${values.budget} is not a positive number of seconds`);
     const tools = createTools({ workspace: workspaceOf(values.workspace), config, ...(budget === undefined ? {} : { budgetSecs: budget }) });
     const result = await tools.call(tool, args);
     if (json) {

@@ -5,7 +5,8 @@ import { readFile } from "../bindings/read_file.ts";
 import { invoke } from "../bindings/define.ts";
 import type { Baseline } from "./context.ts";
 import type { Language } from "./compile.ts";
-import { DEFAULT_LIMITS, type Limits, type RunObserver, type RunReport, runProgram } from "./sandbox.ts";
+import { DEFAULT_LIMITS, type Limits } from "./limits.ts";
+import { type RunObserver, type RunReport, runProgram } from "./sandbox.ts";
 import { createViews, DEFAULT_VIEW_CAPS, type ViewCaps } from "./views.ts";
 
 /** Options of an engine: where its calls run, and what its context window holds besides its views. */

@@ -5,7 +5,8 @@ import { extname } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { EngineOptions, RunOptions } from "./engine.ts";
 import type { FromRunner, ToRunner } from "./runner.ts";
-import { DEFAULT_LIMITS, type RunReport } from "./sandbox.ts";
+import { DEFAULT_LIMITS } from "./limits.ts";
+import type { RunReport } from "./sandbox.ts";
 
 /** Seconds past a run's budget after which a runner that has not answered is killed. */
 const RUNNER_GRACE_SECS = 10;
@@ -104,4 +105,5 @@ function blankReport(): RunReport {
 
 export type Runtime = ReturnType<typeof createRuntime>;
 export type { EngineOptions as RuntimeOptions, RunOptions } from "./engine.ts";
-export type { CallRecord, Limits, LogEntry, RunError, RunReport } from "./sandbox.ts";
+export type { CallRecord, LogEntry, RunError, RunReport } from "./sandbox.ts";
+export { DEFAULT_LIMITS, type Limits } from "./limits.ts";

@@ -7,24 +7,8 @@ import ivm from "isolated-vm";
 import { ERROR_CODES, type ErrorCode, isGgError } from "../host/errors.ts";
 import { argumentsObject, type GgEnv, ggFunctions } from "./api.ts";
 import { type CompiledProgram, compileProgram, type Language, originalPosition, PROGRAM_FILE } from "./compile.ts";
+import type { Limits } from "./limits.ts";
 import type { ViewSummary } from "./views.ts";
-
-/** The limits of one run. */
-export interface Limits {
-  /** Wall-clock budget in seconds; gg.shell timeouts are clamped to what is left of it. */
-  budgetSecs: number;
-  /** CPU time of the isolate in seconds. */
-  cpuSecs: number;
-  /** Heap of the isolate in MB (isolated-vm's guideline: hostile code may reach 2-3 times it before it is stopped). */
-  memoryMb: number;
-  /** Bytes of console output kept; later entries are counted, not kept. */
-  logBytes: number;
-  /** Characters of the returned value as JSON. */
-  resultChars: number;
-}
-
-/** Limits of a fresh runtime. */
-export const DEFAULT_LIMITS: Limits = { budgetSecs: 120, cpuSecs: 120, memoryMb: 128, logBytes: 64 * 1024, resultChars: 64 * 1024 };
 
 /** One console entry. */
 export interface LogEntry {
