@@ -15,7 +15,7 @@ test("docs/api.md and docs/gg.d.ts are what the declarations generate (run npm r
 });
 
 test("docs/gg.d.ts is valid TypeScript", () => {
-  const { diagnostics } = ts.transpileModule(renderDts(), { reportDiagnostics: true, fileName: "gg.d.ts" });
+  const { diagnostics } = ts.transpileModule(renderDts(), { reportDiagnostics: true, fileName: "gg.ts" });
   expect(diagnostics?.map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n"))).toEqual([]);
 });
 
