@@ -162,7 +162,8 @@ export async function runProgram(source: string, language: Language, limits: Lim
   if (!("code" in program)) return finish({ code: "syntax-error", ...program, message: `The program does not compile: ${program.message}` });
 
   const isolate = new ivm.Isolate({ memoryLimit: limits.memoryMb });
-  const deadline = Date.now() + limits.budgetSecs * 1000;
+  // Commands end a little before the run does (5% of the budget, at most 1 s), so a program sees their timeout.
+  const deadline = Date.now() + limits.budgetSecs * 1000 - Math.min(1000, limits.budgetSecs * 50);
   const callEnv: GgEnv = { ...env, context: { ...env.context, deadline } };
   const functions = ggFunctions(env.context.config);
   let logBytes = 0;

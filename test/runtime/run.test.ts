@@ -1,0 +1,105 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, test } from "vitest";
+import { engineWorkspace } from "./engine.ts";
+
+describe("running a program", () => {
+  test("is the body of an async function: top-level await and return work, TypeScript types are stripped", async () => {
+    using ws = engineWorkspace();
+    const report = await ws.run("interface P { n: number }\nconst p: P = { n: await Promise.resolve(41) };\nreturn p.n + 1;");
+    expect(report).toMatchObject({ ok: true, result: 42 });
+  });
+
+  test("plain JavaScript runs too", async () => {
+    using ws = engineWorkspace();
+    expect(await ws.run("return [1, 2].map((x) => x * 2)", { language: "js" })).toMatchObject({ ok: true, result: [2, 4] });
+  });
+
+  test("console output is captured in order, with its level", async () => {
+    using ws = engineWorkspace();
+    const report = await ws.run("console.log('a', 1, { b: 2 }); console.warn('w'); console.error(new Error('e')); console.info('i')");
+    expect(report.logs.map((entry) => [entry.level, entry.text.split("\n")[0]])).toEqual([["log", 'a 1 {"b":2}'], ["warn", "w"], ["error", "Error: e"], ["info", "i"]]);
+  });
+
+  test("a thrown error is reported at the program's own line and column, through the TypeScript source map", async () => {
+    using ws = engineWorkspace();
+    const report = await ws.run("type A = { x: string };\nconst a: A = { x: 'y' };\n\n  const b: number = a.x.length;\n    throw new RangeError(`bad ${b}`);\n");
+    expect(report.error).toEqual({ code: "program-error", message: "RangeError: bad 1", line: 5, column: 11 });
+  });
+
+  test("a gg error left uncaught fails the run with its own code, at the awaiting line", async () => {
+    using ws = engineWorkspace();
+    const report = await ws.run("const x: string = 'a';\nawait gg.files.readFile('missing.txt');");
+    expect(report.error).toMatchObject({ code: "not-found", line: 2 });
+    expect(report.calls).toEqual([{ name: "files.readFile", args: '["missing.txt"]', ok: false, code: "not-found", ms: expect.any(Number) }]);
+  });
+
+  test("a program that does not compile reports syntax-error with its position", async () => {
+    using ws = engineWorkspace();
+    expect((await ws.run("const ok = 1;\nlet x: = 2;")).error).toMatchObject({ code: "syntax-error", line: 2, column: 8 });
+  });
+
+  test("the report lists every call in order, so after a failure the program's effects are known", async () => {
+    using ws = engineWorkspace();
+    const report = await ws.run("await gg.files.writeFile('a.txt', 'one');\nawait gg.files.writeFile('b.txt', 'two');\nawait gg.files.editFile('a.txt', 'zzz', 'y');");
+    expect(report.calls.map((call) => [call.name, call.ok, call.code])).toEqual([["files.writeFile", true, undefined], ["files.writeFile", true, undefined], ["files.editFile", false, "no-match"]]);
+    expect(readFileSync(join(ws.root, "b.txt"), "utf8")).toBe("two");
+    expect(report.usage.wallMs).toBeGreaterThanOrEqual(0);
+    expect(report.usage.peakHeapBytes).toBeGreaterThan(0);
+  });
+});
+
+describe("the gg global", () => {
+  test("gg.files.* have the tool calls' semantics and results", async () => {
+    using ws = engineWorkspace();
+    ws.put({ "src/a.ts": "export const a = 1;\n// TODO one\n", "big.txt": Array.from({ length: 3000 }, (_, i) => `l${i + 1}`).join("\n") });
+    const report = await ws.run(`
+      const tree = await gg.files.tree();
+      const hits = await gg.files.search("TODO", { path: "src" });
+      const page = await gg.files.readFile("big.txt", { offset: 2999 });
+      const capped = await gg.files.readFile("big.txt");
+      await gg.files.editFile("src/a.ts", "= 1", "= 2");
+      return { tree, hits, page, cappedTail: capped.split("\\n").at(-1), edited: await gg.files.readFile("src/a.ts"), list: await gg.files.listDir("src") };
+    `);
+    expect(report.result).toEqual({
+      tree: await ws.text("tree"),
+      hits: "src/a.ts:2:// TODO one",
+      page: "l2999\nl3000\n[showing lines 2999-3000 of 3000]",
+      cappedTail: "[showing lines 1-2000 of 3000; continue with offset: 2001]",
+      edited: "export const a = 2;\n// TODO one\n",
+      list: "a.ts",
+    });
+  });
+
+  test("a rejected call carries the typed code, and a caught one lets the program go on", async () => {
+    using ws = engineWorkspace();
+    ws.put({ "d.txt": "x\nx\n" });
+    const report = await ws.run("try { await gg.files.editFile('d.txt', 'x', 'y'); } catch (e) { return [e instanceof Error, e.code, e.message.includes('at lines 1, 2')]; }");
+    expect(report.result).toEqual([true, "ambiguous", true]);
+  });
+
+  test("gg.files.readFile of a picture returns its descriptor and costs the window nothing", async () => {
+    using ws = engineWorkspace();
+    ws.put({ "mock.dat": Buffer.from("R0lGODlhAQABAIAAAP///wAAACH5BAEAAAAALAAAAAABAAEAAAICRAEAOw==", "base64") });
+    const report = await ws.run("return [await gg.files.readFile('mock.dat'), await gg.context.breakdown()]");
+    const [image, breakdown] = report.result as [Record<string, unknown>, { total: number }];
+    expect(image).toEqual({ label: "mock.dat", format: "GIF", mime: "image/gif", bytes: 43, width: 1, height: 1, shown: false, reason: expect.stringContaining("gg.views.openFile") });
+    expect(breakdown.total).toBe(0);
+  });
+
+  test("gg.shell.shell returns exitCode, output and truncated, and its timeout is clamped to the run's budget", async () => {
+    using ws = engineWorkspace();
+    const done = await ws.run("return await gg.shell.shell('echo hi; exit 4')");
+    expect(done.result).toMatchObject({ exitCode: 4, output: "hi\n", truncated: false });
+    const clamped = await ws.run("try { await gg.shell.shell('sleep 20', { timeoutSecs: 600 }); } catch (e) { return e.code + ' ' + e.message.split(';')[0]; }", { limits: { budgetSecs: 3 } });
+    const seconds = Number(/^timeout Command stopped after its ([\d.]+) s timeout/.exec(String(clamped.result))?.[1]);
+    expect(seconds).toBeGreaterThan(2);
+    expect(seconds).toBeLessThan(3);
+  });
+
+  test("a disabled capability's functions do not exist", async () => {
+    using ws = engineWorkspace({ configEntries: [{ id: "shell", enabled: false }, { id: "write-file", enabled: false }] });
+    const report = await ws.run("return [typeof gg.shell, typeof gg.files.writeFile, typeof gg.files.readFile]");
+    expect(report.result).toEqual(["undefined", "undefined", "function"]);
+  });
+});
