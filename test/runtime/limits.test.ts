@@ -1,0 +1,62 @@
+import { describe, expect, test } from "vitest";
+import { engineWorkspace } from "./engine.ts";
+
+// Each test is named after the failure it provokes.
+describe("limits", () => {
+  test("loop-before-await: an infinite loop with no await is stopped at the budget", async () => {
+    using ws = engineWorkspace();
+    const report = await ws.run("for (;;) {}", { limits: { budgetSecs: 0.5 } });
+    expect(report.error?.code).toBe("timeout");
+    expect(report.usage.wallMs).toBeLessThan(500 * 1.1 + 100);
+  });
+
+  test("loop-after-await: an infinite loop after an awaited host call is stopped within 10% of the budget", async () => {
+    using ws = engineWorkspace();
+    const report = await ws.run("await gg.files.listDir(); console.log('before the loop'); for (;;) {}", { limits: { budgetSecs: 1 } });
+    expect(report.error?.code).toBe("timeout");
+    expect(report.usage.wallMs).toBeGreaterThanOrEqual(1000);
+    expect(report.usage.wallMs).toBeLessThanOrEqual(1100);
+    expect(report.calls.map((call) => call.name)).toEqual(["files.listDir"]);
+    expect(report.logs.map((entry) => entry.text)).toEqual(["before the loop"]);
+  });
+
+  test("cpu-limit: a busy loop is stopped at its CPU limit before its wall budget", async () => {
+    using ws = engineWorkspace();
+    const report = await ws.run("await null; for (;;) {}", { limits: { budgetSecs: 10, cpuSecs: 0.5 } });
+    expect(report.error).toMatchObject({ code: "timeout", message: expect.stringContaining("CPU limit") });
+    expect(report.usage.wallMs).toBeLessThan(2000);
+  });
+
+  test("memory-bomb: a program that fills its heap is stopped with memory-limit, and the host carries on", async () => {
+    using ws = engineWorkspace();
+    const report = await ws.run("const keep = []; for (;;) keep.push('x'.repeat(1024) + Math.random());", { limits: { memoryMb: 32 } });
+    expect(report.error?.code).toBe("memory-limit");
+    expect((await ws.run("return 'still here'")).result).toBe("still here");
+  });
+
+  test("log-flood: console output past the log limit is counted, not kept", async () => {
+    using ws = engineWorkspace();
+    const report = await ws.run("for (let i = 0; i < 100000; i++) console.log('line ' + i); return 'done';", { limits: { logBytes: 1000 } });
+    expect(report.result).toBe("done");
+    expect(report.logs.reduce((sum, entry) => sum + entry.text.length, 0)).toBeLessThanOrEqual(1000);
+    expect(report.logs.length + report.logsDropped).toBe(100000);
+  });
+
+  test("huge-result: a result over the limit fails with result-too-large and says how to recover", async () => {
+    using ws = engineWorkspace();
+    const report = await ws.run("return 'x'.repeat(100000)", { limits: { resultChars: 50000 } });
+    expect(report.error).toMatchObject({ code: "result-too-large", message: expect.stringContaining("gg.files.writeFile") });
+  });
+
+  test("cyclic-result: a value JSON cannot hold fails with invalid-result", async () => {
+    using ws = engineWorkspace();
+    const report = await ws.run("const a: any = {}; a.self = a; return a;");
+    expect(report.error?.code).toBe("invalid-result");
+  });
+
+  test("a long console entry is cut to 8 KiB characters", async () => {
+    using ws = engineWorkspace();
+    const report = await ws.run("console.log('y'.repeat(100000))");
+    expect(report.logs[0]?.text.length).toBe(8192);
+  });
+});
