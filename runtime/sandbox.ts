@@ -214,6 +214,7 @@ export async function runProgram(source: string, language: Language, limits: Lim
     { ignored: true },
   );
 
+  const overBudget: RunError = { code: "timeout", message: `The program was stopped at its wall-clock budget of ${limits.budgetSecs} s; do less per run, or ask for a larger budget` };
   const stop = (error: RunError): void => {
     if (stopped || isolate.isDisposed) return;
     stopped = error;
@@ -225,7 +226,7 @@ export async function runProgram(source: string, language: Language, limits: Lim
   const watchdog = setInterval(() => {
     if (isolate.isDisposed) return;
     cpuMs = Number(isolate.cpuTime) / 1e6;
-    if (performance.now() - started > budgetMs) stop({ code: "timeout", message: `The program was stopped at its wall-clock budget of ${limits.budgetSecs} s; do less per run, or ask for a larger budget` });
+    if (performance.now() - started > budgetMs) stop(overBudget);
     else if (cpuMs > cpuLimitMs) stop({ code: "timeout", message: `The program was stopped at its CPU limit of ${limits.cpuSecs} s; look for a loop that never ends` });
     else {
       isolate
@@ -259,6 +260,8 @@ export async function runProgram(source: string, language: Language, limits: Lim
   } catch (error) {
     if (stopped) return finish(stopped);
     const message = error instanceof Error ? error.message : String(error);
+    // isolated-vm's own timeout on the synchronous start can fire just before the watchdog does.
+    if (/execution timed out/i.test(message)) return finish(overBudget);
     if (/memory limit/i.test(message)) {
       return finish({ code: "memory-limit", message: `The program was stopped at its memory limit of ${limits.memoryMb} MB; keep less in memory at once (stream through files, or read windows)` });
     }
