@@ -1,0 +1,105 @@
+import { describe, expect, test } from "vitest";
+import { imageTokens, textTokens } from "../../runtime/context.ts";
+import { engineWorkspace } from "./engine.ts";
+
+// A 1x1 GIF, and a PNG whose header says 1024x768 (its pixels are never decoded).
+const GIF = Buffer.from("R0lGODlhAQABAIAAAP///wAAACH5BAEAAAAALAAAAAABAAEAAAICRAEAOw==", "base64");
+function pngHeader(width: number, height: number): Buffer {
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(width, 0);
+  ihdr.writeUInt32BE(height, 4);
+  ihdr[8] = 8;
+  ihdr[9] = 2;
+  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]), Buffer.from("IHDR"), ihdr, Buffer.alloc(4)]);
+}
+
+describe("views", () => {
+  test("openFile performs read_file's read and opens a view the breakdown counts", async () => {
+    using ws = engineWorkspace();
+    ws.put({ "a.txt": "alpha\nbeta\n" });
+    const report = await ws.run("const before = await gg.context.breakdown(); const view = await gg.views.openFile('a.txt'); return [before, view, await gg.context.breakdown()];");
+    const [before, view, after] = report.result as [{ total: number }, { tokens: number; window: object }, { fileViews: number; total: number }];
+    expect(before.total).toBe(0);
+    expect(view).toMatchObject({ id: 1, path: "a.txt", window: { first: 1, last: 2, total: 2 }, tokens: textTokens("alpha\nbeta\n") });
+    expect(after).toMatchObject({ fileViews: textTokens("alpha\nbeta\n"), total: textTokens("alpha\nbeta\n") });
+    expect(report.views).toEqual([view]);
+  });
+
+  test("a windowed view carries read_file's paging footer, under the same line cap", async () => {
+    using ws = engineWorkspace({ configEntries: [{ id: "read-file", implementation: "default-cap", params: { lineCap: 3 } }] });
+    ws.put({ "n.txt": "1\n2\n3\n4\n5\n" });
+    await ws.run("await gg.views.openFile('n.txt')");
+    expect(ws.engine.views.contents()).toEqual([{ path: "n.txt", text: "1\n2\n3\n[showing lines 1-3 of 5; continue with offset: 4]" }]);
+  });
+
+  test("opening a path again appends a view; closing and evicting take them out and give the tokens back", async () => {
+    using ws = engineWorkspace();
+    ws.put({ "a.txt": "a\n".repeat(100), "b.txt": "b\n" });
+    const report = await ws.run(`
+      await gg.views.openFile("a.txt", { limit: 10 });
+      await gg.views.openFile("a.txt", { offset: 50, limit: 10 });
+      await gg.views.openFile("b.txt");
+      const open = (await gg.views.list()).map((view) => view.path);
+      const total = (await gg.context.breakdown()).total;
+      const evicted = await gg.context.evictFileView("a.txt");
+      const closed = await gg.views.close("b.txt");
+      return { open, total, evicted, closed, after: (await gg.context.breakdown()).total };
+    `);
+    const result = report.result as { open: string[]; total: number; evicted: { closed: number; tokens: number }; closed: { closed: number; tokens: number }; after: number };
+    expect(result.open).toEqual(["a.txt", "a.txt", "b.txt"]);
+    expect(result.evicted.closed).toBe(2);
+    expect(result.closed.closed).toBe(1);
+    expect(result.evicted.tokens + result.closed.tokens).toBe(result.total);
+    expect(result.after).toBe(0);
+  });
+
+  test("an over-cap window is refused with over-cap, naming the cap and a request within it", async () => {
+    using ws = engineWorkspace({ viewCaps: { lines: 10, bytes: 100 } });
+    ws.put({ "long.txt": "x\n".repeat(50), "wide.txt": `${"w".repeat(60)}\n`.repeat(5) });
+    const report = await ws.run(`
+      const errors = [];
+      for (const [path, options] of [["long.txt", {}], ["wide.txt", {}]]) {
+        try { await gg.views.openFile(path, options); } catch (e) { errors.push([e.code, e.message]); }
+      }
+      await gg.views.openFile("long.txt", { limit: 10 });
+      return errors;
+    `);
+    const [lines, bytes] = report.result as [string, string][];
+    expect(lines?.[0]).toBe("over-cap");
+    expect(lines?.[1]).toContain("view cap of 10");
+    expect(lines?.[1]).toContain("limit: 10");
+    expect(bytes?.[0]).toBe("over-cap");
+    expect(bytes?.[1]).toContain("100 bytes");
+    expect(report.views).toHaveLength(1);
+  });
+
+  test("a picture is charged by its tiles; re-opening retires the older copy, evicting reclaims it", async () => {
+    using ws = engineWorkspace();
+    ws.put({ "shot.png": pngHeader(1024, 768), "dot.gif": GIF });
+    const report = await ws.run(`
+      const first = await gg.views.openFile("shot.png");
+      const withOne = await gg.context.breakdown();
+      await gg.views.openFile("shot.png");
+      const withTwo = await gg.context.breakdown();
+      await gg.context.evictFileView("shot.png");
+      return { first, withOne, withTwo, after: await gg.context.breakdown() };
+    `);
+    const result = report.result as { first: { image: object }; withOne: { images: number }; withTwo: { images: number }; after: { images: number; total: number } };
+    const tiles = imageTokens({ width: 1024, height: 768, bytes: 0 }).tokens;
+    expect(tiles).toBe(85 + 170 * 4);
+    expect(result.first.image).toMatchObject({ format: "PNG", width: 1024, height: 768, attached: true, retired: false });
+    expect(result.withOne.images).toBe(tiles);
+    expect(result.withTwo.images).toBe(tiles);
+    expect(result.after).toMatchObject({ images: 0, total: 0 });
+  });
+
+  test("an image whose header cannot be read is charged by its size, as an estimate", () => {
+    expect(imageTokens({ bytes: 75_000 })).toEqual({ tokens: 100, estimate: "file-size" });
+  });
+
+  test("the embedder's bands are part of the breakdown", async () => {
+    using ws = engineWorkspace({ baseline: { system: 1200, messages: 3000, toolResults: 50 } });
+    const report = await ws.run("return await gg.context.breakdown()");
+    expect(report.result).toEqual({ system: 1200, messages: 3000, toolResults: 50, fileViews: 0, images: 0, total: 4250 });
+  });
+});
