@@ -73,6 +73,8 @@ export interface FileHost {
 }
 
 const CHUNK = 1 << 20;
+// One read buffer for the line scans: they are synchronous, so it is never shared, and a read allocates nothing.
+const chunk = Buffer.allocUnsafe(CHUNK);
 
 const kindOf = (stats: { isFile(): boolean; isDirectory(): boolean }): EntryKind =>
   stats.isFile() ? "file" : stats.isDirectory() ? "directory" : "other";
@@ -125,7 +127,6 @@ function utf8Boundary(bytes: Buffer, end: number): number {
 }
 
 function readLines(fd: number, path: string, first: number, count: number | undefined, maxBytes: number): LineWindow {
-  const chunk = Buffer.allocUnsafe(CHUNK);
   const lastWanted = count === undefined ? Infinity : first + count - 1;
   let newlines = 0;
   let start = first === 1 ? 0 : -1;
@@ -171,11 +172,10 @@ function readLines(fd: number, path: string, first: number, count: number | unde
     return { bytes: kept, totalLines, firstLine: first, lastLine: first + lines - 1, cut: "lines", cutLineBytes: 0 };
   }
   // The first line alone is over the ceiling: measure it, then keep its head up to a character boundary.
-  const rest = Buffer.allocUnsafe(CHUNK);
   let lineBytes = got;
   for (;;) {
-    const n = readSync(fd, rest, 0, CHUNK, start + lineBytes);
-    const nl = rest.subarray(0, n).indexOf(10);
+    const n = readSync(fd, chunk, 0, CHUNK, start + lineBytes);
+    const nl = chunk.subarray(0, n).indexOf(10);
     if (n === 0) break;
     if (nl !== -1) {
       lineBytes += nl;

@@ -3,7 +3,7 @@
 // dispatcher all read this list.
 import { type TSchema, Type } from "typebox";
 import type { Configuration } from "../bindings/config.ts";
-import { type CallContext, type CallDefinition, checkArguments, invoke } from "../bindings/define.ts";
+import { type CallContext, type CallDefinition, checkArguments, parametersOf, runChecked } from "../bindings/define.ts";
 import { enabledCalls } from "../bindings/index.ts";
 import { readFile } from "../bindings/read_file.ts";
 import { GgError } from "../host/errors.ts";
@@ -29,6 +29,7 @@ export interface GgFunction {
   returns: string;
   /** Error codes it can fail with, besides invalid-argument. */
   errors: readonly string[];
+  /** Runs with arguments already checked against `parameters`. */
   run(args: Record<string, unknown>, env: GgEnv): Promise<unknown>;
 }
 
@@ -53,7 +54,7 @@ function fromCall(call: CallDefinition): GgFunction {
     returns: call.code.returns,
     errors: ERRORS[call.name] ?? [],
     async run(args, env) {
-      const result = await invoke(call, args, env.context);
+      const result = await runChecked(call, args, env.context);
       if (!result.ok) throw new GgError(result.error.code, result.error.message);
       return call.code.value(result);
     },
@@ -140,6 +141,6 @@ export function argumentsObject(fn: GgFunction, given: unknown[], config: Config
   positional.forEach((name, i) => {
     if (given[i] !== undefined) args[name] = given[i];
   });
-  const refused = checkArguments(label, fn.parameters(config), args);
+  const refused = checkArguments(label, parametersOf(fn, config), args);
   return refused ? { ok: false, message: refused.message } : { ok: true, args };
 }

@@ -1,30 +1,16 @@
 import { test } from "vitest";
 import { engineWorkspace } from "../engine.ts";
-
 const progs: [string, string][] = [
-  ["fn", `const out: any = {};
-  const t = (k: string, f: () => unknown) => { try { out[k] = typeof f(); } catch (e: any) { out[k] = 'threw ' + e?.name + ': ' + e?.message; } };
-  t('Function process', () => Function('return typeof process')());
-  t('arrow this', () => (() => {}).constructor('return this')());
-  t('gthis keys', () => 0);
-  out.keys = Object.getOwnPropertyNames((() => {}).constructor('return this')());
-  t('readFile ctor', () => (gg.files.readFile as any).constructor('return typeof process')());
-  t('globalThis.constructor.constructor', () => (globalThis as any).constructor.constructor('return this')());
-  try { await import('node:fs'); out.imp = 'ok'; } catch (e: any) { out.imp = 'threw ' + e?.name + ': ' + e?.message; }
-  out.req = typeof (globalThis as any).require;
-  return out;`],
-  ["pst", `Error.prepareStackTrace = (err, frames) => frames.map(f => [typeof f.getThis(), f.getTypeName(), typeof f.getFunction(), f.getFunctionName(), f.getFileName()]);
-   const out: any[] = [];
-   try { await gg.files.readFile('missing'); } catch (e: any) { out.push(e.stack); }
-   try { await (gg.files.readFile as any)({get path() { throw new Error('in getter'); }}); } catch (e: any) { out.push(e.stack); }
-   return out;`],
-  ["sab", `return [typeof SharedArrayBuffer, typeof Atomics, typeof WebAssembly];`],
+  ["late-async", `(async () => { await gg.files.listDir(); throw new Error('late'); })(); return 1;`],
+  ["pending-read-nowait", `gg.files.readFile('missing'); return 1;`],
+  ["pending-read-nowait-work", `gg.files.readFile('missing'); let s = 0; for (let i = 0; i < 1e7; i++) s += i; return 1;`],
+  ["pending-read-nowait-await", `gg.files.readFile('missing'); await gg.files.listDir(); return 1;`],
 ];
-
 test("explore", async () => {
   using ws = engineWorkspace();
   for (const [name, src] of progs) {
-    const r = await ws.run(src, { limits: { budgetSecs: 3 } });
-    console.log(name, JSON.stringify({ ok: r.ok, result: r.result, error: r.error, calls: r.calls }, null, 1));
+    const out: string[] = [];
+    for (let i = 0; i < 8; i++) { const r = await ws.run(src, { limits: { budgetSecs: 10 } }); out.push(r.ok ? 'ok' : r.error!.code + ':' + r.error!.message.slice(0, 20)); }
+    console.log(name, out.join(' | '));
   }
-});
+}, 60000);

@@ -1,0 +1,68 @@
+// Benchmark: programs in the sandbox. Program cold start (runtime ready, then a trivial program, one fresh isolate
+// each) median and p95; 1,000 sequential gg.files.readFile calls on small files against the same 1,000 reads made by
+// host code through the same host functions; and the same with Promise.all. Rerun: `node bench/runtime.ts`.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { cpus, tmpdir } from "node:os";
+import { join } from "node:path";
+import { invoke } from "../bindings/define.ts";
+import { callContext } from "../bindings/index.ts";
+import { readFile } from "../bindings/read_file.ts";
+import { createRuntime } from "../runtime/index.ts";
+
+const RUNS = Number(process.env.GG_BENCH_RUNS ?? 200);
+const FILES = 1000;
+
+const quantile = (values: number[], q: number): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] as number;
+};
+
+const workspace = mkdtempSync(join(tmpdir(), "gg-bench-runtime-"));
+mkdirSync(join(workspace, "small"));
+for (let i = 0; i < FILES; i++) writeFileSync(join(workspace, "small", `f${i}.txt`), `file ${i}\nsecond line\n`);
+const runtime = createRuntime({ workspace });
+
+async function timed(fn: () => Promise<unknown>): Promise<number> {
+  const started = performance.now();
+  await fn();
+  return performance.now() - started;
+}
+
+try {
+  for (let i = 0; i < 20; i++) await runtime.run("return 1");
+  const cold: number[] = [];
+  for (let i = 0; i < RUNS; i++) cold.push(await timed(() => runtime.run("return 1")));
+
+  const sequential = `for (let i = 0; i < ${FILES}; i++) await gg.files.readFile("small/f" + i + ".txt"); return 1;`;
+  const parallel = `await Promise.all(Array.from({ length: ${FILES} }, (_, i) => gg.files.readFile("small/f" + i + ".txt"))); return 1;`;
+  const context = callContext({ workspace });
+  const hostSequential = async () => {
+    for (let i = 0; i < FILES; i++) await invoke(readFile, { path: `small/f${i}.txt` }, context);
+  };
+  const hostParallel = () => Promise.all(Array.from({ length: FILES }, (_, i) => invoke(readFile, { path: `small/f${i}.txt` }, context)));
+  const rows: string[] = [];
+  for (const [name, program, host] of [["sequential", sequential, hostSequential], ["Promise.all", parallel, hostParallel]] as const) {
+    const inSandbox: number[] = [];
+    const onHost: number[] = [];
+    for (let i = 0; i < 7; i++) {
+      // The program's time less a trivial program's, so the ratio compares the reads alone.
+      const report = await runtime.run(program);
+      if (!report.ok) throw new Error(`bench program failed: ${report.error?.message}`);
+      inSandbox.push((await timed(() => runtime.run(program))) - quantile(cold, 0.5));
+      onHost.push(await timed(host));
+    }
+    const sandbox = quantile(inSandbox, 0.5);
+    const direct = quantile(onHost, 0.5);
+    rows.push(`| ${FILES} readFile, ${name} | ${sandbox.toFixed(1)} | ${direct.toFixed(1)} | ${(sandbox / direct).toFixed(2)}x |`);
+  }
+  console.log(`## program cold start (${RUNS} runs after 20 warm-ups; goal: median <= 5 ms)\n`);
+  console.log(`median ${quantile(cold, 0.5).toFixed(2)} ms, p95 ${quantile(cold, 0.95).toFixed(2)} ms\n`);
+  console.log("## gg.files.readFile from a program against host code (medians of 7; goal: sequential <= 1.5x)\n");
+  console.log("| case | program ms | host ms | ratio |\n| --- | ---: | ---: | ---: |");
+  console.log(rows.join("\n"));
+  console.log(`\nmachine: ${cpus().length} cores, ${cpus()[0]?.model ?? "unknown cpu"}; node ${process.version}`);
+  console.log("reproduce: node bench/runtime.ts (part of npm run bench)");
+} finally {
+  runtime.close();
+  rmSync(workspace, { recursive: true, force: true });
+}
