@@ -29,7 +29,8 @@ export function createRuntime(options: EngineOptions) {
   let queue: Promise<unknown> = Promise.resolve();
 
   const start = (): Promise<void> => {
-    const child = fork(runnerPath, [], { stdio: ["ignore", "inherit", "inherit", "ipc"], serialization: "advanced" });
+    // The runner gets none of this process's Node flags (an --input-type or a test runner's loader would break it).
+    const child = fork(runnerPath, [], { stdio: ["ignore", "inherit", "inherit", "ipc"], serialization: "advanced", execArgv: [] });
     runner = child;
     ready = new Promise((resolve) => {
       child.on("message", (message: FromRunner) => {
