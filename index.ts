@@ -15,4 +15,4 @@ export { type CommandHook, type Hook, type HookContext, hookPolicy, parseHooks, 
 export { execute, type ExecuteOptions, type ShellResult, shellPolicy } from "./bindings/shell.ts";
 export { OUTPUT_BYTE_CAP, type OutputPolicy, SHELL_LOG_DIR } from "./host/output.ts";
 export { createRuntime, DEFAULT_LIMITS, type Limits, type RunOptions, type RunReport, type Runtime, type RuntimeOptions } from "./runtime/index.ts";
-export { renderApiDoc, renderDts } from "./runtime/docs.ts";
+export { renderApiDoc } from "./runtime/docs.ts";

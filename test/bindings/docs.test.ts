@@ -2,7 +2,8 @@ import ts from "typescript";
 import { readFileSync } from "node:fs";
 import { expect, test } from "vitest";
 import { renderCallsDoc } from "../../bindings/docs.ts";
-import { renderApiDoc, renderDts } from "../../runtime/docs.ts";
+import { renderDts } from "../../docs/dts.ts";
+import { renderApiDoc } from "../../runtime/docs.ts";
 import { CALLS } from "../../bindings/index.ts";
 
 test("docs/calls.md is the page the declarations generate (run npm run docs when this fails)", () => {
