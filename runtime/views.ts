@@ -48,7 +48,13 @@ function costOf(view: View): number {
 export function createViews(read: ViewRead, caps: ViewCaps = DEFAULT_VIEW_CAPS, baseline: Baseline = {}) {
   const views: View[] = [];
   let nextId = 1;
-  const summary = ({ text: _text, dataUrl: _dataUrl, ...view }: View): ViewSummary => ({ ...view, tokens: costOf({ ...view, text: _text }) });
+  const summary = (view: View): ViewSummary => ({
+    id: view.id,
+    path: view.path,
+    ...(view.window ? { window: view.window } : {}),
+    ...(view.image ? { image: { ...view.image } } : {}),
+    tokens: costOf(view),
+  });
 
   const remove = (path: string): { closed: number; tokens: number } => {
     let tokens = 0;
