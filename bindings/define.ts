@@ -40,6 +40,8 @@ export interface CallContext {
   agent: string;
   /** End of the run's wall-clock budget (epoch ms), when the caller set one. */
   deadline?: number;
+  /** Aborted when the run ends: work a call started (a command) is stopped with it. */
+  signal?: AbortSignal;
 }
 
 /** How a call appears on the `gg` global of a program. */

@@ -47,6 +47,8 @@ export interface ExecuteOptions {
   agent: string;
   /** End of the run's wall-clock budget, epoch ms. */
   deadline?: number;
+  /** Stops the command when aborted (the run that started it ended). */
+  signal?: AbortSignal;
 }
 
 /** Milliseconds a command may run: the request (default 3600 s) clamped to 24 hours, then to the budget left. */
@@ -60,7 +62,7 @@ export async function execute(command: string, options: ExecuteOptions): Promise
   const timeoutMs = effectiveTimeoutMs(options.timeoutSecs, options.deadline);
   if (timeoutMs <= 0) throw new GgError("timeout", "Cannot run the command: the run's wall-clock budget is spent; nothing was started");
   const sink = options.policy === "verdict" ? createVerdictSink() : createOutputSink(options.policy ?? WHOLE_OUTPUT, options.agent);
-  const outcome = await runCommand({ command, cwd: options.cwd, timeoutMs, sink });
+  const outcome = await runCommand({ command, cwd: options.cwd, timeoutMs, sink, ...(options.signal ? { signal: options.signal } : {}) });
   const { output, truncated, files } = sink.finish();
   if (outcome.timedOut) {
     const where = files ? `\nFull output: ${files.stdout} and ${files.stderr}` : "";
@@ -122,6 +124,7 @@ export const shell = defineCall({
       policy: shellPolicy(context.config),
       agent: context.agent,
       ...(context.deadline === undefined ? {} : { deadline: context.deadline }),
+      ...(context.signal ? { signal: context.signal } : {}),
     });
     return { text: formatShellResult(result), details: { ...result } };
   },

@@ -1,7 +1,7 @@
 // The one closed set of failures a gg call can report. Every message says what failed, the state, and the way out.
 
 /** Every error code a gg call can fail with. */
-export const ERROR_CODES = [
+export const CALL_ERROR_CODES = [
   "invalid-argument",
   "not-found",
   "no-match",
@@ -11,12 +11,13 @@ export const ERROR_CODES = [
   "launch-failed",
   "timeout",
   "over-cap",
-  "memory-limit",
-  "syntax-error",
-  "program-error",
-  "invalid-result",
-  "result-too-large",
 ] as const;
+
+/** The codes only a run of a program reports: gg's own verdicts on it, which a program cannot throw. */
+export const RUN_ERROR_CODES = ["memory-limit", "syntax-error", "program-error", "invalid-result", "result-too-large"] as const;
+
+/** The one closed set of error codes. */
+export const ERROR_CODES = [...CALL_ERROR_CODES, ...RUN_ERROR_CODES] as const;
 
 /** One of {@link ERROR_CODES}. */
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -32,6 +32,8 @@ export interface CommandSpec {
   /** Milliseconds before the process group is stopped. */
   timeoutMs: number;
   sink: OutputSink;
+  /** Stops the process group when aborted. */
+  signal?: AbortSignal;
 }
 
 const signalled = (pgid: number, signal: NodeJS.Signals | 0): boolean => {
@@ -91,6 +93,10 @@ export function runCommand(spec: CommandSpec): Promise<CommandOutcome> {
       if (child.pid !== undefined) void stopGroup(child.pid);
     }, spec.timeoutMs);
     const closed = [child.stdout, child.stderr].map((stream) => new Promise<void>((done) => stream.once("close", done)));
+    const abort = (): void => {
+      if (child.pid !== undefined) void stopGroup(child.pid);
+    };
+    spec.signal?.addEventListener("abort", abort, { once: true });
 
     child.on("error", (error: NodeJS.ErrnoException) => {
       if (settled) return;
@@ -113,6 +119,7 @@ export function runCommand(spec: CommandSpec): Promise<CommandOutcome> {
       });
       child.stdout.destroy();
       child.stderr.destroy();
+      spec.signal?.removeEventListener("abort", abort);
       if (settled) return;
       settled = true;
       clearTimeout(timer);

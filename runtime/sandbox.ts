@@ -4,7 +4,7 @@
 // cross back as one JSON string and errors are rebuilt in the guest, so no host object ever reaches the program.
 // Limits are enforced by a host watchdog, since isolated-vm's own timeout stops at the first await.
 import ivm from "isolated-vm";
-import { ERROR_CODES, type ErrorCode, isGgError } from "../host/errors.ts";
+import { CALL_ERROR_CODES, type ErrorCode, isGgError } from "../host/errors.ts";
 import { argumentsObject, type GgEnv, ggFunctions } from "./api.ts";
 import { type CompiledProgram, compileProgram, type Language, originalPosition, PROGRAM_FILE } from "./compile.ts";
 import type { Limits } from "./limits.ts";
@@ -69,8 +69,27 @@ const ARGS_CHARS = 64 * 1024 * 1024;
 const SHIM = `'use strict';
 const dispatch = $0, emit = $1, layout = JSON.parse($2), resultLimit = $3;
 const { stringify, parse } = JSON;
-const { freeze, defineProperty } = Object;
-const ErrorCtor = Error, StringCtor = String;
+const { freeze, defineProperty, getPrototypeOf, setPrototypeOf } = Object;
+const { construct } = Reflect;
+const ErrorCtor = Error, StringCtor = String, RangeErrorCtor = RangeError, TypeErrorCtor = TypeError;
+const fixed = (value) => ({ value, writable: false, enumerable: false, configurable: false });
+// Memory that isolated-vm's allocator does not count: WebAssembly memories, growable SharedArrayBuffers and
+// resizable ArrayBuffers. Programs get none of them, so the heap limit bounds everything they can hold.
+for (const name of ["WebAssembly", "SharedArrayBuffer", "Atomics"]) delete globalThis[name];
+const NativeArrayBuffer = ArrayBuffer;
+const FixedArrayBuffer = function ArrayBuffer(length, options) {
+  if (new.target === undefined) throw new TypeErrorCtor("Constructor ArrayBuffer requires 'new'");
+  if (options !== undefined && options !== null && options.maxByteLength !== undefined) {
+    throw new RangeErrorCtor("Resizable ArrayBuffers are not available to gg programs; allocate the size you need");
+  }
+  return construct(NativeArrayBuffer, [length], new.target);
+};
+setPrototypeOf(FixedArrayBuffer, getPrototypeOf(NativeArrayBuffer));
+defineProperty(FixedArrayBuffer, "prototype", fixed(NativeArrayBuffer.prototype));
+defineProperty(FixedArrayBuffer, "isView", { value: NativeArrayBuffer.isView, writable: true, configurable: true });
+defineProperty(FixedArrayBuffer, Symbol.species, { get() { return this; }, configurable: true });
+defineProperty(NativeArrayBuffer.prototype, "constructor", { value: FixedArrayBuffer, writable: true, configurable: true });
+defineProperty(globalThis, "ArrayBuffer", { value: FixedArrayBuffer, writable: true, configurable: true });
 const options = freeze({ __proto__: null, arguments: freeze({ __proto__: null, copy: true }), result: freeze({ __proto__: null, promise: true, copy: true }) });
 const format = (value) => {
   if (typeof value === "string") return value;
@@ -96,40 +115,44 @@ layout.forEach(([module, name], index) => {
   gg[module][name] = (...args) => call(index, args);
 });
 for (const module of Object.keys(gg)) freeze(gg[module]);
-defineProperty(globalThis, "gg", { value: freeze(gg), enumerable: true });
+defineProperty(globalThis, "gg", fixed(freeze(gg)));
 const logger = (level) => (...values) => {
   let text = "";
   for (let i = 0; i < values.length && text.length < ${LOG_ENTRY_CHARS}; i++) text += (i ? " " : "") + format(values[i]);
   emit(level, text.slice(0, ${LOG_ENTRY_CHARS}));
 };
-defineProperty(globalThis, "console", { value: freeze({ log: logger(0), info: logger(1), warn: logger(2), error: logger(3), debug: logger(4) }), enumerable: true });
+defineProperty(globalThis, "console", fixed(freeze({ log: logger(0), info: logger(1), warn: logger(2), error: logger(3), debug: logger(4) })));
+// Messages to the host are built from null-prototype objects and strings, so no toJSON a program installs can
+// rewrite them; the host checks them again all the same.
+const record = (fields) => setPrototypeOf(fields, null);
 const describe = (thrown) => {
   try {
     if (thrown instanceof ErrorCtor) {
-      const code = typeof thrown.code === "string" ? thrown.code : undefined;
-      return { name: StringCtor(thrown.name), message: StringCtor(thrown.message), code, stack: typeof thrown.stack === "string" ? thrown.stack : "" };
+      const code = typeof thrown.code === "string" ? thrown.code : "";
+      return record({ name: StringCtor(thrown.name), message: StringCtor(thrown.message), code, stack: typeof thrown.stack === "string" ? thrown.stack : "" });
     }
-    return { name: "Error", message: "the program threw a value that is not an Error: " + format(thrown), stack: "" };
+    return record({ name: "Error", message: "the program threw a value that is not an Error: " + format(thrown), code: "", stack: "" });
   } catch {
-    return { name: "Error", message: "the program threw a value that cannot be described", stack: "" };
+    return record({ name: "Error", message: "the program threw a value that cannot be described", code: "", stack: "" });
   }
 };
-defineProperty(globalThis, "__gg_settle", { value: async (program) => {
+const failure = (code, message) => stringify(record({ ok: false, error: record({ code, message }) }));
+defineProperty(globalThis, "__gg_settle", fixed(async (program) => {
   try {
     const value = await program;
     let json;
     try { json = stringify(value === undefined ? null : value); } catch (error) {
-      return stringify({ ok: false, error: { code: "invalid-result", message: "The returned value cannot be turned into JSON (" + format(error && error.message) + "); return plain data: strings, numbers, booleans, arrays and objects without cycles" } });
+      return failure("invalid-result", "The returned value cannot be turned into JSON (" + format(error && error.message) + "); return plain data: strings, numbers, booleans, arrays and objects without cycles");
     }
-    if (json === undefined) json = "null";
+    if (typeof json !== "string") json = "null";
     if (json.length > resultLimit) {
-      return stringify({ ok: false, error: { code: "result-too-large", message: "The returned value is " + json.length + " characters as JSON, over the " + resultLimit + "-character result limit; return a summary, or write the data to a file with gg.files.writeFile" } });
+      return failure("result-too-large", "The returned value is " + json.length + " characters as JSON, over the " + resultLimit + "-character result limit; return a summary, or write the data to a file with gg.files.writeFile");
     }
     return '{"ok":true,"result":' + json + "}";
   } catch (thrown) {
-    return stringify({ ok: false, thrown: describe(thrown) });
+    return stringify(record({ ok: false, thrown: describe(thrown) }));
   }
-} });
+}));
 `;
 
 interface Thrown {
@@ -146,7 +169,33 @@ function position(program: CompiledProgram, stack: string): { line?: number; col
   return originalPosition(program, Number(frame[1]), Number(frame[2])) ?? {};
 }
 
-const isErrorCode = (code: unknown): code is ErrorCode => typeof code === "string" && (ERROR_CODES as readonly string[]).includes(code);
+/** Characters of an error message or stack kept from a program. */
+const MESSAGE_CHARS = 8192;
+const clip = (value: unknown, limit = MESSAGE_CHARS): string => (typeof value === "string" ? value : "").slice(0, limit);
+const isCallCode = (code: unknown): code is ErrorCode => typeof code === "string" && (CALL_ERROR_CODES as readonly string[]).includes(code);
+
+/** What the guest's settle message says, checked field by field: the guest is trusted with nothing. */
+function readSettled(outcome: unknown, program: CompiledProgram, limits: Limits): { ok: true; result: unknown } | { ok: false; error: RunError } {
+  const malformed = { ok: false as const, error: { code: "program-error" as const, message: "The program ended in a way gg cannot read" } };
+  if (typeof outcome !== "string") return malformed;
+  if (outcome.length > limits.resultChars + 64) {
+    return { ok: false, error: { code: "result-too-large", message: `The returned value is over the ${limits.resultChars}-character result limit; return a summary, or write the data to a file with gg.files.writeFile` } };
+  }
+  let settled: { ok?: unknown; result?: unknown; error?: { code?: unknown; message?: unknown }; thrown?: Partial<Record<keyof Thrown, unknown>> };
+  try {
+    settled = JSON.parse(outcome) as typeof settled;
+  } catch {
+    return malformed;
+  }
+  if (settled.ok === true) return { ok: true, result: settled.result };
+  const { error, thrown } = settled;
+  if (error && (error.code === "invalid-result" || error.code === "result-too-large")) return { ok: false, error: { code: error.code, message: clip(error.message) } };
+  if (!thrown || typeof thrown !== "object") return malformed;
+  const name = clip(thrown.name, 100);
+  const code = isCallCode(thrown.code) ? thrown.code : "program-error";
+  const label = code === "program-error" && name !== "Error" && name !== "" ? `${name}: ` : "";
+  return { ok: false, error: { code, message: `${label}${clip(thrown.message)}`, ...position(program, clip(thrown.stack, 65536)) } };
+}
 
 /** Runs `source` once under `limits` with the gg functions of `env`, and reports what happened. Never throws. */
 export async function runProgram(source: string, language: Language, limits: Limits, env: GgEnv, observer: RunObserver = {}): Promise<RunReport> {
@@ -164,7 +213,9 @@ export async function runProgram(source: string, language: Language, limits: Lim
   const isolate = new ivm.Isolate({ memoryLimit: limits.memoryMb });
   // Commands end a little before the run does (5% of the budget, at most 1 s), so a program sees their timeout.
   const deadline = Date.now() + limits.budgetSecs * 1000 - Math.min(1000, limits.budgetSecs * 50);
-  const callEnv: GgEnv = { ...env, context: { ...env.context, deadline } };
+  // Ending the run stops what its calls started: a command the program did not await does not outlive it.
+  const ending = new AbortController();
+  const callEnv: GgEnv = { ...env, context: { ...env.context, deadline, signal: ending.signal } };
   const functions = ggFunctions(env.context.config);
   let logBytes = 0;
   let stopped: RunError | undefined;
@@ -176,6 +227,7 @@ export async function runProgram(source: string, language: Language, limits: Lim
     const name = fn ? `${fn.module}.${fn.name}` : "unknown";
     const text = typeof argsJson === "string" ? argsJson : "";
     const record = (ok: boolean, code?: string): void => {
+      if (ending.signal.aborted) return;
       const entry: CallRecord = { name, args: text.length > 300 ? `${text.slice(0, 300)}...` : text, ok, ...(code ? { code } : {}), ms: Math.round(performance.now() - callStarted) };
       report.calls.push(entry);
       observer.onCall?.(entry);
@@ -242,21 +294,15 @@ export async function runProgram(source: string, language: Language, limits: Lim
     const context = await isolate.createContext();
     await context.evalClosure(SHIM, [dispatcher, emit, JSON.stringify(functions.map((fn) => [fn.module, fn.name])), limits.resultChars]);
     const script = await isolate.compileScript(`__gg_settle(${program.code.trimEnd().replace(/;$/, "")})`, { filename: PROGRAM_FILE });
-    const outcome = (await script.run(context, { promise: true, copy: true, timeout: budgetMs })) as string;
+    const outcome: unknown = await script.run(context, { promise: true, copy: true, timeout: budgetMs });
     const heap = await isolate.getHeapStatistics();
     report.usage.peakHeapBytes = Math.max(report.usage.peakHeapBytes, heap.used_heap_size);
     cpuMs = Number(isolate.cpuTime) / 1e6;
-    const settled = JSON.parse(outcome) as { ok: boolean; result?: unknown; error?: RunError; thrown?: Thrown };
-    if (settled.ok) {
-      report.ok = true;
-      report.result = settled.result;
-      return finish();
-    }
-    if (settled.error) return finish(settled.error);
-    const thrown = settled.thrown as Thrown;
-    const code = isErrorCode(thrown.code) ? thrown.code : "program-error";
-    const label = code === "program-error" && thrown.name !== "Error" ? `${thrown.name}: ` : "";
-    return finish({ code, message: `${label}${thrown.message}`, ...position(program, thrown.stack) });
+    const settled = readSettled(outcome, program, limits);
+    if (!settled.ok) return finish(settled.error);
+    report.ok = true;
+    report.result = settled.result;
+    return finish();
   } catch (error) {
     if (stopped) return finish(stopped);
     const message = error instanceof Error ? error.message : String(error);
@@ -268,6 +314,7 @@ export async function runProgram(source: string, language: Language, limits: Lim
     // A syntax error V8 finds that esbuild did not, or the isolate failing under us.
     return finish({ code: "program-error", message });
   } finally {
+    ending.abort();
     clearInterval(watchdog);
     report.usage.cpuMs = Math.round(cpuMs);
     dispatcher.release();
