@@ -4,7 +4,7 @@
 import { readFileSync } from "node:fs";
 import ts from "typescript";
 import { type Configuration, defaultConfiguration } from "../bindings/config.ts";
-import { ERROR_CODES } from "../host/errors.ts";
+import { CALL_ERROR_CODES } from "../host/errors.ts";
 import { ggFunctions } from "../runtime/api.ts";
 import { MODULES, signature } from "../runtime/docs.ts";
 
@@ -32,7 +32,7 @@ export function renderDts(config: Configuration = defaultConfiguration()): strin
     "type ImageValue = ImageDescriptor & { shown: false; reason: string };",
     "",
     "/** Every gg function rejects with an Error carrying one of these codes. */",
-    `interface GgError extends Error {\n  code: ${ERROR_CODES.map((code) => `"${code}"`).join(" | ")};\n}`,
+    `interface GgError extends Error {\n  code: ${CALL_ERROR_CODES.map((code) => `"${code}"`).join(" | ")};\n}`,
   ];
   const modules = MODULES.map((module) => {
     const members = functions

@@ -53,7 +53,7 @@ type ImageValue = ImageDescriptor & { shown: false; reason: string };
 
 /** Every gg function rejects with an Error carrying one of these codes. */
 interface GgError extends Error {
-  code: "invalid-argument" | "not-found" | "no-match" | "ambiguous" | "permission-denied" | "io-error" | "launch-failed" | "timeout" | "over-cap" | "memory-limit" | "syntax-error" | "program-error" | "invalid-result" | "result-too-large";
+  code: "invalid-argument" | "not-found" | "no-match" | "ambiguous" | "permission-denied" | "io-error" | "launch-failed" | "timeout" | "over-cap";
 }
 
 declare const gg: {
