@@ -75,16 +75,19 @@ const openFile: GgFunction = {
   run: (args, env) => env.views.open(String(args.path), args.offset as number | undefined, args.limit as number | undefined),
 };
 
-const close: GgFunction = {
-  module: "views",
-  name: "close",
-  brief: "Close every view of a path, taking it out of your context window.",
+/** gg.views.close and gg.context.evictFileView: one operation, offered where each reader looks for it. */
+const closer = (module: GgFunction["module"], name: string, brief: string): GgFunction => ({
+  module,
+  name,
+  brief,
   positional: ["path"],
   parameters: pathOnly,
   returns: "{ closed: number; tokens: number }",
   errors: [],
   run: async (args, env) => env.views.close(String(args.path)),
-};
+});
+
+const close = closer("views", "close", "Close every view of a path, taking it out of your context window.");
 
 const list: GgFunction = {
   module: "views",
@@ -97,16 +100,7 @@ const list: GgFunction = {
   run: async (_args, env) => env.views.list(),
 };
 
-const evictFileView: GgFunction = {
-  module: "context",
-  name: "evictFileView",
-  brief: "Evict a file's views, and their pictures, from the context window; returns the tokens reclaimed.",
-  positional: ["path"],
-  parameters: pathOnly,
-  returns: "{ closed: number; tokens: number }",
-  errors: [],
-  run: async (args, env) => env.views.close(String(args.path)),
-};
+const evictFileView = closer("context", "evictFileView", "Evict a file's views, and their pictures, from the context window; returns the tokens reclaimed.");
 
 const breakdown: GgFunction = {
   module: "context",

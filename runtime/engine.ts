@@ -6,7 +6,7 @@ import { invoke } from "../bindings/define.ts";
 import type { Baseline } from "./context.ts";
 import type { Language } from "./compile.ts";
 import { DEFAULT_LIMITS, type Limits } from "./limits.ts";
-import { type RunObserver, type RunReport, runProgram } from "./sandbox.ts";
+import { createSandbox, type RunObserver, type RunReport } from "./sandbox.ts";
 import { createViews, DEFAULT_VIEW_CAPS, type ViewCaps } from "./views.ts";
 
 /** Options of an engine: where its calls run, and what its context window holds besides its views. */
@@ -28,9 +28,12 @@ export function createEngine(options: EngineOptions) {
     options.viewCaps ?? DEFAULT_VIEW_CAPS,
     options.baseline,
   );
+  const sandbox = createSandbox({ context, views });
   return {
     views,
     run: (source: string, run: RunOptions = {}, observer?: RunObserver): Promise<RunReport> =>
-      runProgram(source, run.language ?? "ts", { ...DEFAULT_LIMITS, ...run.limits }, { context, views }, observer),
+      sandbox.run(source, run.language ?? "ts", { ...DEFAULT_LIMITS, ...run.limits }, observer),
+    /** Frees the isolate kept ready for the next program. */
+    close: (): Promise<void> => sandbox.close(),
   };
 }

@@ -197,53 +197,56 @@ function readSettled(outcome: unknown, program: CompiledProgram, limits: Limits)
   return { ok: false, error: { code, message: `${label}${clip(thrown.message)}`, ...position(program, clip(thrown.stack, 65536)) } };
 }
 
-/** Runs `source` once under `limits` with the gg functions of `env`, and reports what happened. Never throws. */
-export async function runProgram(source: string, language: Language, limits: Limits, env: GgEnv, observer: RunObserver = {}): Promise<RunReport> {
-  const started = performance.now();
-  const report: RunReport = { ok: false, logs: [], logsDropped: 0, calls: [], views: [], usage: { wallMs: 0, cpuMs: 0, peakHeapBytes: 0 } };
-  const finish = (error?: RunError): RunReport => {
-    if (error) report.error = error;
-    report.views = env.views.list();
-    report.usage.wallMs = Math.round(performance.now() - started);
-    return report;
-  };
-  const program = compileProgram(source, language);
-  if (!("code" in program)) return finish({ code: "syntax-error", ...program, message: `The program does not compile: ${program.message}` });
+/** What the bridge of a prepared isolate writes into while a program runs; undefined before and after. */
+interface RunState {
+  report: RunReport;
+  observer: RunObserver;
+  callEnv: GgEnv;
+  ending: AbortController;
+  logBytes: number;
+  logLimit: number;
+}
 
-  const isolate = new ivm.Isolate({ memoryLimit: limits.memoryMb });
-  // Commands end a little before the run does (5% of the budget, at most 1 s), so a program sees their timeout.
-  const deadline = Date.now() + limits.budgetSecs * 1000 - Math.min(1000, limits.budgetSecs * 50);
-  // Ending the run stops what its calls started: a command the program did not await does not outlive it.
-  const ending = new AbortController();
-  const callEnv: GgEnv = { ...env, context: { ...env.context, deadline, signal: ending.signal } };
+/** A fresh isolate with the gg global installed, waiting for its one program. */
+interface Prepared {
+  isolate: ivm.Isolate;
+  context: ivm.Context;
+  dispatcher: ivm.Reference;
+  memoryMb: number;
+  resultChars: number;
+  slot: { run?: RunState };
+}
+
+/** Creates an isolate and installs the shim; its bridge serves whichever run is in `slot`. */
+async function prepare(env: GgEnv, memoryMb: number, resultChars: number): Promise<Prepared> {
+  const isolate = new ivm.Isolate({ memoryLimit: memoryMb });
   const functions = ggFunctions(env.context.config);
-  let logBytes = 0;
-  let stopped: RunError | undefined;
-  let cpuMs = 0;
-
+  const slot: { run?: RunState } = {};
   const dispatcher = new ivm.Reference(async (index: unknown, argsJson: unknown): Promise<string> => {
+    const run = slot.run;
     const callStarted = performance.now();
     const fn = typeof index === "number" ? functions[index] : undefined;
     const name = fn ? `${fn.module}.${fn.name}` : "unknown";
     const text = typeof argsJson === "string" ? argsJson : "";
     const record = (ok: boolean, code?: string): void => {
-      if (ending.signal.aborted) return;
+      if (!run || run.ending.signal.aborted) return;
       const entry: CallRecord = { name, args: text.length > 300 ? `${text.slice(0, 300)}...` : text, ok, ...(code ? { code } : {}), ms: Math.round(performance.now() - callStarted) };
-      report.calls.push(entry);
-      observer.onCall?.(entry);
+      run.report.calls.push(entry);
+      run.observer.onCall?.(entry);
     };
     const fail = (code: ErrorCode, message: string): string => {
       record(false, code);
       return JSON.stringify({ ok: false, error: { code, message } });
     };
     try {
+      if (!run) return fail("invalid-argument", "Cannot call gg outside a run");
       if (!fn || typeof argsJson !== "string") return fail("invalid-argument", "Cannot call an unknown gg function");
       if (text.length > ARGS_CHARS) return fail("invalid-argument", `Cannot call gg.${name}: its arguments are ${text.length} characters as JSON, over the ${ARGS_CHARS} limit`);
       const given: unknown = JSON.parse(text);
       if (!Array.isArray(given)) return fail("invalid-argument", `Cannot call gg.${name}: arguments did not arrive as a list`);
       const args = argumentsObject(fn, given.map((value) => (value === null ? undefined : value)), env.context.config);
       if (!args.ok) return fail("invalid-argument", args.message);
-      const value = await fn.run(args.args, callEnv);
+      const value = await fn.run(args.args, run.callEnv);
       record(true);
       return JSON.stringify({ ok: true, value: value === undefined ? null : value });
     } catch (error) {
@@ -253,71 +256,136 @@ export async function runProgram(source: string, language: Language, limits: Lim
   });
   const emit = new ivm.Callback(
     (level: unknown, text: unknown) => {
-      if (typeof text !== "string" || typeof level !== "number") return;
+      const run = slot.run;
+      if (!run || typeof text !== "string" || typeof level !== "number") return;
       const entry: LogEntry = { level: LEVELS[level] ?? "log", text };
-      logBytes += Buffer.byteLength(text);
-      if (logBytes > limits.logBytes) {
-        report.logsDropped++;
+      run.logBytes += Buffer.byteLength(text);
+      if (run.logBytes > run.logLimit) {
+        run.report.logsDropped++;
         return;
       }
-      report.logs.push(entry);
-      observer.onLog?.(entry);
+      run.report.logs.push(entry);
+      run.observer.onLog?.(entry);
     },
     { ignored: true },
   );
+  const context = await isolate.createContext();
+  await context.evalClosure(SHIM, [dispatcher, emit, JSON.stringify(functions.map((fn) => [fn.module, fn.name])), resultChars]);
+  return { isolate, context, dispatcher, memoryMb, resultChars, slot };
+}
 
-  const overBudget: RunError = { code: "timeout", message: `The program was stopped at its wall-clock budget of ${limits.budgetSecs} s; do less per run, or ask for a larger budget` };
-  const stop = (error: RunError): void => {
-    if (stopped || isolate.isDisposed) return;
-    stopped = error;
-    isolate.dispose();
+function discard(prepared: Prepared): void {
+  prepared.slot.run = undefined;
+  prepared.dispatcher.release();
+  if (!prepared.isolate.isDisposed) prepared.isolate.dispose();
+}
+
+/**
+ * Runs programs with the gg functions of `env`, one fresh isolate each. The next isolate is prepared as soon as a
+ * run ends, so a program's start costs only its own compilation.
+ */
+export function createSandbox(env: GgEnv) {
+  let spare: Promise<Prepared | undefined> | undefined;
+  const make = (limits: Limits): Promise<Prepared | undefined> => prepare(env, limits.memoryMb, limits.resultChars).catch(() => undefined);
+  const take = async (limits: Limits): Promise<Prepared> => {
+    const ready = await spare;
+    spare = undefined;
+    if (ready && !ready.isolate.isDisposed && ready.memoryMb === limits.memoryMb && ready.resultChars === limits.resultChars) return ready;
+    if (ready) discard(ready);
+    return prepare(env, limits.memoryMb, limits.resultChars);
   };
-  const budgetMs = limits.budgetSecs * 1000;
-  const cpuLimitMs = limits.cpuSecs * 1000;
-  const tick = Math.min(100, Math.max(5, Math.min(budgetMs, cpuLimitMs) / 20));
-  const watchdog = setInterval(() => {
-    if (isolate.isDisposed) return;
-    cpuMs = Number(isolate.cpuTime) / 1e6;
-    if (performance.now() - started > budgetMs) stop(overBudget);
-    else if (cpuMs > cpuLimitMs) stop({ code: "timeout", message: `The program was stopped at its CPU limit of ${limits.cpuSecs} s; look for a loop that never ends` });
-    else {
-      isolate
-        .getHeapStatistics()
-        .then((heap) => {
-          report.usage.peakHeapBytes = Math.max(report.usage.peakHeapBytes, heap.used_heap_size);
-        })
-        .catch(() => {});
-    }
-  }, tick);
+  return {
+    /** Runs `source` once under `limits` and reports what happened. Never throws. */
+    async run(source: string, language: Language, limits: Limits, observer: RunObserver = {}): Promise<RunReport> {
+      const started = performance.now();
+      const report: RunReport = { ok: false, logs: [], logsDropped: 0, calls: [], views: [], usage: { wallMs: 0, cpuMs: 0, peakHeapBytes: 0 } };
+      const finish = (error?: RunError): RunReport => {
+        if (error) report.error = error;
+        report.views = env.views.list();
+        report.usage.wallMs = Math.round(performance.now() - started);
+        return report;
+      };
+      const program = compileProgram(source, language);
+      if (!("code" in program)) return finish({ code: "syntax-error", ...program, message: `The program does not compile: ${program.message}` });
+      let prepared: Prepared;
+      try {
+        prepared = await take(limits);
+      } catch (error) {
+        return finish({ code: "program-error", message: `Cannot start an isolate for the program: ${error instanceof Error ? error.message : String(error)}` });
+      }
+      const { isolate, context } = prepared;
+      // Commands end a little before the run does (5% of the budget, at most 1 s), so a program sees their timeout.
+      const deadline = Date.now() + limits.budgetSecs * 1000 - Math.min(1000, limits.budgetSecs * 50);
+      // Ending the run stops what its calls started: a command the program did not await does not outlive it.
+      const ending = new AbortController();
+      prepared.slot.run = { report, observer, callEnv: { ...env, context: { ...env.context, deadline, signal: ending.signal } }, ending, logBytes: 0, logLimit: limits.logBytes };
+      const cpuAtStart = Number(isolate.cpuTime) / 1e6;
+      let cpuMs = 0;
+      let stopped: RunError | undefined;
+      const overBudget: RunError = { code: "timeout", message: `The program was stopped at its wall-clock budget of ${limits.budgetSecs} s; do less per run, or ask for a larger budget` };
+      const stop = (error: RunError): void => {
+        if (stopped || isolate.isDisposed) return;
+        stopped = error;
+        isolate.dispose();
+      };
+      const budgetMs = limits.budgetSecs * 1000;
+      const cpuLimitMs = limits.cpuSecs * 1000;
+      const tick = Math.min(100, Math.max(5, Math.min(budgetMs, cpuLimitMs) / 20));
+      const watchdog = setInterval(() => {
+        if (isolate.isDisposed) return;
+        cpuMs = Number(isolate.cpuTime) / 1e6 - cpuAtStart;
+        if (performance.now() - started > budgetMs) stop(overBudget);
+        else if (cpuMs > cpuLimitMs) stop({ code: "timeout", message: `The program was stopped at its CPU limit of ${limits.cpuSecs} s; look for a loop that never ends` });
+        else {
+          isolate
+            .getHeapStatistics()
+            .then((heap) => {
+              report.usage.peakHeapBytes = Math.max(report.usage.peakHeapBytes, heap.used_heap_size);
+            })
+            .catch(() => {});
+        }
+      }, tick);
 
-  try {
-    const context = await isolate.createContext();
-    await context.evalClosure(SHIM, [dispatcher, emit, JSON.stringify(functions.map((fn) => [fn.module, fn.name])), limits.resultChars]);
-    const script = await isolate.compileScript(`__gg_settle(${program.code.trimEnd().replace(/;$/, "")})`, { filename: PROGRAM_FILE });
-    const outcome: unknown = await script.run(context, { promise: true, copy: true, timeout: budgetMs });
-    const heap = await isolate.getHeapStatistics();
-    report.usage.peakHeapBytes = Math.max(report.usage.peakHeapBytes, heap.used_heap_size);
-    cpuMs = Number(isolate.cpuTime) / 1e6;
-    const settled = readSettled(outcome, program, limits);
-    if (!settled.ok) return finish(settled.error);
-    report.ok = true;
-    report.result = settled.result;
-    return finish();
-  } catch (error) {
-    if (stopped) return finish(stopped);
-    const message = error instanceof Error ? error.message : String(error);
-    // isolated-vm's own timeout on the synchronous start can fire just before the watchdog does.
-    if (/execution timed out/i.test(message)) return finish(overBudget);
-    if (/memory limit/i.test(message)) {
-      return finish({ code: "memory-limit", message: `The program was stopped at its memory limit of ${limits.memoryMb} MB; keep less in memory at once (stream through files, or read windows)` });
-    }
-    // A syntax error V8 finds that esbuild did not, or the isolate failing under us.
-    return finish({ code: "program-error", message });
-  } finally {
-    ending.abort();
-    clearInterval(watchdog);
-    report.usage.cpuMs = Math.round(cpuMs);
-    dispatcher.release();
-    if (!isolate.isDisposed) isolate.dispose();
-  }
+      try {
+        const script = await isolate.compileScript(`__gg_settle(${program.code.trimEnd().replace(/;$/, "")})`, { filename: PROGRAM_FILE });
+        const outcome: unknown = await script.run(context, { promise: true, copy: true, timeout: budgetMs });
+        const heap = await isolate.getHeapStatistics();
+        report.usage.peakHeapBytes = Math.max(report.usage.peakHeapBytes, heap.used_heap_size);
+        cpuMs = Number(isolate.cpuTime) / 1e6 - cpuAtStart;
+        const settled = readSettled(outcome, program, limits);
+        if (!settled.ok) return finish(settled.error);
+        report.ok = true;
+        report.result = settled.result;
+        return finish();
+      } catch (error) {
+        if (stopped) return finish(stopped);
+        const message = error instanceof Error ? error.message : String(error);
+        // isolated-vm's own timeout on the synchronous start can fire just before the watchdog does.
+        if (/execution timed out/i.test(message)) return finish(overBudget);
+        if (/memory limit/i.test(message)) {
+          return finish({ code: "memory-limit", message: `The program was stopped at its memory limit of ${limits.memoryMb} MB; keep less in memory at once (stream through files, or read windows)` });
+        }
+        // A syntax error V8 finds that esbuild did not, or the isolate failing under us.
+        return finish({ code: "program-error", message });
+      } finally {
+        ending.abort();
+        clearInterval(watchdog);
+        report.usage.cpuMs = Math.round(cpuMs);
+        prepared.slot.run = undefined;
+        // Disposing this isolate and creating the next one are synchronous work: both wait until the report is out.
+        spare = new Promise((resolve) =>
+          setImmediate(() => {
+            discard(prepared);
+            resolve(make(limits));
+          }),
+        );
+      }
+    },
+    /** Disposes the isolate kept ready for the next program. */
+    async close(): Promise<void> {
+      const ready = await spare;
+      spare = undefined;
+      if (ready) discard(ready);
+    },
+  };
 }

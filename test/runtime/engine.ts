@@ -14,5 +14,13 @@ export function engineWorkspace(options: Partial<EngineOptions> & { configEntrie
   const ws = tempWorkspace();
   const { configEntries, ...rest } = options;
   const engine = createEngine({ workspace: ws.root, agent: "enginetest", ...(configEntries ? { config: parseConfiguration(configEntries) } : {}), ...rest });
-  return Object.assign(ws, { engine, run: (source: string, run?: RunOptions) => engine.run(source, run) });
+  const removeWorkspace = ws[Symbol.dispose];
+  return Object.assign(ws, {
+    engine,
+    run: (source: string, run?: RunOptions) => engine.run(source, run),
+    [Symbol.dispose]() {
+      void engine.close();
+      removeWorkspace();
+    },
+  });
 }
