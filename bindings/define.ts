@@ -4,7 +4,7 @@
 import type { Static, TSchema } from "typebox";
 import { Compile } from "typebox/compile";
 import { Value } from "typebox/value";
-import { type CallError, fromSystemError, isGgError } from "../host/errors.ts";
+import { type CallError, fromSystemError, GgError, isGgError } from "../host/errors.ts";
 import type { FileHost } from "../host/files.ts";
 import type { CapabilityId, Configuration } from "./config.ts";
 
@@ -77,6 +77,8 @@ export interface CallDefinition<Schema extends TSchema = TSchema> {
   code: CodeSurface;
   /** What `gg call --json` prints for a success, beside `"ok": true`; default `{text, attachments}`. */
   json?(output: CallOutput): Record<string, unknown>;
+  /** True when `run` returns a promise (it waits on a process); every other call completes before it returns. */
+  async?: true;
   /** The implementation; receives validated arguments and throws GgError on failure. */
   run(args: Static<Schema>, context: CallContext): CallOutput | Promise<CallOutput>;
 }
@@ -123,6 +125,11 @@ export function checkArguments(name: string, schema: TSchema, args: unknown): Ca
   return { code: "invalid-argument", message: `Cannot call ${name}: ${problems.join("; ")}` };
 }
 
+const failed = (definition: CallDefinition, error: unknown): CallResult => {
+  const typed = isGgError(error) ? error : fromSystemError(`run ${definition.name} on`, "its arguments", error);
+  return { ok: false, error: { code: typed.code, message: typed.message } };
+};
+
 /** Validates `args` and runs the call; every failure, however it arises, comes back as a typed error. */
 export async function invoke(definition: CallDefinition, args: unknown, context: CallContext): Promise<CallResult> {
   const given = args === undefined ? {} : args;
@@ -134,10 +141,19 @@ export async function invoke(definition: CallDefinition, args: unknown, context:
 /** Runs a call whose arguments were already checked against its schema. */
 export async function runChecked(definition: CallDefinition, args: unknown, context: CallContext): Promise<CallResult> {
   try {
-    const output = await definition.run(args as Static<TSchema>, context);
+    return { ok: true, ...(await definition.run(args as Static<TSchema>, context)) };
+  } catch (error) {
+    return failed(definition, error);
+  }
+}
+
+/** {@link runChecked} for a call that is not `async`: it completes before returning, so a sandbox can call it inline. */
+export function runCheckedSync(definition: CallDefinition, args: unknown, context: CallContext): CallResult {
+  try {
+    const output = definition.run(args as Static<TSchema>, context);
+    if (output instanceof Promise) throw new GgError("io-error", `Cannot run ${definition.name} inline: it is asynchronous`);
     return { ok: true, ...output };
   } catch (error) {
-    const typed = isGgError(error) ? error : fromSystemError(`run ${definition.name} on`, "its arguments", error);
-    return { ok: false, error: { code: typed.code, message: typed.message } };
+    return failed(definition, error);
   }
 }

@@ -3,7 +3,7 @@
 // dispatcher all read this list.
 import { type TSchema, Type } from "typebox";
 import type { Configuration } from "../bindings/config.ts";
-import { type CallContext, type CallDefinition, checkArguments, parametersOf, runChecked } from "../bindings/define.ts";
+import { type CallContext, type CallDefinition, type CallResult, checkArguments, parametersOf, runChecked, runCheckedSync } from "../bindings/define.ts";
 import { enabledCalls } from "../bindings/index.ts";
 import { readFile } from "../bindings/read_file.ts";
 import { GgError } from "../host/errors.ts";
@@ -29,8 +29,10 @@ export interface GgFunction {
   returns: string;
   /** Error codes it can fail with, besides invalid-argument. */
   errors: readonly string[];
-  /** Runs with arguments already checked against `parameters`. */
-  run(args: Record<string, unknown>, env: GgEnv): Promise<unknown>;
+  /** True when `run` completes before it returns (no process to wait on): the sandbox calls it inline. */
+  sync: boolean;
+  /** Runs with arguments already checked against `parameters`; returns a promise only when not `sync`. */
+  run(args: Record<string, unknown>, env: GgEnv): unknown;
 }
 
 const FILE_ERRORS = ["not-found", "permission-denied", "io-error"];
@@ -53,10 +55,13 @@ function fromCall(call: CallDefinition): GgFunction {
     parameters: call.parameters,
     returns: call.code.returns,
     errors: ERRORS[call.name] ?? [],
-    async run(args, env) {
-      const result = await runChecked(call, args, env.context);
-      if (!result.ok) throw new GgError(result.error.code, result.error.message);
-      return call.code.value(result);
+    sync: !call.async,
+    run(args, env) {
+      const unwrap = (result: CallResult): unknown => {
+        if (!result.ok) throw new GgError(result.error.code, result.error.message);
+        return call.code.value(result);
+      };
+      return call.async ? runChecked(call, args, env.context).then(unwrap) : unwrap(runCheckedSync(call, args, env.context));
     },
   };
 }
@@ -72,6 +77,7 @@ const openFile: GgFunction = {
   parameters: (config) => readFile.parameters(config),
   returns: "ViewSummary",
   errors: [...FILE_ERRORS, "over-cap"],
+  sync: true,
   run: (args, env) => env.views.open(String(args.path), args.offset as number | undefined, args.limit as number | undefined),
 };
 
@@ -84,7 +90,8 @@ const closer = (module: GgFunction["module"], name: string, brief: string): GgFu
   parameters: pathOnly,
   returns: "{ closed: number; tokens: number }",
   errors: [],
-  run: async (args, env) => env.views.close(String(args.path)),
+  sync: true,
+  run: (args, env) => env.views.close(String(args.path)),
 });
 
 const close = closer("views", "close", "Close every view of a path, taking it out of your context window.");
@@ -97,7 +104,8 @@ const list: GgFunction = {
   parameters: nothing,
   returns: "ViewSummary[]",
   errors: [],
-  run: async (_args, env) => env.views.list(),
+  sync: true,
+  run: (_args, env) => env.views.list(),
 };
 
 const evictFileView = closer("context", "evictFileView", "Evict a file's views, and their pictures, from the context window; returns the tokens reclaimed.");
@@ -110,7 +118,8 @@ const breakdown: GgFunction = {
   parameters: nothing,
   returns: "Breakdown",
   errors: [],
-  run: async (_args, env) => env.views.breakdown(),
+  sync: true,
+  run: (_args, env) => env.views.breakdown(),
 };
 
 /** The functions of the gg global under `config`: a disabled capability's functions do not exist. */

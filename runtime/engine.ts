@@ -2,7 +2,7 @@
 // runner process (runner.ts); createRuntime in index.ts drives it from the embedding process.
 import { callContext, type ToolsOptions } from "../bindings/index.ts";
 import { readFile } from "../bindings/read_file.ts";
-import { invoke } from "../bindings/define.ts";
+import { runCheckedSync } from "../bindings/define.ts";
 import type { Baseline } from "./context.ts";
 import type { Language } from "./compile.ts";
 import { DEFAULT_LIMITS, type Limits } from "./limits.ts";
@@ -24,7 +24,7 @@ export interface RunOptions {
 export function createEngine(options: EngineOptions) {
   const context = callContext(options);
   const views = createViews(
-    (path, offset, limit) => invoke(readFile, { path, ...(offset === undefined ? {} : { offset }), ...(limit === undefined ? {} : { limit }) }, context),
+    (path, offset, limit) => runCheckedSync(readFile, { path, ...(offset === undefined ? {} : { offset }), ...(limit === undefined ? {} : { limit }) }, context),
     options.viewCaps ?? DEFAULT_VIEW_CAPS,
     options.baseline,
   );

@@ -8,8 +8,12 @@ import type { FromRunner, ToRunner } from "./runner.ts";
 import { DEFAULT_LIMITS } from "./limits.ts";
 import type { RunReport } from "./sandbox.ts";
 
-/** Seconds past a run's budget after which a runner that has not answered is killed. */
-const RUNNER_GRACE_SECS = 10;
+/**
+ * Seconds past a run's budget after which a runner that has not answered is killed. The runner stops overruns
+ * itself; this catches the one case it cannot: its thread stuck inside V8 (a rejection whose getters never return,
+ * read while the program runs on the runner's main thread).
+ */
+export const RUNNER_GRACE_SECS = 2;
 
 const runnerPath = fileURLToPath(new URL(`./runner${extname(fileURLToPath(import.meta.url))}`, import.meta.url));
 

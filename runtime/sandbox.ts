@@ -5,7 +5,7 @@
 // Limits are enforced by a host watchdog, since isolated-vm's own timeout stops at the first await.
 import ivm from "isolated-vm";
 import { CALL_ERROR_CODES, type ErrorCode, isGgError } from "../host/errors.ts";
-import { argumentsObject, type GgEnv, ggFunctions } from "./api.ts";
+import { argumentsObject, type GgEnv, type GgFunction, ggFunctions } from "./api.ts";
 import { type CompiledProgram, compileProgram, type Language, originalPosition, PROGRAM_FILE } from "./compile.ts";
 import type { Limits } from "./limits.ts";
 import type { ViewSummary } from "./views.ts";
@@ -67,10 +67,11 @@ const ARGS_CHARS = 64 * 1024 * 1024;
 
 // Runs once per isolate, before the program: captures what it needs, then never exposes $0 or $1.
 const SHIM = `'use strict';
-const dispatch = $0, emit = $1, layout = JSON.parse($2), resultLimit = $3;
+const dispatch = $0, dispatchSync = $1, emit = $2, layout = JSON.parse($3), resultLimit = $4;
 const { stringify, parse } = JSON;
 const { freeze, defineProperty, getPrototypeOf, setPrototypeOf } = Object;
-const { construct } = Reflect;
+const { construct, apply } = Reflect;
+const PromiseCtor = Promise, promiseThen = Promise.prototype.then;
 const ErrorCtor = Error, StringCtor = String, RangeErrorCtor = RangeError, TypeErrorCtor = TypeError;
 const fixed = (value) => ({ value, writable: false, enumerable: false, configurable: false });
 // Memory that isolated-vm's allocator does not count: WebAssembly memories, growable SharedArrayBuffers and
@@ -91,6 +92,7 @@ defineProperty(FixedArrayBuffer, Symbol.species, { get() { return this; }, confi
 defineProperty(NativeArrayBuffer.prototype, "constructor", { value: FixedArrayBuffer, writable: true, configurable: true });
 defineProperty(globalThis, "ArrayBuffer", { value: FixedArrayBuffer, writable: true, configurable: true });
 const options = freeze({ __proto__: null, arguments: freeze({ __proto__: null, copy: true }), result: freeze({ __proto__: null, promise: true, copy: true }) });
+const syncOptions = freeze({ __proto__: null, arguments: freeze({ __proto__: null, copy: true }), result: freeze({ __proto__: null, copy: true }) });
 const format = (value) => {
   if (typeof value === "string") return value;
   try {
@@ -101,18 +103,23 @@ const format = (value) => {
     try { return StringCtor(value); } catch { return "[unprintable]"; }
   }
 };
-const call = async (index, args) => {
+const encode = (args) => {
   while (args.length > 0 && args[args.length - 1] === undefined) args.length--;
-  const reply = parse(await dispatch.apply(undefined, [index, stringify(args)], options));
+  return stringify(args);
+};
+const answer = (reply) => {
   if (reply.ok) return reply.value;
   const error = new ErrorCtor(reply.error.message);
   defineProperty(error, "code", { value: reply.error.code, enumerable: true });
   throw error;
 };
+// Calls that finish on the host without waiting are made inline (a few microseconds); the rest cross as promises.
+const callSync = async (index, args) => answer(parse(dispatchSync.applySync(undefined, [index, encode(args)], syncOptions)));
+const callAsync = async (index, args) => answer(parse(await dispatch.apply(undefined, [index, encode(args)], options)));
 const gg = {};
-layout.forEach(([module, name], index) => {
+layout.forEach(([module, name, sync], index) => {
   gg[module] = gg[module] || {};
-  gg[module][name] = (...args) => call(index, args);
+  gg[module][name] = sync ? (...args) => callSync(index, args) : (...args) => callAsync(index, args);
 });
 for (const module of Object.keys(gg)) freeze(gg[module]);
 defineProperty(globalThis, "gg", fixed(freeze(gg)));
@@ -137,22 +144,25 @@ const describe = (thrown) => {
   }
 };
 const failure = (code, message) => stringify(record({ ok: false, error: record({ code, message }) }));
-defineProperty(globalThis, "__gg_settle", fixed(async (program) => {
-  try {
-    const value = await program;
-    let json;
-    try { json = stringify(value === undefined ? null : value); } catch (error) {
-      return failure("invalid-result", "The returned value cannot be turned into JSON (" + format(error && error.message) + "); return plain data: strings, numbers, booleans, arrays and objects without cycles");
-    }
-    if (typeof json !== "string") json = "null";
-    if (json.length > resultLimit) {
-      return failure("result-too-large", "The returned value is " + json.length + " characters as JSON, over the " + resultLimit + "-character result limit; return a summary, or write the data to a file with gg.files.writeFile");
-    }
-    return '{"ok":true,"result":' + json + "}";
-  } catch (thrown) {
-    return stringify(record({ ok: false, thrown: describe(thrown) }));
+const settled = (value) => {
+  let json;
+  try { json = stringify(value === undefined ? null : value); } catch (error) {
+    return failure("invalid-result", "The returned value cannot be turned into JSON (" + format(error && error.message) + "); return plain data: strings, numbers, booleans, arrays and objects without cycles");
   }
-}));
+  if (typeof json !== "string") json = "null";
+  if (json.length > resultLimit) {
+    return failure("result-too-large", "The returned value is " + json.length + " characters as JSON, over the " + resultLimit + "-character result limit; return a summary, or write the data to a file with gg.files.writeFile");
+  }
+  return '{"ok":true,"result":' + json + "}";
+};
+const threw = (thrown) => stringify(record({ ok: false, thrown: describe(thrown) }));
+// The program's promise is followed with the then captured above, never one the program can replace.
+defineProperty(globalThis, "__gg_settle", fixed((program) => new PromiseCtor((resolve) => {
+  apply(promiseThen, program, [
+    (value) => { try { resolve(settled(value)); } catch (error) { resolve(threw(error)); } },
+    (thrown) => resolve(threw(thrown)),
+  ]);
+})));
 `;
 
 interface Thrown {
@@ -211,7 +221,7 @@ interface RunState {
 interface Prepared {
   isolate: ivm.Isolate;
   context: ivm.Context;
-  dispatcher: ivm.Reference;
+  dispatchers: ivm.Reference[];
   memoryMb: number;
   resultChars: number;
   slot: { run?: RunState };
@@ -222,36 +232,66 @@ async function prepare(env: GgEnv, memoryMb: number, resultChars: number): Promi
   const isolate = new ivm.Isolate({ memoryLimit: memoryMb });
   const functions = ggFunctions(env.context.config);
   const slot: { run?: RunState } = {};
-  const dispatcher = new ivm.Reference(async (index: unknown, argsJson: unknown): Promise<string> => {
-    const run = slot.run;
-    const callStarted = performance.now();
+  type Call = { fn: GgFunction; name: string; args: Record<string, unknown>; run: RunState };
+  // Everything about one call before it runs: which function, its arguments checked, and how to record it.
+  const begin = (index: unknown, argsJson: unknown, fail: (code: ErrorCode, message: string, name: string) => string): Call | string => {
     const fn = typeof index === "number" ? functions[index] : undefined;
     const name = fn ? `${fn.module}.${fn.name}` : "unknown";
+    const run = slot.run;
+    if (!run) return fail("invalid-argument", "Cannot call gg outside a run", name);
+    if (!fn || typeof argsJson !== "string") return fail("invalid-argument", "Cannot call an unknown gg function", name);
+    if (argsJson.length > ARGS_CHARS) return fail("invalid-argument", `Cannot call gg.${name}: its arguments are ${argsJson.length} characters as JSON, over the ${ARGS_CHARS} limit`, name);
+    const given: unknown = JSON.parse(argsJson);
+    if (!Array.isArray(given)) return fail("invalid-argument", `Cannot call gg.${name}: arguments did not arrive as a list`, name);
+    const args = argumentsObject(fn, given.map((value) => (value === null ? undefined : value)), env.context.config);
+    if (!args.ok) return fail("invalid-argument", args.message, name);
+    return { fn, name, args: args.args, run };
+  };
+  const bridge = (index: unknown, argsJson: unknown): { started: number; text: string; record(name: string, ok: boolean, code?: string): void; fail(code: ErrorCode, message: string, name: string): string } => {
+    const run = slot.run;
+    const started = performance.now();
     const text = typeof argsJson === "string" ? argsJson : "";
-    const record = (ok: boolean, code?: string): void => {
+    const record = (name: string, ok: boolean, code?: string): void => {
       if (!run || run.ending.signal.aborted) return;
-      const entry: CallRecord = { name, args: text.length > 300 ? `${text.slice(0, 300)}...` : text, ok, ...(code ? { code } : {}), ms: Math.round(performance.now() - callStarted) };
+      const entry: CallRecord = { name, args: text.length > 300 ? `${text.slice(0, 300)}...` : text, ok, ...(code ? { code } : {}), ms: Math.round(performance.now() - started) };
       run.report.calls.push(entry);
       run.observer.onCall?.(entry);
     };
-    const fail = (code: ErrorCode, message: string): string => {
-      record(false, code);
+    const fail = (code: ErrorCode, message: string, name: string): string => {
+      record(name, false, code);
       return JSON.stringify({ ok: false, error: { code, message } });
     };
+    void index;
+    return { started, text, record, fail };
+  };
+  const hostFailure = (error: unknown, name: string): [ErrorCode, string] =>
+    isGgError(error) ? [error.code, error.message] : ["io-error", `gg.${name} failed on the host: ${error instanceof Error ? error.message : String(error)}`];
+
+  const dispatcher = new ivm.Reference(async (index: unknown, argsJson: unknown): Promise<string> => {
+    const { record, fail } = bridge(index, argsJson);
+    let call: Call | string = "";
     try {
-      if (!run) return fail("invalid-argument", "Cannot call gg outside a run");
-      if (!fn || typeof argsJson !== "string") return fail("invalid-argument", "Cannot call an unknown gg function");
-      if (text.length > ARGS_CHARS) return fail("invalid-argument", `Cannot call gg.${name}: its arguments are ${text.length} characters as JSON, over the ${ARGS_CHARS} limit`);
-      const given: unknown = JSON.parse(text);
-      if (!Array.isArray(given)) return fail("invalid-argument", `Cannot call gg.${name}: arguments did not arrive as a list`);
-      const args = argumentsObject(fn, given.map((value) => (value === null ? undefined : value)), env.context.config);
-      if (!args.ok) return fail("invalid-argument", args.message);
-      const value = await fn.run(args.args, run.callEnv);
-      record(true);
+      call = begin(index, argsJson, fail);
+      if (typeof call === "string") return call;
+      const value = await call.fn.run(call.args, call.run.callEnv);
+      record(call.name, true);
       return JSON.stringify({ ok: true, value: value === undefined ? null : value });
     } catch (error) {
-      if (isGgError(error)) return fail(error.code, error.message);
-      return fail("io-error", `gg.${name} failed on the host: ${error instanceof Error ? error.message : String(error)}`);
+      return fail(...hostFailure(error, typeof call === "string" ? "unknown" : call.name), typeof call === "string" ? "unknown" : call.name);
+    }
+  });
+  const dispatcherSync = new ivm.Reference((index: unknown, argsJson: unknown): string => {
+    const { record, fail } = bridge(index, argsJson);
+    let call: Call | string = "";
+    try {
+      call = begin(index, argsJson, fail);
+      if (typeof call === "string") return call;
+      if (!call.fn.sync) return fail("invalid-argument", `Cannot call gg.${call.name} inline`, call.name);
+      const value = call.fn.run(call.args, call.run.callEnv);
+      record(call.name, true);
+      return JSON.stringify({ ok: true, value: value === undefined ? null : value });
+    } catch (error) {
+      return fail(...hostFailure(error, typeof call === "string" ? "unknown" : call.name), typeof call === "string" ? "unknown" : call.name);
     }
   });
   const emit = new ivm.Callback(
@@ -267,16 +307,18 @@ async function prepare(env: GgEnv, memoryMb: number, resultChars: number): Promi
       run.report.logs.push(entry);
       run.observer.onLog?.(entry);
     },
-    { ignored: true },
+    // Synchronous, so a log written just before the program is stopped is already in the report.
+    { sync: true },
   );
   const context = await isolate.createContext();
-  await context.evalClosure(SHIM, [dispatcher, emit, JSON.stringify(functions.map((fn) => [fn.module, fn.name])), resultChars]);
-  return { isolate, context, dispatcher, memoryMb, resultChars, slot };
+  const layout = JSON.stringify(functions.map((fn) => [fn.module, fn.name, fn.sync]));
+  await context.evalClosure(SHIM, [dispatcher, dispatcherSync, emit, layout, resultChars]);
+  return { isolate, context, dispatchers: [dispatcher, dispatcherSync], memoryMb, resultChars, slot };
 }
 
 function discard(prepared: Prepared): void {
   prepared.slot.run = undefined;
-  prepared.dispatcher.release();
+  for (const dispatcher of prepared.dispatchers) dispatcher.release();
   if (!prepared.isolate.isDisposed) prepared.isolate.dispose();
 }
 
@@ -323,16 +365,19 @@ export function createSandbox(env: GgEnv) {
       let cpuMs = 0;
       let stopped: RunError | undefined;
       const overBudget: RunError = { code: "timeout", message: `The program was stopped at its wall-clock budget of ${limits.budgetSecs} s; do less per run, or ask for a larger budget` };
+      const memoryLimit: RunError = { code: "memory-limit", message: `The program was stopped at its memory limit of ${limits.memoryMb} MB; keep less in memory at once (stream through files, or read windows)` };
       const stop = (error: RunError): void => {
-        if (stopped || isolate.isDisposed) return;
+        if (stopped) return;
         stopped = error;
-        isolate.dispose();
+        if (!isolate.isDisposed) isolate.dispose();
       };
       const budgetMs = limits.budgetSecs * 1000;
       const cpuLimitMs = limits.cpuSecs * 1000;
       const tick = Math.min(100, Math.max(5, Math.min(budgetMs, cpuLimitMs) / 20));
+      // The watchdog covers what runs after the program's first wait on a command; until then the synchronous run's
+      // own timeout holds it.
       const watchdog = setInterval(() => {
-        if (isolate.isDisposed) return;
+        if (isolate.isDisposed) return stop(memoryLimit);
         cpuMs = Number(isolate.cpuTime) / 1e6 - cpuAtStart;
         if (performance.now() - started > budgetMs) stop(overBudget);
         else if (cpuMs > cpuLimitMs) stop({ code: "timeout", message: `The program was stopped at its CPU limit of ${limits.cpuSecs} s; look for a loop that never ends` });
@@ -347,24 +392,27 @@ export function createSandbox(env: GgEnv) {
       }, tick);
 
       try {
-        const script = await isolate.compileScript(`__gg_settle(${program.code.trimEnd().replace(/;$/, "")})`, { filename: PROGRAM_FILE });
-        const outcome: unknown = await script.run(context, { promise: true, copy: true, timeout: budgetMs });
-        const heap = await isolate.getHeapStatistics();
+        const script = isolate.compileScriptSync(`__gg_settle(${program.code.trimEnd().replace(/;$/, "")})`, { filename: PROGRAM_FILE });
+        // Synchronous up to the program's first wait on a command; the promise follows the rest natively.
+        const settled: unknown = await script.runSync(context, { timeout: Math.max(1, Math.min(budgetMs, cpuLimitMs)), promise: true, copy: true });
+        if (stopped) return finish(stopped);
+        const heap = isolate.getHeapStatisticsSync();
         report.usage.peakHeapBytes = Math.max(report.usage.peakHeapBytes, heap.used_heap_size);
         cpuMs = Number(isolate.cpuTime) / 1e6 - cpuAtStart;
-        const settled = readSettled(outcome, program, limits);
-        if (!settled.ok) return finish(settled.error);
+        const read = readSettled(settled, program, limits);
+        if (!read.ok) return finish(read.error);
         report.ok = true;
-        report.result = settled.result;
+        report.result = read.result;
         return finish();
       } catch (error) {
         if (stopped) return finish(stopped);
         const message = error instanceof Error ? error.message : String(error);
-        // isolated-vm's own timeout on the synchronous start can fire just before the watchdog does.
-        if (/execution timed out/i.test(message)) return finish(overBudget);
-        if (/memory limit/i.test(message)) {
-          return finish({ code: "memory-limit", message: `The program was stopped at its memory limit of ${limits.memoryMb} MB; keep less in memory at once (stream through files, or read windows)` });
+        // The synchronous run's own timeout: the program never waited, so the watchdog could not run.
+        if (/execution timed out/i.test(message)) {
+          cpuMs = Number(isolate.cpuTime) / 1e6 - cpuAtStart;
+          return finish(cpuMs >= cpuLimitMs && cpuLimitMs < budgetMs ? { code: "timeout", message: `The program was stopped at its CPU limit of ${limits.cpuSecs} s; look for a loop that never ends` } : overBudget);
         }
+        if (/memory limit/i.test(message)) return finish(memoryLimit);
         // A syntax error V8 finds that esbuild did not, or the isolate failing under us.
         return finish({ code: "program-error", message });
       } finally {

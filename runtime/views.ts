@@ -37,7 +37,7 @@ interface View extends ViewSummary {
 }
 
 /** Reads a file as read_file does (the runtime passes the real call). */
-export type ViewRead = (path: string, offset: number | undefined, limit: number | undefined) => Promise<CallResult>;
+export type ViewRead = (path: string, offset: number | undefined, limit: number | undefined) => CallResult;
 
 function costOf(view: View): number {
   const image = view.image && view.image.attached && !view.image.retired ? imageTokens(view.image).tokens : 0;
@@ -71,8 +71,8 @@ export function createViews(read: ViewRead, caps: ViewCaps = DEFAULT_VIEW_CAPS, 
 
   return {
     /** Opens a view of `path` (offset and limit as read_file takes them). */
-    async open(path: string, offset?: number, limit?: number): Promise<ViewSummary> {
-      const result = await read(path, offset, limit);
+    open(path: string, offset?: number, limit?: number): ViewSummary {
+      const result = read(path, offset, limit);
       if (!result.ok) throw new GgError(result.error.code, result.error.message);
       const image = result.details?.image as ImageDescriptor | undefined;
       const window = result.details?.window as { first: number; last: number; total: number; bytes: number; cut: boolean } | undefined;
