@@ -40,9 +40,10 @@ export function createRuntime(options: EngineOptions) {
       child.on("message", (message: FromRunner) => {
         if (message.type === "ready") return resolve();
         if (!pending || message.id !== pending.id) return;
-        if (message.type === "call") pending.report.calls.push(message.record);
-        else if (message.type === "log") pending.report.logs.push(message.entry);
-        else settle(message.report);
+        if (message.type === "progress") {
+          pending.report.calls.push(...message.calls);
+          pending.report.logs.push(...message.logs);
+        } else settle(message.report);
       });
     });
     child.on("exit", (code, signal) => {

@@ -10,8 +10,7 @@ export type ToRunner = { type: "init"; options: EngineOptions } | { type: "run";
 /** Messages to the embedding process. */
 export type FromRunner =
   | { type: "ready" }
-  | { type: "call"; id: number; record: RunReport["calls"][number] }
-  | { type: "log"; id: number; entry: RunReport["logs"][number] }
+  | { type: "progress"; id: number; calls: RunReport["calls"]; logs: RunReport["logs"] }
   | { type: "report"; id: number; report: RunReport };
 
 const send = (message: FromRunner): void => {
@@ -32,11 +31,28 @@ process.on("message", (message: ToRunner) => {
   const active = engine;
   if (!active) return;
   queue = queue.then(async () => {
+    const { id } = message;
+    // Calls and logs travel in batches: whenever the event loop turns, and before the program waits on a command
+    // (which may be the one that brings this process down), so the embedding process keeps them either way.
+    let progress: Extract<FromRunner, { type: "progress" }> | undefined;
+    const flush = (): void => {
+      if (progress) send(progress);
+      progress = undefined;
+    };
+    const batch = (): Extract<FromRunner, { type: "progress" }> => {
+      if (!progress) {
+        progress = { type: "progress", id, calls: [], logs: [] };
+        setImmediate(flush);
+      }
+      return progress;
+    };
     const report = await active.run(message.source, message.run, {
-      onCall: (record) => send({ type: "call", id: message.id, record }),
-      onLog: (entry) => send({ type: "log", id: message.id, entry }),
+      onCall: (record) => batch().calls.push(record),
+      onLog: (entry) => batch().logs.push(entry),
+      flush,
     });
-    send({ type: "report", id: message.id, report });
+    progress = undefined;
+    send({ type: "report", id, report });
   });
 });
 process.on("disconnect", () => process.exit(0));

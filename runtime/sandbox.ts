@@ -57,6 +57,8 @@ export interface RunReport {
 export interface RunObserver {
   onCall?(record: CallRecord): void;
   onLog?(entry: LogEntry): void;
+  /** The program is about to wait on the host (a command): what was observed so far should be made safe now. */
+  flush?(): void;
 }
 
 const LEVELS = ["log", "info", "warn", "error", "debug"] as const;
@@ -273,6 +275,7 @@ async function prepare(env: GgEnv, memoryMb: number, resultChars: number): Promi
     try {
       call = begin(index, argsJson, fail);
       if (typeof call === "string") return call;
+      call.run.observer.flush?.();
       const value = await call.fn.run(call.args, call.run.callEnv);
       record(call.name, true);
       return JSON.stringify({ ok: true, value: value === undefined ? null : value });
