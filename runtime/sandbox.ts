@@ -5,7 +5,7 @@
 // Limits are enforced by a host watchdog, since isolated-vm's own timeout stops at the first await.
 import ivm from "isolated-vm";
 import { CALL_ERROR_CODES, type ErrorCode, isGgError } from "../host/errors.ts";
-import { argumentsObject, type GgEnv, type GgFunction, ggFunctions } from "./api.ts";
+import { argumentsObject, type GgEnv, ggFunctions } from "./api.ts";
 import { type CompiledProgram, compileProgram, type Language, originalPosition, PROGRAM_FILE } from "./compile.ts";
 import type { Limits } from "./limits.ts";
 import type { ViewSummary } from "./views.ts";
@@ -234,69 +234,40 @@ async function prepare(env: GgEnv, memoryMb: number, resultChars: number): Promi
   const isolate = new ivm.Isolate({ memoryLimit: memoryMb });
   const functions = ggFunctions(env.context.config);
   const slot: { run?: RunState } = {};
-  type Call = { fn: GgFunction; name: string; args: Record<string, unknown>; run: RunState };
-  // Everything about one call before it runs: which function, its arguments checked, and how to record it.
-  const begin = (index: unknown, argsJson: unknown, fail: (code: ErrorCode, message: string, name: string) => string): Call | string => {
-    const fn = typeof index === "number" ? functions[index] : undefined;
-    const name = fn ? `${fn.module}.${fn.name}` : "unknown";
-    const run = slot.run;
-    if (!run) return fail("invalid-argument", "Cannot call gg outside a run", name);
-    if (!fn || typeof argsJson !== "string") return fail("invalid-argument", "Cannot call an unknown gg function", name);
-    if (argsJson.length > ARGS_CHARS) return fail("invalid-argument", `Cannot call gg.${name}: its arguments are ${argsJson.length} characters as JSON, over the ${ARGS_CHARS} limit`, name);
-    const given: unknown = JSON.parse(argsJson);
-    if (!Array.isArray(given)) return fail("invalid-argument", `Cannot call gg.${name}: arguments did not arrive as a list`, name);
-    const args = argumentsObject(fn, given.map((value) => (value === null ? undefined : value)), env.context.config);
-    if (!args.ok) return fail("invalid-argument", args.message, name);
-    return { fn, name, args: args.args, run };
-  };
-  const bridge = (index: unknown, argsJson: unknown): { started: number; text: string; record(name: string, ok: boolean, code?: string): void; fail(code: ErrorCode, message: string, name: string): string } => {
+  /** One call from the program: checked, run and recorded; the reply is always a JSON string, never a throw. */
+  const dispatch = (index: unknown, argsJson: unknown, inline: boolean): string | Promise<string> => {
     const run = slot.run;
     const started = performance.now();
+    const fn = typeof index === "number" ? functions[index] : undefined;
+    const name = fn ? `${fn.module}.${fn.name}` : "unknown";
     const text = typeof argsJson === "string" ? argsJson : "";
-    const record = (name: string, ok: boolean, code?: string): void => {
-      if (!run || run.ending.signal.aborted) return;
-      const entry: CallRecord = { name, args: text.length > 300 ? `${text.slice(0, 300)}...` : text, ok, ...(code ? { code } : {}), ms: Math.round(performance.now() - started) };
-      run.report.calls.push(entry);
-      run.observer.onCall?.(entry);
+    const reply = (value: unknown, code?: ErrorCode): string => {
+      if (run && !run.ending.signal.aborted) {
+        const entry: CallRecord = { name, args: text.length > 300 ? `${text.slice(0, 300)}...` : text, ok: !code, ...(code ? { code } : {}), ms: Math.round(performance.now() - started) };
+        run.report.calls.push(entry);
+        run.observer.onCall?.(entry);
+      }
+      return JSON.stringify(code ? { ok: false, error: { code, message: value } } : { ok: true, value: value === undefined ? null : value });
     };
-    const fail = (code: ErrorCode, message: string, name: string): string => {
-      record(name, false, code);
-      return JSON.stringify({ ok: false, error: { code, message } });
-    };
-    void index;
-    return { started, text, record, fail };
+    const failure = (error: unknown): string =>
+      isGgError(error) ? reply(error.message, error.code) : reply(`gg.${name} failed on the host: ${error instanceof Error ? error.message : String(error)}`, "io-error");
+    try {
+      if (!run) return reply("Cannot call gg outside a run", "invalid-argument");
+      if (!fn || typeof argsJson !== "string" || fn.sync !== inline) return reply("Cannot call an unknown gg function", "invalid-argument");
+      if (text.length > ARGS_CHARS) return reply(`Cannot call gg.${name}: its arguments are ${text.length} characters as JSON, over the ${ARGS_CHARS} limit`, "invalid-argument");
+      const given: unknown = JSON.parse(text);
+      if (!Array.isArray(given)) return reply(`Cannot call gg.${name}: arguments did not arrive as a list`, "invalid-argument");
+      const args = argumentsObject(fn, given.map((value) => (value === null ? undefined : value)), env.context.config);
+      if (!args.ok) return reply(args.message, "invalid-argument");
+      if (inline) return reply(fn.run(args.args, run.callEnv));
+      run.observer.flush?.();
+      return Promise.resolve(fn.run(args.args, run.callEnv)).then((value) => reply(value), failure);
+    } catch (error) {
+      return failure(error);
+    }
   };
-  const hostFailure = (error: unknown, name: string): [ErrorCode, string] =>
-    isGgError(error) ? [error.code, error.message] : ["io-error", `gg.${name} failed on the host: ${error instanceof Error ? error.message : String(error)}`];
-
-  const dispatcher = new ivm.Reference(async (index: unknown, argsJson: unknown): Promise<string> => {
-    const { record, fail } = bridge(index, argsJson);
-    let call: Call | string = "";
-    try {
-      call = begin(index, argsJson, fail);
-      if (typeof call === "string") return call;
-      call.run.observer.flush?.();
-      const value = await call.fn.run(call.args, call.run.callEnv);
-      record(call.name, true);
-      return JSON.stringify({ ok: true, value: value === undefined ? null : value });
-    } catch (error) {
-      return fail(...hostFailure(error, typeof call === "string" ? "unknown" : call.name), typeof call === "string" ? "unknown" : call.name);
-    }
-  });
-  const dispatcherSync = new ivm.Reference((index: unknown, argsJson: unknown): string => {
-    const { record, fail } = bridge(index, argsJson);
-    let call: Call | string = "";
-    try {
-      call = begin(index, argsJson, fail);
-      if (typeof call === "string") return call;
-      if (!call.fn.sync) return fail("invalid-argument", `Cannot call gg.${call.name} inline`, call.name);
-      const value = call.fn.run(call.args, call.run.callEnv);
-      record(call.name, true);
-      return JSON.stringify({ ok: true, value: value === undefined ? null : value });
-    } catch (error) {
-      return fail(...hostFailure(error, typeof call === "string" ? "unknown" : call.name), typeof call === "string" ? "unknown" : call.name);
-    }
-  });
+  const dispatcher = new ivm.Reference(async (index: unknown, argsJson: unknown) => dispatch(index, argsJson, false));
+  const dispatcherSync = new ivm.Reference((index: unknown, argsJson: unknown) => dispatch(index, argsJson, true));
   const emit = new ivm.Callback(
     (level: unknown, text: unknown) => {
       const run = slot.run;
