@@ -86,9 +86,12 @@ export interface CallDefinition<Schema extends TSchema = TSchema> {
 /** Declares a call (identity at run time; it fixes the argument type to the schema). */
 export const defineCall = <Schema extends TSchema>(definition: CallDefinition<Schema>): CallDefinition<Schema> => definition;
 
-// Schemas are built once per configuration and compiled once per schema: a call is checked in well under 1 µs.
+// Schemas are built once per configuration. A schema checked often (a program's calls) is compiled, after which a
+// check takes well under 1 µs; one checked a few times (a CLI call) is interpreted, since compiling costs more.
 const schemas = new WeakMap<Configuration, Map<object, TSchema>>();
 const validators = new WeakMap<TSchema, { Check(value: unknown): boolean }>();
+const uses = new WeakMap<TSchema, number>();
+const COMPILE_AFTER = 16;
 
 /** The parameter schema of `declaration` under `config`, built once. */
 export function parametersOf(declaration: { parameters(config: Configuration): TSchema }, config: Configuration): TSchema {
@@ -102,8 +105,12 @@ export function parametersOf(declaration: { parameters(config: Configuration): T
 /** Checks `args` against a call's schema: undefined when they fit, else an invalid-argument error naming every problem. */
 export function checkArguments(name: string, schema: TSchema, args: unknown): CallError | undefined {
   let validator = validators.get(schema);
-  if (!validator) validators.set(schema, (validator = Compile(schema)));
-  if (validator.Check(args)) return undefined;
+  if (!validator) {
+    const count = (uses.get(schema) ?? 0) + 1;
+    uses.set(schema, count);
+    if (count >= COMPILE_AFTER) validators.set(schema, (validator = Compile(schema)));
+  }
+  if (validator ? validator.Check(args) : Value.Check(schema, args)) return undefined;
   const properties = Object.keys((schema as { properties?: object }).properties ?? {});
   const problems: string[] = [];
   for (const error of Value.Errors(schema, args)) {
