@@ -73,6 +73,13 @@ export function defaultConfiguration(): Configuration {
   return { capabilities, vision: true };
 }
 
+/** True for a configuration already parsed (every capability present with its settings), not a file's raw form. */
+export function isConfiguration(value: unknown): value is Configuration {
+  if (!isRecord(value) || typeof value.vision !== "boolean" || !isRecord(value.capabilities)) return false;
+  const capabilities = value.capabilities;
+  return ids.every((id) => isRecord(capabilities[id]) && typeof capabilities[id].enabled === "boolean");
+}
+
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 const quote = (values: readonly string[]): string => values.map((v) => `"${v}"`).join(", ");
 

@@ -1,7 +1,7 @@
 // The registry of gg calls: the JSON tool surface is derived from the declarations, never written twice.
 import type { TSchema } from "typebox";
 import { nodeFileHost } from "../host/files.ts";
-import { type Configuration, defaultConfiguration } from "./config.ts";
+import { type Configuration, defaultConfiguration, isConfiguration, parseConfiguration } from "./config.ts";
 import { type CallContext, type CallDefinition, type CallResult, invoke } from "./define.ts";
 import { editFile } from "./edit_file.ts";
 import { listDir } from "./list_dir.ts";
@@ -40,7 +40,8 @@ export interface ToolsOptions {
   workspace: string;
   /** Working directory when it differs from the workspace root (an agent's worktree). */
   cwd?: string;
-  config?: Configuration;
+  /** A configuration: parsed, or as a configuration file holds it (an array of capabilities, or the object form). */
+  config?: Configuration | unknown;
   /** The agent's id, naming its offloaded command output (default: this process's id). */
   agent?: string;
   /** The run's wall-clock budget in seconds: command timeouts are clamped to what is left of it. */
@@ -51,7 +52,7 @@ export interface ToolsOptions {
 export const callContext = (options: ToolsOptions): CallContext => ({
   workspace: options.workspace,
   cwd: options.cwd ?? options.workspace,
-  config: options.config ?? defaultConfiguration(),
+  config: options.config === undefined ? defaultConfiguration() : isConfiguration(options.config) ? options.config : parseConfiguration(options.config),
   files: nodeFileHost,
   agent: options.agent ?? String(process.pid),
   ...(options.budgetSecs === undefined ? {} : { deadline: Date.now() + options.budgetSecs * 1000 }),

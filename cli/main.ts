@@ -87,8 +87,11 @@ async function runProgramFile(rest: string[], flags: RunFlags, out: (text: strin
   }
   const runtime = createRuntime({ workspace: flags.workspace, config: flags.config });
   try {
-    const limits = { ...(flags.budget === undefined ? {} : { budgetSecs: flags.budget, cpuSecs: flags.budget }), ...(flags.memory === undefined ? {} : { memoryMb: flags.memory }) };
-    const report = await runtime.run(source, { language: /\.[cm]?js$/.test(file) ? "js" : "ts", limits });
+    const report = await runtime.run(source, {
+      language: /\.[cm]?js$/.test(file) ? "js" : "ts",
+      ...(flags.budget === undefined ? {} : { budget: flags.budget }),
+      ...(flags.memory === undefined ? {} : { memory: flags.memory }),
+    });
     if (flags.json) out(`${JSON.stringify(report)}\n`);
     else {
       for (const entry of report.logs) out(`${entry.level === "log" ? "" : `[${entry.level}] `}${entry.text}\n`);

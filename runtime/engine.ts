@@ -4,8 +4,7 @@ import { callContext, type ToolsOptions } from "../bindings/index.ts";
 import { readFile } from "../bindings/read_file.ts";
 import { runCheckedSync } from "../bindings/define.ts";
 import type { Baseline } from "./context.ts";
-import type { Language } from "./compile.ts";
-import { DEFAULT_LIMITS, type Limits } from "./limits.ts";
+import { type RunOptions, runLimits } from "./limits.ts";
 import { createSandbox, type RunObserver, type RunReport } from "./sandbox.ts";
 import { createViews, DEFAULT_VIEW_CAPS, type ViewCaps } from "./views.ts";
 
@@ -13,12 +12,6 @@ import { createViews, DEFAULT_VIEW_CAPS, type ViewCaps } from "./views.ts";
 export interface EngineOptions extends ToolsOptions {
   viewCaps?: ViewCaps;
   baseline?: Baseline;
-}
-
-/** Options of one run. */
-export interface RunOptions {
-  language?: Language;
-  limits?: Partial<Limits>;
 }
 
 export function createEngine(options: EngineOptions) {
@@ -32,7 +25,7 @@ export function createEngine(options: EngineOptions) {
   return {
     views,
     run: (source: string, run: RunOptions = {}, observer?: RunObserver): Promise<RunReport> =>
-      sandbox.run(source, run.language ?? "ts", { ...DEFAULT_LIMITS, ...run.limits }, observer),
+      sandbox.run(source, run.language ?? "ts", runLimits(run), observer),
     /** Frees the isolate kept ready for the next program. */
     close: (): Promise<void> => sandbox.close(),
   };

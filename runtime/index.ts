@@ -3,9 +3,9 @@
 import { type ChildProcess, fork } from "node:child_process";
 import { extname } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { EngineOptions, RunOptions } from "./engine.ts";
+import type { EngineOptions } from "./engine.ts";
 import type { FromRunner, ToRunner } from "./runner.ts";
-import { DEFAULT_LIMITS } from "./limits.ts";
+import { type RunOptions, runLimits } from "./limits.ts";
 import type { RunReport } from "./sandbox.ts";
 
 /**
@@ -76,7 +76,7 @@ export function createRuntime(options: EngineOptions) {
     if (!runner) await start();
     else await ready;
     const id = nextId++;
-    const budget = run.limits?.budgetSecs ?? DEFAULT_LIMITS.budgetSecs;
+    const budget = runLimits(run).budgetSecs;
     return new Promise<RunReport>((done) => {
       const timer = setTimeout(() => {
         // A runner stuck past the budget (a host call that never returns): stop it, and report a timeout.
@@ -110,6 +110,7 @@ function blankReport(): RunReport {
 }
 
 export type Runtime = ReturnType<typeof createRuntime>;
-export type { EngineOptions as RuntimeOptions, RunOptions } from "./engine.ts";
+export type { EngineOptions as RuntimeOptions } from "./engine.ts";
+export type { RunOptions } from "./limits.ts";
 export type { CallRecord, LogEntry, RunError, RunReport } from "./sandbox.ts";
 export { DEFAULT_LIMITS, type Limits } from "./limits.ts";

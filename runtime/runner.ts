@@ -2,7 +2,8 @@
 // process) takes this process with it and never the embedding one. It runs what createRuntime sends, one at a
 // time, and streams each call and log entry back as it happens so they survive a crash.
 import { compileProgram } from "./compile.ts";
-import { createEngine, type EngineOptions, type RunOptions } from "./engine.ts";
+import { createEngine, type EngineOptions } from "./engine.ts";
+import type { RunOptions } from "./limits.ts";
 import type { RunReport } from "./sandbox.ts";
 
 /** Messages from the embedding process. */

@@ -1,6 +1,7 @@
 // Test fixture: an in-process engine on a temp workspace (fast), for everything but runner crashes.
 import { parseConfiguration } from "../../bindings/config.ts";
-import { createEngine, type EngineOptions, type RunOptions } from "../../runtime/engine.ts";
+import { createEngine, type EngineOptions } from "../../runtime/engine.ts";
+import type { RunOptions } from "../../runtime/limits.ts";
 import type { RunReport } from "../../runtime/sandbox.ts";
 import { type TempWorkspace, tempWorkspace } from "../workspace.ts";
 

@@ -34,6 +34,20 @@ describe("createRuntime", () => {
     }
   });
 
+  test("takes the configuration as a file holds it, and run options budget and memory", async () => {
+    using ws = tempWorkspace();
+    const runtime = createRuntime({ workspace: ws.root, config: [{ id: "shell", enabled: false }] });
+    try {
+      expect(await runtime.run("return typeof gg.shell", { language: "js" })).toMatchObject({ ok: true, result: "undefined" });
+      const started = performance.now();
+      expect((await runtime.run("for (;;) {}", { budget: 0.5 })).error?.code).toBe("timeout");
+      expect(performance.now() - started).toBeLessThan(3000);
+      expect((await runtime.run("const a = []; for (;;) a.push('x'.repeat(1000) + Math.random());", { memory: 16 })).error?.code).toBe("memory-limit");
+    } finally {
+      runtime.close();
+    }
+  });
+
   test("runs queue one after another", async () => {
     using ws = tempWorkspace();
     const runtime = createRuntime({ workspace: ws.root });
