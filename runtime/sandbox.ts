@@ -1,8 +1,9 @@
 // Running one program in a fresh isolated-vm isolate against the gg global. The guest sees plain functions only:
-// one host Reference (the dispatcher) and one Callback (console) are captured by a strict-mode shim and never
-// reachable from the program. Arguments cross as one JSON string and are parsed and validated on the host; results
-// cross back as one JSON string and errors are rebuilt in the guest, so no host object ever reaches the program.
-// Limits are enforced by a host watchdog, since isolated-vm's own timeout stops at the first await.
+// two host References (inline and waiting dispatchers) and one Callback (console) are captured by a strict-mode
+// shim and never reachable from the program. Arguments cross as one JSON string and are parsed and validated on the
+// host; results cross back as one JSON string and errors are rebuilt in the guest, so no host object ever reaches
+// the program. The program runs synchronously on this thread, under the run's own timeout, until it first waits on
+// a command; from then on a host watchdog (wall clock and CPU time) stops it, since isolated-vm's timeout ends there.
 import ivm from "isolated-vm";
 import { CALL_ERROR_CODES, type ErrorCode, isGgError } from "../host/errors.ts";
 import { argumentsObject, type GgEnv, ggFunctions } from "./api.ts";
