@@ -134,6 +134,49 @@ function requiredLiteral(node: HirNode): Buffer | undefined {
   }
 }
 
+/** The byte strings one position of a match may hold (a literal byte, or a small class such as [kK\u212A]). */
+type Atom = Buffer[];
+/** Members a class may have and still screen files (beyond that it screens too little to pay for itself). */
+const ATOM_MEMBERS = 4;
+
+function atoms(node: HirNode): Atom[] | undefined {
+  const values = node.kind["@values"] ?? [];
+  if (node.kind["@variant"] === "Literal") {
+    return [...Object.values((values[0] as { "@values": [Record<string, number>] })["@values"][0])].map((byte) => [Buffer.from([byte])]);
+  }
+  if (node.kind["@variant"] !== "Class") return undefined;
+  const ranges = ((values[0] as { "@values": [{ ranges: { start: string | number; end: string | number }[] }] })["@values"][0]).ranges;
+  const members: Buffer[] = [];
+  for (const { start, end } of ranges) {
+    const [from, to] = [start, end].map((bound) => (typeof bound === "number" ? bound : (bound.codePointAt(0) ?? 0)));
+    for (let point = from as number; point <= (to as number); point++) {
+      if (members.length >= ATOM_MEMBERS) return undefined;
+      members.push(typeof start === "number" ? Buffer.from([point]) : Buffer.from(String.fromCodePoint(point)));
+    }
+  }
+  return members.length > 0 ? [members] : undefined;
+}
+
+/**
+ * A screen for patterns with no required literal, such as (?i)todo: the longest run of literal bytes and small
+ * classes every match holds in a row, as a JavaScript regular expression over bytes (latin1). It has no repetition,
+ * so it cannot backtrack badly, and every match of the pattern contains a match of it.
+ */
+function classRun(node: HirNode): RegExp | undefined {
+  if (node.kind["@variant"] !== "Concat") return undefined;
+  let best: Atom[] = [];
+  let run: Atom[] = [];
+  for (const child of (node.kind["@values"]?.[0] ?? []) as HirNode[]) {
+    const found = atoms(child);
+    if (found) run.push(...found);
+    else run = [];
+    if (run.length > best.length) best = [...run];
+  }
+  if (best.length < 3 || best.some((atom) => atom.some((member) => member.includes(REPLACEMENT)))) return undefined;
+  const bytes = (member: Buffer): string => [...member].map((byte) => `\\x${byte.toString(16).padStart(2, "0")}`).join("");
+  return new RegExp(best.map((atom) => (atom.length === 1 ? bytes(atom[0] as Buffer) : `(?:${atom.map(bytes).join("|")})`)).join(""));
+}
+
 /** A query with no regex syntax and no line breaks: it matches exactly the lines that contain it. */
 const PLAIN = /^[^\\.+*?()|[\]{}^$\r\n]+$/;
 
@@ -168,12 +211,14 @@ export function compileSearch(query: string): LineMatcher {
   const required = requiredLiteral(hir);
   // A literal holding U+FFFD could match where decoding replaced bad bytes, so it cannot screen raw bytes.
   const literal = required && required.length > 0 && !required.includes(REPLACEMENT) ? required : undefined;
+  const screen = literal && literal.length >= 3 ? undefined : classRun(hir);
   const lineByLine = anchorsToText(hir);
   const matchesLine = (text: Buffer, start: number, end: number): boolean => isMatchBytes(line, text, start, end);
 
   return {
     scan(bytes, onLine) {
       if (literal && bytes.indexOf(literal) === -1) return;
+      if (screen && !screen.test(bytes.toString("latin1"))) return;
       const text = decode(bytes);
       const cursor = lineCursor(text);
       if (lineByLine) {

@@ -84,6 +84,13 @@ describe("search", () => {
     expect(lines(await ws.text("search", { query: "^x\\d+$", limit: 200 }))).toEqual(expectedX);
   });
 
+  test("(?i) folds as Rust folds, the Kelvin sign and long s included, in files screened before matching", async () => {
+    using ws = tempWorkspace();
+    ws.put({ "a.txt": "plain ks\n", "b.txt": "kelvin \u212As\n", "c.txt": "long K\u017F\n", "d.txt": "none here\n", "e.txt": "KS\nks\n" });
+    expect(lines(await ws.text("search", { query: "(?i)ks" }))).toEqual(["a.txt:1:plain ks", "b.txt:1:kelvin \u212As", "c.txt:1:long K\u017F", "e.txt:1:KS", "e.txt:2:ks"]);
+    expect(lines(await ws.text("search", { query: "(?i)kelvin \\x{212A}s" }))).toEqual(["b.txt:1:kelvin \u212As"]);
+  });
+
   test("lookaround and backreferences are refused as invalid-argument, as Rust refuses them", async () => {
     using ws = tempWorkspace();
     for (const query of ["(?<=a)b", "a(?=b)", "(?!x)y", "(a)\\1"]) {
