@@ -13,6 +13,7 @@ const VALUE_TYPES = [
   ["bindings/read_file.ts", "ImageDescriptor", "ImageDescriptor"],
   ["bindings/shell.ts", "ShellResult", "ShellResult"],
   ["runtime/views.ts", "ViewSummary", "ViewSummary"],
+  ["runtime/views.ts", "OpenedView", "OpenedView"],
   ["runtime/context.ts", "Breakdown", "Breakdown"],
 ] as const;
 

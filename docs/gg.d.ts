@@ -38,6 +38,11 @@ interface ViewSummary {
   tokens: number;
 }
 
+/** What opening a view returns: its summary and the text the model now sees (for a picture, its description). */
+interface OpenedView extends ViewSummary {
+  text: string;
+}
+
 /** Tokens per band of the context window. */
 interface Breakdown {
   system: number;
@@ -77,7 +82,7 @@ declare const gg: {
   };
   views: {
     /** Show a file to yourself: read it as read_file does and open a view of it in your context window. */
-    openFile(path: string, options?: { offset?: number; limit?: number }): Promise<ViewSummary>;
+    openFile(path: string, options?: { offset?: number; limit?: number }): Promise<OpenedView>;
     /** Close every view of a path, taking it out of your context window. */
     close(path: string): Promise<{ closed: number; tokens: number }>;
     /** List the open views, oldest first, with what each costs the context window. */

@@ -75,7 +75,7 @@ const openFile: GgFunction = {
   brief: "Show a file to yourself: read it as read_file does and open a view of it in your context window.",
   positional: ["path"],
   parameters: (config) => readFile.parameters(config),
-  returns: "ViewSummary",
+  returns: "OpenedView",
   errors: [...FILE_ERRORS, "over-cap"],
   sync: true,
   run: (args, env) => env.views.open(String(args.path), args.offset as number | undefined, args.limit as number | undefined),

@@ -31,6 +31,11 @@ export interface ViewSummary {
   tokens: number;
 }
 
+/** What opening a view returns: its summary and the text the model now sees (for a picture, its description). */
+export interface OpenedView extends ViewSummary {
+  text: string;
+}
+
 interface View extends ViewSummary {
   text: string;
   dataUrl?: string;
@@ -71,7 +76,7 @@ export function createViews(read: ViewRead, caps: ViewCaps = DEFAULT_VIEW_CAPS, 
 
   return {
     /** Opens a view of `path` (offset and limit as read_file takes them). */
-    open(path: string, offset?: number, limit?: number): ViewSummary {
+    open(path: string, offset?: number, limit?: number): OpenedView {
       const result = read(path, offset, limit);
       if (!result.ok) throw new GgError(result.error.code, result.error.message);
       const image = result.details?.image as ImageDescriptor | undefined;
@@ -101,7 +106,7 @@ export function createViews(read: ViewRead, caps: ViewCaps = DEFAULT_VIEW_CAPS, 
         ...(attachment ? { dataUrl: attachment.dataUrl } : {}),
       };
       views.push(view);
-      return summary(view);
+      return { ...summary(view), text: view.text };
     },
     /** Closes every view of `path`; returns how many were closed and the tokens reclaimed. */
     close: remove,
