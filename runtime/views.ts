@@ -36,7 +36,8 @@ export interface OpenedView extends ViewSummary {
   text: string;
 }
 
-interface View extends ViewSummary {
+/** A view as kept: its cost is derived each time from what it holds, never stored. */
+interface View extends Omit<ViewSummary, "tokens"> {
   text: string;
   dataUrl?: string;
 }
@@ -98,7 +99,6 @@ export function createViews(read: ViewRead, caps: ViewCaps = DEFAULT_VIEW_CAPS, 
         id: nextId++,
         path,
         text: result.text,
-        tokens: 0,
         ...(window ? { window: { first: window.first, last: window.last, total: window.total } } : {}),
         ...(image
           ? { image: { format: image.format, bytes: image.bytes, ...(image.width ? { width: image.width, height: image.height } : {}), attached: Boolean(attachment), retired: false } }
