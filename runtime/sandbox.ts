@@ -331,8 +331,11 @@ export function createSandbox(env: GgEnv) {
         return finish({ code: "program-error", message: `Cannot start an isolate for the program: ${error instanceof Error ? error.message : String(error)}` });
       }
       const { isolate, context } = prepared;
+      // The budget counts from the call to run: compiling and taking an isolate come out of it.
+      const budgetMs = limits.budgetSecs * 1000;
+      const msLeft = (): number => started + budgetMs - performance.now();
       // Commands end a little before the run does (5% of the budget, at most 1 s), so a program sees their timeout.
-      const deadline = Date.now() + limits.budgetSecs * 1000 - Math.min(1000, limits.budgetSecs * 50);
+      const deadline = Date.now() + msLeft() - Math.min(1000, budgetMs / 20);
       // Ending the run stops what its calls started: a command the program did not await does not outlive it.
       const ending = new AbortController();
       prepared.slot.run = { report, observer, callEnv: { ...env, context: { ...env.context, deadline, signal: ending.signal } }, ending, logBytes: 0, logLimit: limits.logBytes };
@@ -346,16 +349,15 @@ export function createSandbox(env: GgEnv) {
         stopped = error;
         if (!isolate.isDisposed) isolate.dispose();
       };
-      const budgetMs = limits.budgetSecs * 1000;
       const cpuLimitMs = limits.cpuSecs * 1000;
       const tick = Math.min(100, Math.max(5, Math.min(budgetMs, cpuLimitMs) / 20));
-      // The watchdog covers what runs after the program's first wait on a command; until then the synchronous run's
-      // own timeout holds it.
+      // The timers cover what runs after the program's first wait on a command; until then the synchronous run's own
+      // timeout holds it.
+      const wallTimer = setTimeout(() => stop(isolate.isDisposed ? memoryLimit : overBudget), msLeft());
       const watchdog = setInterval(() => {
         if (isolate.isDisposed) return stop(memoryLimit);
         cpuMs = Number(isolate.cpuTime) / 1e6 - cpuAtStart;
-        if (performance.now() - started > budgetMs) stop(overBudget);
-        else if (cpuMs > cpuLimitMs) stop({ code: "timeout", message: `The program was stopped at its CPU limit of ${limits.cpuSecs} s; look for a loop that never ends` });
+        if (cpuMs > cpuLimitMs) stop({ code: "timeout", message: `The program was stopped at its CPU limit of ${limits.cpuSecs} s; look for a loop that never ends` });
         else {
           isolate
             .getHeapStatistics()
@@ -369,7 +371,8 @@ export function createSandbox(env: GgEnv) {
       try {
         const script = isolate.compileScriptSync(`__gg_settle(${program.code.trimEnd().replace(/;$/, "")})`, { filename: PROGRAM_FILE });
         // Synchronous up to the program's first wait on a command; the promise follows the rest natively.
-        const settled: unknown = await script.runSync(context, { timeout: Math.max(1, Math.min(budgetMs, cpuLimitMs)), promise: true, copy: true });
+        const timeout = Math.max(1, Math.ceil(Math.min(msLeft(), cpuLimitMs)));
+        const settled: unknown = await script.runSync(context, { timeout, promise: true, copy: true });
         if (stopped) return finish(stopped);
         const heap = isolate.getHeapStatisticsSync();
         report.usage.peakHeapBytes = Math.max(report.usage.peakHeapBytes, heap.used_heap_size);
@@ -393,6 +396,7 @@ export function createSandbox(env: GgEnv) {
       } finally {
         ending.abort();
         clearInterval(watchdog);
+        clearTimeout(wallTimer);
         report.usage.cpuMs = Math.round(cpuMs);
         prepared.slot.run = undefined;
         // Disposing this isolate and creating the next one are synchronous work: both wait until the report is out.

@@ -3,14 +3,16 @@ import { engineWorkspace } from "./engine.ts";
 
 // Each test is named after the failure it provokes.
 describe("limits", () => {
-  test("loop-before-await: an infinite loop with no await is stopped at the budget", async () => {
+  // The two 10% bounds are timing: a machine loaded by the rest of the suite can delay one timer, so each gets retries.
+  test("loop-before-await: an infinite loop with no await is stopped at the budget", { retry: 2 }, async () => {
     using ws = engineWorkspace();
-    const report = await ws.run("for (;;) {}", { limits: { budgetSecs: 0.5 } });
+    const report = await ws.run("for (;;) {}", { limits: { budgetSecs: 1 } });
     expect(report.error?.code).toBe("timeout");
-    expect(report.usage.wallMs).toBeLessThan(500 * 1.1 + 100);
+    expect(report.usage.wallMs).toBeGreaterThanOrEqual(1000);
+    expect(report.usage.wallMs).toBeLessThanOrEqual(1100);
   });
 
-  test("loop-after-await: an infinite loop after an awaited host call is stopped within 10% of the budget", async () => {
+  test("loop-after-await: an infinite loop after an awaited host call is stopped within 10% of the budget", { retry: 2 }, async () => {
     using ws = engineWorkspace();
     const report = await ws.run("await gg.files.listDir(); console.log('before the loop'); for (;;) {}", { limits: { budgetSecs: 1 } });
     expect(report.error?.code).toBe("timeout");
