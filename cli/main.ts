@@ -10,12 +10,12 @@ import { createRuntime } from "../runtime/index.ts";
 
 const USAGE = `Usage:
   gg call TOOL [ARGS_JSON] [--workspace DIR] [--config FILE] [--budget SECONDS] [--json]
-  gg run PROGRAM.ts [--workspace DIR] [--config FILE] [--budget SECONDS] [--memory MB] [--json]
+  gg run PROGRAM.ts|- [--workspace DIR] [--config FILE] [--budget SECONDS] [--memory MB] [--json]
   gg tools [--config FILE]
   gg docs [--config FILE]
 
   call   run one tool call and print its result exactly as the model receives it
-  run    run a program (JS or TS, the body of an async function) against the gg global
+  run    run a program (JS or TS, the body of an async function) against the gg global; - reads it from stdin
   tools  print the JSON tool definitions of the enabled calls
   docs   print the gg API reference (docs/api.md)
 
@@ -81,7 +81,7 @@ async function runProgramFile(rest: string[], flags: RunFlags, out: (text: strin
   if (extra.length > 0) throw new UsageError(`gg run takes one PROGRAM file, got extra ${extra.join(" ")}`);
   let source: string;
   try {
-    source = readFileSync(file, "utf8");
+    source = readFileSync(file === "-" ? 0 : file, "utf8");
   } catch (error) {
     throw new UsageError(`Cannot read the program ${file}: ${(error as Error).message}`);
   }

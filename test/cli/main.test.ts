@@ -6,8 +6,8 @@ import { tempWorkspace } from "../workspace.ts";
 
 const bin = join(import.meta.dirname, "../../bin/gg.js");
 
-function gg(args: string[], cwd?: string) {
-  const run = spawnSync(process.execPath, [bin, ...args], { cwd, encoding: "utf8" });
+function gg(args: string[], cwd?: string, input?: string) {
+  const run = spawnSync(process.execPath, [bin, ...args], { cwd, encoding: "utf8", ...(input === undefined ? {} : { input }) });
   return { status: run.status, stdout: run.stdout, stderr: run.stderr };
 }
 
@@ -105,5 +105,31 @@ describe("gg tools", () => {
       expect(tool.description.length).toBeGreaterThan(20);
       expect(tool.parameters.type).toBe("object");
     }
+  });
+});
+
+describe("gg run", () => {
+  test("prints the logs and the result, exit 0; a failure prints error[CODE] with its position, exit 1", () => {
+    using ws = tempWorkspace();
+    writeFileSync(join(ws.root, "ok.ts"), "const n: number = 2;\nconsole.log('hello');\nreturn { n };\n");
+    writeFileSync(join(ws.root, "bad.ts"), "const n: number = 2;\nthrow new Error('no');\n");
+    expect(gg(["run", "ok.ts"], ws.root)).toMatchObject({ status: 0, stdout: 'hello\n{\n  "n": 2\n}\n' });
+    expect(gg(["run", "bad.ts"], ws.root)).toMatchObject({ status: 1, stdout: "error[program-error]: no (line 2, column 7)\n" });
+    const json = JSON.parse(gg(["run", "bad.ts", "--json"], ws.root).stdout) as { ok: boolean; error: object };
+    expect(json).toMatchObject({ ok: false, error: { code: "program-error", line: 2 } });
+  });
+
+  test("--budget and --memory set the limits; a bad command line exits 2", () => {
+    using ws = tempWorkspace();
+    writeFileSync(join(ws.root, "loop.js"), "for (;;) {}\n");
+    expect(gg(["run", "loop.js", "--budget", "0.5"], ws.root)).toMatchObject({ status: 1, stdout: expect.stringMatching(/^error\[timeout\]/) });
+    expect(gg(["run", "missing.ts"], ws.root).status).toBe(2);
+    expect(gg(["run", "loop.js", "--memory", "lots"], ws.root).status).toBe(2);
+  });
+
+  test("gg run - reads the program from standard input", () => {
+    using ws = tempWorkspace();
+    ws.put({ "a.txt": "from a file" });
+    expect(gg(["run", "-", "--workspace", ws.root], undefined, "const text: string = await gg.files.readFile('a.txt');\nreturn text;\n")).toMatchObject({ status: 0, stdout: "from a file\n" });
   });
 });

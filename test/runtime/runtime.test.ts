@@ -59,26 +59,3 @@ describe("createRuntime", () => {
     }
   });
 });
-
-describe("gg run", () => {
-  const bin = join(import.meta.dirname, "../../bin/gg.js");
-  const gg = (args: string[], cwd?: string) => spawnSync(process.execPath, [bin, ...args], { cwd, encoding: "utf8" });
-
-  test("prints the logs and the result, exit 0; a failure prints error[CODE] with its position, exit 1", () => {
-    using ws = tempWorkspace();
-    writeFileSync(join(ws.root, "ok.ts"), "const n: number = 2;\nconsole.log('hello');\nreturn { n };\n");
-    writeFileSync(join(ws.root, "bad.ts"), "const n: number = 2;\nthrow new Error('no');\n");
-    expect(gg(["run", "ok.ts"], ws.root)).toMatchObject({ status: 0, stdout: 'hello\n{\n  "n": 2\n}\n' });
-    expect(gg(["run", "bad.ts"], ws.root)).toMatchObject({ status: 1, stdout: "error[program-error]: no (line 2, column 7)\n" });
-    const json = JSON.parse(gg(["run", "bad.ts", "--json"], ws.root).stdout) as { ok: boolean; error: object };
-    expect(json).toMatchObject({ ok: false, error: { code: "program-error", line: 2 } });
-  });
-
-  test("--budget and --memory set the limits; a bad command line exits 2", () => {
-    using ws = tempWorkspace();
-    writeFileSync(join(ws.root, "loop.js"), "for (;;) {}\n");
-    expect(gg(["run", "loop.js", "--budget", "0.5"], ws.root)).toMatchObject({ status: 1, stdout: expect.stringMatching(/^error\[timeout\]/) });
-    expect(gg(["run", "missing.ts"], ws.root).status).toBe(2);
-    expect(gg(["run", "loop.js", "--memory", "lots"], ws.root).status).toBe(2);
-  });
-});
