@@ -17,6 +17,11 @@ export const CAPABILITIES = {
 
 /** The params of a fresh configuration. */
 const DEFAULT_PARAMS: Record<string, number> = { lineCap: 2000, maxLines: 200, maxChars: 8000 };
+/**
+ * The largest shell ceilings served: the tail is tracked line by line within them, and inline output stops at
+ * 16 KiB whatever they say, so a larger one would only cost memory.
+ */
+const MAX_PARAMS: Record<string, number> = { maxLines: 1_000_000, maxChars: 1_000_000 };
 
 /** A capability id, e.g. "read-file". */
 export type CapabilityId = keyof typeof CAPABILITIES;
@@ -82,6 +87,8 @@ export function isConfiguration(value: unknown): value is Configuration {
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 const quote = (values: readonly string[]): string => values.map((v) => `"${v}"`).join(", ");
+/** A value as the configuration wrote it, as near as parsed JSON allows (1e400 parses to Infinity, not null). */
+export const show = (value: unknown): string => (typeof value === "number" ? String(value) : JSON.stringify(value));
 
 /**
  * Checks an implementation and its params against a capability's: every bad value lands in `problems`, each named
@@ -90,13 +97,13 @@ const quote = (values: readonly string[]): string => values.map((v) => `"${v}"`)
 export function checkImplementation(id: CapabilityId, name: string, entry: { implementation?: unknown; params?: unknown }, required: boolean, problems: string[]): Capability | undefined {
   const spec = CAPABILITIES[id];
   const implementations: readonly string[] = spec.implementations;
-  const implementation = entry.implementation ?? implementations[0];
+  const implementation = entry.implementation === undefined ? implementations[0] : entry.implementation;
   if (typeof implementation !== "string" || !implementations.includes(implementation)) {
-    problems.push(`${name} has unknown implementation ${JSON.stringify(entry.implementation)}; the implementations are ${quote(implementations)}`);
+    problems.push(`${name} has unknown implementation ${show(entry.implementation)}; the implementations are ${quote(implementations)}`);
   }
   const params = entry.params ?? {};
   if (!isRecord(params)) {
-    problems.push(`${name} has params ${JSON.stringify(params)}; params must be an object`);
+    problems.push(`${name} has params ${show(params)}; params must be an object`);
     return undefined;
   }
   const allowed: readonly string[] = spec.params;
@@ -108,7 +115,9 @@ export function checkImplementation(id: CapabilityId, name: string, entry: { imp
     if (value === undefined) {
       if (required) problems.push(`${name} has no params.${key}; set it to a whole number, 1 or more (e.g. ${DEFAULT_PARAMS[key]})`);
     } else if (typeof value !== "number" || !Number.isInteger(value) || value < 1) {
-      problems.push(`${name} has ${key} ${JSON.stringify(value)}; it must be a whole number, 1 or more`);
+      problems.push(`${name} has ${key} ${show(value)}; it must be a whole number, 1 or more`);
+    } else if (value > (MAX_PARAMS[key] ?? Number.POSITIVE_INFINITY)) {
+      problems.push(`${name} has ${key} ${show(value)}; the most gg serves is ${MAX_PARAMS[key]} (inline output stops at 16 KiB in any case)`);
     }
   }
   return { enabled: true, implementation: String(implementation), params };
@@ -124,13 +133,13 @@ function checkEntry(entry: unknown, index: number, seen: Set<string>, problems: 
   for (const key of Object.keys(entry)) if (!known.has(key)) problems.push(`${where} has an unknown field "${key}"; the fields are ${quote([...known])}`);
   const { id } = entry;
   if (typeof id !== "string" || !(id in CAPABILITIES)) {
-    problems.push(`${where} has unknown id ${JSON.stringify(id)}; the capabilities are ${quote(ids)}`);
+    problems.push(`${where} has unknown id ${show(id)}; the capabilities are ${quote(ids)}`);
     return undefined;
   }
   const name = `capability "${id}"`;
   if (seen.has(id)) problems.push(`${name} is listed more than once; keep one entry`);
   seen.add(id);
-  if (entry.enabled !== undefined && typeof entry.enabled !== "boolean") problems.push(`${name} has enabled ${JSON.stringify(entry.enabled)}; use true or false`);
+  if (entry.enabled !== undefined && typeof entry.enabled !== "boolean") problems.push(`${name} has enabled ${show(entry.enabled)}; use true or false`);
   const enabled = entry.enabled !== false;
   const capability = checkImplementation(id as CapabilityId, name, entry, enabled, problems);
   return capability && { ...capability, enabled };
@@ -154,7 +163,7 @@ export function parseConfiguration(input: unknown): Configuration {
     if (!isRecord(model)) problems.push(`"model" must be an object like {"vision": false}`);
     else {
       for (const key of Object.keys(model)) if (key !== "vision") problems.push(`"model" has an unknown field "${key}"; its field is "vision"`);
-      if (model.vision !== undefined && typeof model.vision !== "boolean") problems.push(`"model.vision" is ${JSON.stringify(model.vision)}; use true or false`);
+      if (model.vision !== undefined && typeof model.vision !== "boolean") problems.push(`"model.vision" is ${show(model.vision)}; use true or false`);
       else if (model.vision === false) config.vision = false;
     }
   }

@@ -2,8 +2,9 @@
 // agent's policy unless the hook names its own mode (same vocabulary, refused on the same terms); a script hook's
 // stdout is its verdict and comes back whole. An agent without a shell has no policy: its command hooks' output
 // comes back whole, under the 16 KiB byte cap alone.
+import { GgError } from "../host/errors.ts";
 import type { OutputPolicy } from "../host/output.ts";
-import { checkImplementation, ConfigError, type Configuration } from "./config.ts";
+import { checkImplementation, ConfigError, type Configuration, show } from "./config.ts";
 import { execute, type ShellResult, shellPolicy } from "./shell.ts";
 
 /** A hook that runs a command and reports its output like the shell call does. */
@@ -36,14 +37,23 @@ export function parseHooks(input: unknown): Hook[] {
       problems.push(`${name} must be an object with "type": "command" or "script"`);
       return [];
     }
+    const fields = hook.type === "command" ? ["type", "command", "timeoutSecs", "output"] : ["type", "command", "timeoutSecs"];
+    for (const key of Object.keys(hook)) {
+      if (!fields.includes(key) && !(key === "output" && hook.type === "script")) problems.push(`${name} has an unknown field "${key}"; its fields are ${fields.map((f) => `"${f}"`).join(", ")}`);
+    }
     if (typeof hook.command !== "string" || hook.command === "") problems.push(`${name} needs a "command" string`);
-    if (hook.timeoutSecs !== undefined && !(typeof hook.timeoutSecs === "number" && hook.timeoutSecs > 0)) {
-      problems.push(`${name} has timeoutSecs ${JSON.stringify(hook.timeoutSecs)}; it must be a positive number of seconds`);
+    if (hook.timeoutSecs !== undefined && !(typeof hook.timeoutSecs === "number" && hook.timeoutSecs > 0 && Number.isFinite(hook.timeoutSecs))) {
+      problems.push(`${name} has timeoutSecs ${show(hook.timeoutSecs)}; it must be a positive number of seconds`);
     }
     if (hook.output !== undefined) {
       if (hook.type === "script") problems.push(`${name} is a script hook, whose stdout is always read whole; remove "output"`);
-      else if (!isRecord(hook.output)) problems.push(`${name} has output ${JSON.stringify(hook.output)}; use {"implementation": "offload", "params": {"maxLines": 200, "maxChars": 8000}}`);
-      else checkImplementation("shell", `${name} output`, hook.output, true, problems);
+      else if (!isRecord(hook.output)) problems.push(`${name} has output ${show(hook.output)}; use {"implementation": "offload", "params": {"maxLines": 200, "maxChars": 8000}}`);
+      else {
+        for (const key of Object.keys(hook.output)) {
+          if (key !== "implementation" && key !== "params") problems.push(`${name} output has an unknown field "${key}"; its fields are "implementation", "params"`);
+        }
+        checkImplementation("shell", `${name} output`, hook.output, true, problems);
+      }
     }
     return [hook as unknown as Hook];
   });
@@ -69,8 +79,17 @@ export interface HookContext {
   deadline?: number;
 }
 
-/** Runs a hook: a command hook under its output policy, a script hook with its stdout whole as `output`. */
-export function runHook(hook: Hook, context: HookContext): Promise<ShellResult> {
+/**
+ * Runs a hook: a command hook under its output policy, a script hook with its stdout whole as `output`. A hook
+ * {@link parseHooks} would refuse is refused here too, with invalid-argument, before anything starts.
+ */
+export async function runHook(hook: Hook, context: HookContext): Promise<ShellResult> {
+  try {
+    parseHooks([hook]);
+  } catch (error) {
+    if (error instanceof ConfigError) throw new GgError("invalid-argument", `Cannot run the hook: ${error.problems.join("; ")}`);
+    throw error;
+  }
   return execute(hook.command, {
     cwd: context.cwd,
     ...(hook.timeoutSecs === undefined ? {} : { timeoutSecs: hook.timeoutSecs }),

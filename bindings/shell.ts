@@ -1,7 +1,7 @@
 // shell: run a command line through sh -c and hand back its exit code and output, under the output policy.
 import { Type } from "typebox";
 import { GgError } from "../host/errors.ts";
-import { createOutputSink, createVerdictSink, OUTPUT_BYTE_CAP, type OutputPolicy, SHELL_LOG_DIR } from "../host/output.ts";
+import { createOutputSink, createVerdictSink, OUTPUT_BYTE_CAP, OUTPUT_MODES, type OutputPolicy, SHELL_LOG_DIR } from "../host/output.ts";
 import { runCommand } from "../host/shell.ts";
 import type { Configuration } from "./config.ts";
 import { defineCall } from "./define.ts";
@@ -57,18 +57,46 @@ export function effectiveTimeoutMs(timeoutSecs: number | undefined, deadline: nu
   return deadline === undefined ? requested : Math.min(requested, deadline - now);
 }
 
+/** Seconds for a message: milliseconds kept, and never rounded down to 0. */
+const seconds = (ms: number): string => String(ms >= 1 ? Number((ms / 1000).toFixed(3)) : Number((ms / 1000).toPrecision(2)));
+
+/** Refuses what no caller of {@link execute} may ask for, with invalid-argument, before anything starts. */
+function checkRequest(options: ExecuteOptions): void {
+  const { timeoutSecs, policy } = options;
+  if (timeoutSecs !== undefined && !(typeof timeoutSecs === "number" && timeoutSecs > 0 && Number.isFinite(timeoutSecs))) {
+    throw new GgError("invalid-argument", `Cannot run the command: timeoutSecs ${String(timeoutSecs)} is not a positive number of seconds; leave it out for ${SHELL_DEFAULT_TIMEOUT_SECS}`);
+  }
+  if (policy === undefined || policy === "verdict") return;
+  const count = (value: number): boolean => Number.isInteger(value) && value >= 1;
+  if (!OUTPUT_MODES.includes(policy.mode) || !count(policy.maxLines) || !count(policy.maxChars)) {
+    throw new GgError(
+      "invalid-argument",
+      `Cannot run the command: output mode ${JSON.stringify(policy.mode)} with maxLines ${policy.maxLines} and maxChars ${policy.maxChars} is not a policy; the modes are ${OUTPUT_MODES.join(", ")} and both ceilings are whole numbers, 1 or more`,
+    );
+  }
+}
+
 /** Runs one command under one policy: every command gg runs (tool call, program, hook) comes through here. */
 export async function execute(command: string, options: ExecuteOptions): Promise<ShellResult> {
+  checkRequest(options);
+  const requestedMs = effectiveTimeoutMs(options.timeoutSecs, undefined);
   const timeoutMs = effectiveTimeoutMs(options.timeoutSecs, options.deadline);
   if (timeoutMs <= 0) throw new GgError("timeout", "Cannot run the command: the run's wall-clock budget is spent; nothing was started");
   const sink = options.policy === "verdict" ? createVerdictSink() : createOutputSink(options.policy ?? WHOLE_OUTPUT, options.agent);
-  const outcome = await runCommand({ command, cwd: options.cwd, timeoutMs, sink, ...(options.signal ? { signal: options.signal } : {}) });
+  let outcome: Awaited<ReturnType<typeof runCommand>>;
+  try {
+    outcome = await runCommand({ command, cwd: options.cwd, timeoutMs, sink, ...(options.signal ? { signal: options.signal } : {}) });
+  } catch (error) {
+    sink.close();
+    throw error;
+  }
   const { output, truncated, files } = sink.finish();
   if (outcome.timedOut) {
     const where = files ? `\nFull output: ${files.stdout} and ${files.stderr}` : "";
+    const clamped = timeoutMs < requestedMs;
     throw new GgError(
       "timeout",
-      `Command stopped after its ${Number((timeoutMs / 1000).toFixed(3))} s timeout, with every process in its group; raise timeoutSecs or run less at once. Output so far:\n${output === "" ? "(no output)" : output}${where}`,
+      `Command stopped after its ${seconds(timeoutMs)} s timeout${clamped ? " (what was left of the run's wall-clock budget)" : ""}, with every process in its group; ${clamped ? "run less per command, or ask for a larger budget" : "raise timeoutSecs or run less at once"}. Output so far:\n${output === "" ? "(no output)" : output}${where}`,
     );
   }
   return { exitCode: outcome.exitCode, output, truncated, ...(files ? { files } : {}), ...(outcome.signal ? { signal: outcome.signal } : {}) };
@@ -85,7 +113,7 @@ function describe(config: Configuration): string {
   const policy = shellPolicy(config);
   const rule =
     policy?.mode === "offload"
-      ? `Output longer than ${policy.maxLines} lines or ${policy.maxChars} characters comes back as its tail, followed by a note ` +
+      ? `Output longer than ${policy.maxLines} lines or ${policy.maxChars} characters (or ${OUTPUT_BYTE_CAP / 1024} KiB) comes back as its tail, followed by a note ` +
         `naming two files under ${SHELL_LOG_DIR} that hold the full stdout and stderr of every command, with their line counts ` +
         "and longest lines. When output is truncated, read or search those files (read_file with offset and limit, or " +
         "search with path) instead of running the command again."

@@ -5,6 +5,7 @@ import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { ConfigError, type Configuration, defaultConfiguration, parseConfiguration } from "../bindings/config.ts";
 import { createTools } from "../bindings/index.ts";
+import { stopCommandsOnSignals } from "../host/shell.ts";
 import { renderApiDoc } from "../runtime/docs.ts";
 import { createRuntime } from "../runtime/index.ts";
 
@@ -132,6 +133,8 @@ export async function main(argv: readonly string[], out: (text: string) => void 
       return command === undefined && !values.help ? 2 : 0;
     }
     const config = loadConfiguration(values.config);
+    // Ctrl-C or a kill of gg ends the commands it started too, rather than leaving them to init.
+    if (command === "call" || command === "run") stopCommandsOnSignals();
     if (command === "tools") {
       if (rest.length > 0) throw new UsageError(`gg tools takes no arguments, got ${rest.join(" ")}`);
       out(`${JSON.stringify(createTools({ workspace: process.cwd(), config }).definitions(), null, 2)}\n`);

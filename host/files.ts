@@ -98,7 +98,10 @@ function withFd<T>(path: string, action: string, use: (fd: number) => T): T {
   }
 }
 
-/** Reads to the end of `fd`, starting in `buffer`; a file that outgrows it moves to a buffer sized by fstat. */
+/**
+ * Reads a regular file to its end, starting in `buffer`; a file that outgrows it moves to a buffer sized by fstat.
+ * A regular file's read comes back short only at its end, which saves the read that would return 0.
+ */
 function readToEnd(fd: number, buffer: Buffer): Buffer {
   let length = 0;
   for (;;) {
@@ -107,9 +110,10 @@ function readToEnd(fd: number, buffer: Buffer): Buffer {
       buffer.copy(grown, 0, 0, length);
       buffer = grown;
     }
-    const n = readSync(fd, buffer, length, buffer.length - length, null);
-    if (n === 0) return buffer.subarray(0, length);
+    const wanted = buffer.length - length;
+    const n = readSync(fd, buffer, length, wanted, null);
     length += n;
+    if (n < wanted) return buffer.subarray(0, length);
   }
 }
 

@@ -1,7 +1,7 @@
 // The one function that decides what of a command's output comes back inline: the shell call, a program's
 // gg.shell.shell and command hooks all go through createOutputSink. Memory stays flat whatever the command prints:
 // streams go to disk as they arrive, and only the tail, per-line counts and five longest lines stay in memory.
-import { closeSync, mkdirSync, openSync, writeSync } from "node:fs";
+import { chmodSync, closeSync, mkdirSync, openSync, writeSync } from "node:fs";
 import { StringDecoder } from "node:string_decoder";
 import { fromSystemError } from "./errors.ts";
 import { plural } from "./lines.ts";
@@ -38,6 +38,8 @@ export interface OutputSink {
   write(stream: "stdout" | "stderr", chunk: Buffer): void;
   /** Ends the streams and applies the policy. */
   finish(): OutputResult;
+  /** Releases the files of a command that never started. */
+  close(): void;
 }
 
 const HIGH_SURROGATE = /[\uD800-\uDBFF]/g;
@@ -64,16 +66,37 @@ function lastBytes(text: string, bytes: number): string {
   return encoded.toString("utf8", start);
 }
 
-/** Line statistics of one stream, kept without keeping its lines. */
+/**
+ * Calls `segment` for each piece of `text` between line breaks with its length in characters and whether a line
+ * break ends it. Lengths come from UTF-16 offsets unless the text holds characters outside the BMP.
+ */
+function splitLines(text: string, segment: (chars: number, ended: boolean) => void): void {
+  const astral = HIGH_SURROGATE.test(text);
+  HIGH_SURROGATE.lastIndex = 0;
+  const length = (from: number, to: number): number => (astral ? codePoints(text.slice(from, to)) : to - from);
+  let from = 0;
+  for (let newline = text.indexOf("\n"); newline !== -1; newline = text.indexOf("\n", from)) {
+    segment(length(from, newline), true);
+    from = newline + 1;
+  }
+  if (from < text.length) segment(length(from, text.length), false);
+}
+
+/** Line lengths below this are counted in an array; longer ones, which are rare, in a map. */
+const SHORT_LINE = 4096;
+
+/** Line statistics of one stream, kept without keeping its lines: a count per line length. */
 function streamShape() {
-  const lengths = new Map<number, number>();
+  const short = new Float64Array(SHORT_LINE);
+  const long = new Map<number, number>();
   const longest: { length: number; line: number }[] = [];
   let lines = 0;
   let current = 0;
   let open = false;
   const endLine = (): void => {
     lines++;
-    lengths.set(current, (lengths.get(current) ?? 0) + 1);
+    if (current < SHORT_LINE) short[current] = (short[current] as number) + 1;
+    else long.set(current, (long.get(current) ?? 0) + 1);
     // Five longest, longest first; a tie keeps the earlier line, so a later one must be strictly longer.
     if (longest.length < 5 || current > (longest[4] as { length: number }).length) {
       let at = longest.findIndex((entry) => current > entry.length);
@@ -84,35 +107,34 @@ function streamShape() {
     current = 0;
     open = false;
   };
+  // Nearest rank: the smallest length that at least p% of the lines do not exceed.
   const percentile = (p: number): number => {
     const rank = Math.ceil((p / 100) * lines);
     let seen = 0;
-    for (const length of [...lengths.keys()].sort((a, b) => a - b)) {
-      seen += lengths.get(length) as number;
+    for (let length = 0; length < SHORT_LINE; length++) {
+      seen += short[length] as number;
+      if (seen >= rank) return length;
+    }
+    for (const length of [...long.keys()].sort((a, b) => a - b)) {
+      seen += long.get(length) as number;
       if (seen >= rank) return length;
     }
     return 0;
   };
   return {
-    feed(text: string): void {
-      let from = 0;
-      for (let newline = text.indexOf("\n"); newline !== -1; newline = text.indexOf("\n", from)) {
-        current += codePoints(text.slice(from, newline));
-        endLine();
-        from = newline + 1;
-      }
-      if (from < text.length) {
-        current += codePoints(text.slice(from));
-        open = true;
-      }
+    segment(chars: number, ended: boolean): void {
+      current += chars;
+      if (ended) endLine();
+      else open = true;
     },
-    /** The note's description of this stream. */
-    describe(path: string, name: string): string {
+    /** The note's description of this stream; `trouble` says why its file is incomplete, if it is. */
+    describe(path: string, name: string, trouble: string | undefined): string {
       if (open) endLine();
-      if (lines === 0) return `${name}: ${path}\n  0 lines`;
+      const head = [`${name}: ${path}`, ...(trouble ? [`  ${trouble}`] : [])];
+      if (lines === 0) return [...head, "  0 lines"].join("\n");
       const [first, ...rest] = longest as [{ length: number; line: number }, ...{ length: number; line: number }[]];
       return [
-        `${name}: ${path}`,
+        ...head,
         `  ${plural(lines, "line")}; line length p50 ${percentile(50)}, p95 ${percentile(95)}, p99 ${percentile(99)}`,
         `  longest lines: ${[`${first.length} chars @ ${first.line}`, ...rest.map((entry) => `${entry.length} @ ${entry.line}`)].join(", ")}`,
       ].join("\n");
@@ -120,23 +142,30 @@ function streamShape() {
   };
 }
 
-let sequence = 0;
+/** The next command number of each agent in this process; a name taken on disk moves it on. */
+const sequences = new Map<string, number>();
+
+/** An agent id as it may stand in a file name. */
+const fileSafe = (agent: string): string => agent.replace(/[^A-Za-z0-9._-]/g, "_") || "_";
 
 /** Opens the stream files of one command under /tmp/gg-shell, never reusing a name. */
 function openLogFiles(agent: string): { paths: { stdout: string; stderr: string }; fds: { stdout: number; stderr: number } } {
   try {
-    mkdirSync(SHELL_LOG_DIR, { recursive: true });
+    // Shared by every user of the machine, like /tmp itself: world-writable and sticky; the logs are private.
+    if (mkdirSync(SHELL_LOG_DIR, { recursive: true }) !== undefined) chmodSync(SHELL_LOG_DIR, 0o1777);
   } catch (error) {
     throw fromSystemError("create", SHELL_LOG_DIR, error);
   }
+  const name = fileSafe(agent);
   for (;;) {
-    sequence++;
-    const base = `${SHELL_LOG_DIR}/cmd-${agent}-${String(sequence).padStart(4, "0")}`;
+    const sequence = (sequences.get(name) ?? 0) + 1;
+    sequences.set(name, sequence);
+    const base = `${SHELL_LOG_DIR}/cmd-${name}-${String(sequence).padStart(4, "0")}`;
     const paths = { stdout: `${base}.stdout`, stderr: `${base}.stderr` };
     try {
-      const stdout = openSync(paths.stdout, "wx");
+      const stdout = openSync(paths.stdout, "wx", 0o600);
       try {
-        return { paths, fds: { stdout, stderr: openSync(paths.stderr, "wx") } };
+        return { paths, fds: { stdout, stderr: openSync(paths.stderr, "wx", 0o600) } };
       } catch (error) {
         closeSync(stdout);
         throw error;
@@ -152,10 +181,13 @@ function openLogFiles(agent: string): { paths: { stdout: string; stderr: string 
 export function createOutputSink(policy: OutputPolicy, agent: string): OutputSink {
   const offload = policy.mode === "offload";
   const logs = offload ? openLogFiles(agent) : undefined;
+  // Why a stream's file stopped short (a full disk, a file size limit): the command runs on, and a note says so.
+  const trouble: { stdout?: string; stderr?: string } = {};
+  const written = { stdout: 0, stderr: 0 };
   const decoders = { stdout: new StringDecoder("utf8"), stderr: new StringDecoder("utf8") };
   const shapes = { stdout: streamShape(), stderr: streamShape() };
-  // The merged text: its tail (enough for 16 KiB), its totals, and the lengths of its last whole lines: at most
-  // maxLines of them, and no more than it takes to exceed maxChars (past that the character ceiling decides).
+  // The merged text: its tail (enough for 16 KiB), its totals, and under offload the lengths of its last whole
+  // lines: at most maxLines of them, and no more than it takes to exceed maxChars (past that characters decide).
   const keep = OUTPUT_BYTE_CAP + 4;
   let tail = "";
   let chars = 0;
@@ -177,41 +209,61 @@ export function createOutputSink(policy: OutputPolicy, agent: string): OutputSin
       first = 0;
     }
   };
+  const merged = (length: number, ended: boolean): void => {
+    chars += length + (ended ? 1 : 0);
+    if (!ended) return void (lineChars += length);
+    newlines++;
+    if (offload) pushLine(lineChars + length);
+    lineChars = 0;
+  };
 
   const append = (stream: "stdout" | "stderr", text: string): void => {
     if (text === "") return;
-    if (offload) shapes[stream].feed(text);
-    chars += codePoints(text);
+    const shape = shapes[stream];
+    splitLines(text, (length, ended) => {
+      if (offload) shape.segment(length, ended);
+      merged(length, ended);
+    });
     bytes += Buffer.byteLength(text);
-    let from = 0;
-    for (let newline = text.indexOf("\n"); newline !== -1; newline = text.indexOf("\n", from)) {
-      pushLine(lineChars + codePoints(text.slice(from, newline)));
-      newlines++;
-      lineChars = 0;
-      from = newline + 1;
-    }
-    lineChars += codePoints(text.slice(from));
     tail += text;
     if (tail.length > 2 * keep) tail = lastChars(tail, keep);
   };
 
   const note = (text: string, truncation: string): string => {
-    const shape = logs ? `\n${shapes.stdout.describe(logs.paths.stdout, "stdout")}\n${shapes.stderr.describe(logs.paths.stderr, "stderr")}` : "";
+    const shape = logs
+      ? `\n${shapes.stdout.describe(logs.paths.stdout, "stdout", trouble.stdout)}\n${shapes.stderr.describe(logs.paths.stderr, "stderr", trouble.stderr)}`
+      : "";
     return `${text}${text === "" || text.endsWith("\n") ? "" : "\n"}[Output truncated: ${truncation}]${shape}`;
+  };
+  let closed = false;
+  const close = (): void => {
+    if (closed || !logs) return;
+    closed = true;
+    closeSync(logs.fds.stdout);
+    closeSync(logs.fds.stderr);
   };
 
   return {
     write(stream, chunk) {
-      if (logs) writeSync(logs.fds[stream], chunk);
+      if (logs && trouble[stream] === undefined) {
+        try {
+          // A write can take part of the chunk (at a size limit, say): the rest goes in the next, which then fails.
+          for (let at = 0; at < chunk.length; ) {
+            const n = writeSync(logs.fds[stream], chunk, at);
+            at += n;
+            written[stream] += n;
+          }
+        } catch (error) {
+          trouble[stream] = `(incomplete: writing it failed after ${plural(written[stream], "byte")}: ${(error as Error).message})`;
+        }
+      }
       append(stream, decoders[stream].write(chunk));
     },
+    close,
     finish() {
       append("stdout", decoders.stdout.end());
       append("stderr", decoders.stderr.end());
-      if (logs) {
-        closeSync(logs.fds.stdout);
-        closeSync(logs.fds.stderr);
-      }
+      close();
       const files = logs ? { files: logs.paths } : {};
       const endsOpen = lineChars > 0;
       const lines = newlines + (endsOpen ? 1 : 0);
@@ -245,5 +297,6 @@ export function createVerdictSink(): OutputSink {
       if (stream === "stdout") chunks.push(chunk);
     },
     finish: () => ({ output: Buffer.concat(chunks).toString("utf8"), truncated: false }),
+    close() {},
   };
 }

@@ -2,7 +2,7 @@
 // ones that trap SIGTERM or daemonize inside the group. When sh exits, whatever it left running in its group is
 // stopped too: a call never leaves processes behind, and never waits on a pipe a background job holds open.
 import { spawn } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { constants } from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
 import { GgError } from "./errors.ts";
@@ -68,6 +68,39 @@ function groupAlive(pgid: number): boolean {
   return false;
 }
 
+/** Process groups of commands that have not been stopped yet. */
+const liveGroups = new Set<number>();
+let groupWatcher: ((pgid: number, live: boolean) => void) | undefined;
+
+/**
+ * Tells `watcher` of each command group as it starts and as it is gone, so a supervising process can kill what is
+ * left if this one dies without its exit handlers (SIGKILL).
+ */
+export function watchCommandGroups(watcher: (pgid: number, live: boolean) => void): void {
+  groupWatcher = watcher;
+}
+
+/** SIGKILLs every command group still running: for a process that is about to exit. */
+export function killAllCommands(): void {
+  for (const pgid of liveGroups) signalled(pgid, "SIGKILL");
+  liveGroups.clear();
+}
+
+let exitHooked = false;
+/**
+ * Makes this process's end take its commands with it: on exit, and on SIGINT, SIGTERM and SIGHUP (which would
+ * otherwise end it without an exit event), every live command group is killed. For entry points only: a library
+ * must not take over its embedder's signals.
+ */
+export function stopCommandsOnSignals(): void {
+  for (const name of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
+    process.once(name, () => {
+      killAllCommands();
+      process.exit(128 + (constants.signals[name] ?? 0));
+    });
+  }
+}
+
 /** SIGTERM to the whole group, a grace period, then SIGKILL to whatever is left. */
 export async function stopGroup(pgid: number): Promise<void> {
   if (!signalled(pgid, "SIGTERM")) return;
@@ -86,6 +119,15 @@ export function runCommand(spec: CommandSpec): Promise<CommandOutcome> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
     const child = spawn("sh", ["-c", spec.command], { cwd: spec.cwd, stdio: ["ignore", "pipe", "pipe"], detached: true });
+    if (child.pid !== undefined) {
+      liveGroups.add(child.pid);
+      groupWatcher?.(child.pid, true);
+    }
+    if (!exitHooked) {
+      // Whatever ends this process, its commands end with it.
+      exitHooked = true;
+      process.on("exit", killAllCommands);
+    }
     let timedOut = false;
     let settled = false;
     const timer = setTimeout(() => {
@@ -102,14 +144,24 @@ export function runCommand(spec: CommandSpec): Promise<CommandOutcome> {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      const reason = error.code === "ENOENT" ? `the working directory ${spec.cwd} or sh does not exist` : error.message;
-      reject(new GgError("launch-failed", `Cannot run the command: ${reason}; check the working directory and that sh is installed`));
+      child.stdout.destroy();
+      child.stderr.destroy();
+      spec.signal?.removeEventListener("abort", abort);
+      const reason =
+        error.code !== "ENOENT"
+          ? `${error.message}; check that sh can be started`
+          : existsSync(spec.cwd)
+            ? "sh was not found on the PATH; install a POSIX shell or fix PATH"
+            : `the working directory ${spec.cwd} does not exist; create it or run from another directory`;
+      reject(new GgError("launch-failed", `Cannot run the command: ${reason}`));
     });
     child.stdout.on("data", (chunk: Buffer) => spec.sink.write("stdout", chunk));
     child.stderr.on("data", (chunk: Buffer) => spec.sink.write("stderr", chunk));
     child.on("exit", async (code, signal) => {
       // sh is gone: stop what it left in its group, then stop waiting on pipes held by anything that escaped it.
       await stopGroup(child.pid as number);
+      liveGroups.delete(child.pid as number);
+      groupWatcher?.(child.pid as number, false);
       await new Promise<void>((done) => {
         const giveUp = setTimeout(done, DRAIN_MS);
         void Promise.all(closed).then(() => {

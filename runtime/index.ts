@@ -36,9 +36,16 @@ export function createRuntime(options: EngineOptions) {
     // The runner gets none of this process's Node flags (an --input-type or a test runner's loader would break it).
     const child = fork(runnerPath, [], { stdio: ["ignore", "inherit", "inherit", "ipc"], serialization: "advanced", execArgv: [] });
     runner = child;
+    // The command groups this runner has running: if it dies before stopping them, they are killed here.
+    const groups = new Set<number>();
     ready = new Promise((resolve) => {
       child.on("message", (message: FromRunner) => {
         if (message.type === "ready") return resolve();
+        if (message.type === "group") {
+          if (message.live) groups.add(message.pgid);
+          else groups.delete(message.pgid);
+          return;
+        }
         if (!pending || message.id !== pending.id) return;
         if (message.type === "progress") {
           pending.report.calls.push(...message.calls);
@@ -48,6 +55,13 @@ export function createRuntime(options: EngineOptions) {
     });
     child.on("exit", (code, signal) => {
       if (runner === child) runner = undefined;
+      for (const pgid of groups) {
+        try {
+          process.kill(-pgid, "SIGKILL");
+        } catch {
+          // Already gone.
+        }
+      }
       // The runner died under a program: report what it did before, and start afresh next time.
       const report = pending?.report ?? blankReport();
       settle({

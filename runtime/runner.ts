@@ -1,6 +1,7 @@
 // The runner process: hosts the isolates, so a program that brings V8 down (a hard out-of-memory aborts the
 // process) takes this process with it and never the embedding one. It runs what createRuntime sends, one at a
 // time, and streams each call and log entry back as it happens so they survive a crash.
+import { stopCommandsOnSignals, watchCommandGroups } from "../host/shell.ts";
 import { compileProgram } from "./compile.ts";
 import { createEngine, type EngineOptions } from "./engine.ts";
 import type { RunOptions } from "./limits.ts";
@@ -12,11 +13,16 @@ export type ToRunner = { type: "init"; options: EngineOptions } | { type: "run";
 export type FromRunner =
   | { type: "ready" }
   | { type: "progress"; id: number; calls: RunReport["calls"]; logs: RunReport["logs"] }
-  | { type: "report"; id: number; report: RunReport };
+  | { type: "report"; id: number; report: RunReport }
+  | { type: "group"; pgid: number; live: boolean };
 
 const send = (message: FromRunner): void => {
   process.send?.(message);
 };
+
+// Commands die with this process; the embedding process learns of each group, to kill them should it be SIGKILLed.
+stopCommandsOnSignals();
+watchCommandGroups((pgid, live) => send({ type: "group", pgid, live }));
 
 let engine: ReturnType<typeof createEngine> | undefined;
 let queue = Promise.resolve();

@@ -67,6 +67,12 @@ describe("configuration", () => {
     expect(problems([{ id: "shell", implementation: "inline", params: { maxLines: 5 } }]).join()).toContain("maxChars");
   });
 
+  test("a null implementation is not a mode, ceilings past 1,000,000 are refused, and numbers are shown as parsed", () => {
+    expect(problems([{ id: "shell", implementation: null, params: { maxLines: 10, maxChars: 100 } }]).join()).toContain("unknown implementation null");
+    expect(problems([{ id: "shell", params: { maxLines: 1e9, maxChars: 100 } }]).join()).toContain("maxLines 1000000000; the most gg serves is 1000000");
+    expect(problems(JSON.parse('[{"id": "shell", "params": {"maxLines": 10, "maxChars": 1e400}}]')).join()).toContain("maxChars Infinity");
+  });
+
   test("the object form sets the model's vision", () => {
     expect(parseConfiguration({ capabilities: [], model: { vision: false } }).vision).toBe(false);
     expect(problems({ model: { vision: "no" } }).join()).toMatch(/vision/);

@@ -58,6 +58,22 @@ describe("hooks", () => {
     expect(text).toContain("hook #3");
   });
 
+  test("unknown fields in a hook or its output mode are refused, as in a configuration", () => {
+    expect(() => parseHooks([{ type: "command", command: "x", extra: 1 }])).toThrow(/hook #1 has an unknown field "extra"/);
+    expect(() => parseHooks([{ type: "command", command: "x", output: { implementation: "inline", params: { maxLines: 1, maxChars: 1 }, extra: 1 } }])).toThrow(/output has an unknown field "extra"/);
+  });
+
+  test("runHook refuses a hook parseHooks would refuse, with invalid-argument, and starts nothing", async () => {
+    using ws = tempWorkspace();
+    const run = (declaration: object) => runHook(declaration as CommandHook, { cwd: ws.root, config: defaultConfiguration(), agent: "hooktest" });
+    await expect(run({ type: "command", command: "touch ran", output: { implementation: "bogus", params: { maxLines: 1, maxChars: 1 } } })).rejects.toMatchObject({ code: "invalid-argument", message: expect.stringContaining('"offload", "inline"') });
+    await expect(run({ type: "command", command: "touch ran", output: { implementation: "offload", params: {} } })).rejects.toMatchObject({ code: "invalid-argument" });
+    for (const timeoutSecs of [0, -5, Number.NaN, Number.POSITIVE_INFINITY, "10"]) {
+      await expect(run({ type: "command", command: "touch ran", timeoutSecs })).rejects.toMatchObject({ code: "invalid-argument" });
+    }
+    expect(existsSync(`${ws.root}/ran`)).toBe(false);
+  });
+
   test("a script hook's stdout is its verdict, returned whole however long", async () => {
     using ws = tempWorkspace();
     const verdict = await hook(defaultConfiguration(), { type: "script", command: "echo noise >&2; head -c 40000 /dev/zero | tr '\\0' v; echo" }, ws.root);

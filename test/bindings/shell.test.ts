@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
 import { createTools } from "../../bindings/index.ts";
@@ -99,6 +99,18 @@ describe("shell", () => {
     expect(await tools.call("shell", { command: "true" })).toMatchObject({ ok: false, error: { code: "launch-failed" } });
   });
 
+  test("a launch failure names the missing working directory and leaves no file open", async () => {
+    using ws = tempWorkspace();
+    const tools = createTools({ workspace: join(ws.root, "gone") });
+    const open = () => readdirSync("/proc/self/fd").length;
+    const before = open();
+    for (let i = 0; i < 20; i++) {
+      const result = await tools.call("shell", { command: "true" });
+      expect(result).toMatchObject({ ok: false, error: { code: "launch-failed", message: expect.stringContaining(`working directory ${join(ws.root, "gone")} does not exist`) } });
+    }
+    expect(open()).toBeLessThan(before + 5);
+  });
+
   test.each([0, -1, "10", null])("timeoutSecs %j is invalid-argument", async (timeoutSecs) => {
     using ws = tempWorkspace();
     expect(await ws.call("shell", { command: "true", timeoutSecs })).toMatchObject({ ok: false, error: { code: "invalid-argument" } });
@@ -112,6 +124,7 @@ describe("shell", () => {
     const seconds = Number(/after its ([\d.]+) s timeout/.exec(result.ok ? "" : result.error.message)?.[1]);
     expect(seconds).toBeGreaterThan(0);
     expect(seconds).toBeLessThanOrEqual(1);
+    expect(result.ok ? "" : result.error.message).toContain("what was left of the run's wall-clock budget");
     if (!result.ok) created.push(...[...result.error.message.matchAll(/\/tmp\/gg-shell\/\S+?\.(?:stdout|stderr)/g)].map((m) => m[0]));
   });
 

@@ -166,7 +166,10 @@ describe("write_file", () => {
     let writes = 0;
     child.stdout.on("data", (chunk: Buffer) => (writes += chunk.length));
     const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()));
+    // The race starts once the writer is writing: its start-up is slow on a loaded machine.
+    const started = new Promise<void>((resolve) => child.stdout.once("data", () => resolve()));
     try {
+      await Promise.race([started, exited]);
       const deadline = Date.now() + 1500;
       while (Date.now() < deadline) {
         const now = readFileSync(target, "latin1");

@@ -1,10 +1,17 @@
-import { spawnSync } from "node:child_process";
-import { rmSync, writeFileSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import { readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, test } from "vitest";
 import { tempWorkspace } from "../workspace.ts";
 
 const bin = join(import.meta.dirname, "../../bin/gg.js");
+
+/** Processes whose command line contains `marker`: a sleep with an odd duration names the command that started it. */
+function survivors(marker: string): string[] {
+  const found = spawnSync("pgrep", ["-af", marker], { encoding: "utf8" }).stdout;
+  return found.split("\n").filter((line) => line !== "" && !line.includes("pgrep"));
+}
 
 function gg(args: string[], cwd?: string, input?: string) {
   const run = spawnSync(process.execPath, [bin, ...args], { cwd, encoding: "utf8", ...(input === undefined ? {} : { input }) });
@@ -131,5 +138,42 @@ describe("gg run", () => {
     using ws = tempWorkspace();
     ws.put({ "a.txt": "from a file" });
     expect(gg(["run", "-", "--workspace", ws.root], undefined, "const text: string = await gg.files.readFile('a.txt');\nreturn text;\n")).toMatchObject({ status: 0, stdout: "from a file\n" });
+  });
+
+  test("a command the program left running, even one that traps SIGTERM, does not outlive gg run", async () => {
+    using ws = tempWorkspace();
+    writeFileSync(join(ws.root, "leave.ts"), "gg.shell.shell(\"trap '' TERM; sleep 1011.37 & wait\");\nawait gg.shell.shell('sleep 0.3');\nreturn 'returned';\n");
+    expect(gg(["run", "leave.ts"], ws.root)).toMatchObject({ status: 0, stdout: "returned\n" });
+    await sleep(300);
+    expect(survivors("1011.37")).toEqual([]);
+  });
+});
+
+describe("gg call shell, ended from outside", () => {
+  test.each(["SIGTERM", "SIGINT"] as const)("%s to gg ends the command it is running", async (signal) => {
+    using ws = tempWorkspace();
+    const marker = signal === "SIGTERM" ? "1014.25" : "1014.75";
+    const child = spawn(process.execPath, [bin, "call", "shell", JSON.stringify({ command: `sleep ${marker}` }), "--workspace", ws.root], { stdio: "ignore" });
+    for (let i = 0; i < 100 && survivors(marker).length < 2; i++) await sleep(50);
+    expect(survivors(marker).length).toBeGreaterThan(0);
+    const exited = new Promise((done) => child.once("exit", (code, sig) => done(code ?? sig)));
+    child.kill(signal);
+    expect(await exited).toBe(signal === "SIGTERM" ? 143 : 130);
+    await sleep(200);
+    expect(survivors(marker)).toEqual([]);
+  });
+
+  test("a log file that cannot grow (a file size limit) does not stop the command or gg; the note says the file is incomplete", () => {
+    using ws = tempWorkspace();
+    // sh's ulimit -f counts 512-byte blocks: gg may write 32 KiB per file.
+    const run = spawnSync("sh", ["-c", `ulimit -f 64; exec "$0" "$@"`, process.execPath, bin, "call", "shell", '{"command":"seq 100000"}', "--workspace", ws.root, "--json"], { encoding: "utf8" });
+    expect(run.status).toBe(0);
+    const result = JSON.parse(run.stdout) as { exitCode: number; output: string; files: { stdout: string; stderr: string } };
+    expect(result.exitCode).toBe(0);
+    expect(result.output).toMatch(/^99801\n[\s\S]*\n100000\n\[Output truncated: last 200 lines\]\nstdout: \S+\n  \(incomplete: writing it failed after 32768 bytes: /);
+    expect(statSync(result.files.stdout).size).toBe(32768);
+    expect(readFileSync(result.files.stdout, "utf8").startsWith("1\n2\n")).toBe(true);
+    rmSync(result.files.stdout);
+    rmSync(result.files.stderr);
   });
 });

@@ -24,6 +24,21 @@ afterEach(() => {
 const numbered = (count: number, width = 1): string => Array.from({ length: count }, (_, i) => `${i + 1}`.padStart(width, "0")).join("\n") + "\n";
 
 describe("offload", () => {
+  test("an agent id that cannot stand in a file name is made safe, and each agent numbers its own commands", () => {
+    const first = createOutputSink(offload(5, 100), "a/b c").finish();
+    const second = createOutputSink(offload(5, 100), "a/b c").finish();
+    made.push(first, second);
+    expect(first.files?.stdout).toMatch(/^\/tmp\/gg-shell\/cmd-a_b_c-\d{4}\.stdout$/);
+    const number = (result: OutputResult) => Number(/-(\d+)\.stdout$/.exec(result.files?.stdout ?? "")?.[1]);
+    expect(number(second)).toBe(number(first) + 1);
+  });
+
+  test("many short lines are counted exactly, with a line-length histogram rather than a list", () => {
+    const text = "ab\n".repeat(500_000) + "x".repeat(20_000) + "\n";
+    const result = run(offload(3, 100_000), [["stdout", text]]);
+    expect(result.output).toContain("  500001 lines; line length p50 2, p95 2, p99 2\n  longest lines: 20000 chars @ 500001, 2 @ 1, 2 @ 2, 2 @ 3, 2 @ 4");
+  });
+
   test("output that fits comes back untouched, with no note, and both streams are still on disk", () => {
     const result = run(offload(200, 8000), [["stdout", "one\n"], ["stderr", "two\n"], ["stdout", "three"]]);
     expect(result).toMatchObject({ output: "one\ntwo\nthree", truncated: false });
