@@ -11,6 +11,8 @@ export interface CompiledProgram {
   /** JavaScript evaluating to the program's promise. */
   code: string;
   map: TraceMap;
+  /** Lines of the program as written. */
+  lines: number;
 }
 
 /** A program that does not compile: the message and its position in the program as written. */
@@ -36,7 +38,7 @@ export function compileProgram(source: string, language: Language): CompiledProg
       target: "es2024",
       logLevel: "silent",
     });
-    return { code: out.code, map: new TraceMap(out.map) };
+    return { code: out.code, map: new TraceMap(out.map), lines: source.split("\n").length };
   } catch (error) {
     const first = (error as { errors?: { text: string; location?: { line: number; column: number } }[] }).errors?.[0];
     if (!first) return { message: String(error) };
@@ -45,9 +47,13 @@ export function compileProgram(source: string, language: Language): CompiledProg
   }
 }
 
-/** Maps a 1-based line and column of compiled code to the program as written (1-based), when the map knows it. */
+/**
+ * Maps a 1-based line and column of compiled code to the program as written (1-based), when the map knows it and
+ * it falls in the program rather than in the wrapper around it.
+ */
 export function originalPosition(program: CompiledProgram, line: number, column: number): { line: number; column: number } | undefined {
   const found = originalPositionFor(program.map, { line, column: column - 1 });
   if (found.line === null || found.column === null) return undefined;
-  return { line: found.line - 1, column: found.column + 1 };
+  const original = found.line - 1;
+  return original >= 1 && original <= program.lines ? { line: original, column: found.column + 1 } : undefined;
 }

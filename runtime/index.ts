@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url";
 import type { EngineOptions } from "./engine.ts";
 import type { FromRunner, ToRunner } from "./runner.ts";
 import { type RunOptions, runLimits } from "./limits.ts";
-import type { RunReport } from "./sandbox.ts";
+import { blankReport, type RunReport } from "./sandbox.ts";
 
 /**
  * Seconds past a run's budget after which a runner that has not answered is killed. The runner stops overruns
@@ -117,10 +117,6 @@ export function createRuntime(options: EngineOptions) {
       runner = undefined;
     },
   };
-}
-
-function blankReport(): RunReport {
-  return { ok: false, logs: [], logsDropped: 0, calls: [], views: [], usage: { wallMs: 0, cpuMs: 0, peakHeapBytes: 0 } };
 }
 
 export type Runtime = ReturnType<typeof createRuntime>;

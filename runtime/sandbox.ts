@@ -47,8 +47,10 @@ export interface RunReport {
   /** Console entries beyond the log limit, counted but not kept. */
   logsDropped: number;
   error?: RunError;
-  /** Every gg call the program made, in order, including ones that failed. */
+  /** The gg calls the program made, in order, including ones that failed: the first 1000 of them. */
   calls: CallRecord[];
+  /** Calls past the first 1000, counted but not listed. */
+  callsDropped: number;
   /** The views open at the end, with their token costs. */
   views: ViewSummary[];
   usage: { wallMs: number; cpuMs: number; peakHeapBytes: number };
@@ -61,6 +63,12 @@ export interface RunObserver {
   /** The program is about to wait on the host (a command): what was observed so far should be made safe now. */
   flush?(): void;
 }
+
+/** A report before anything ran. */
+export const blankReport = (): RunReport => ({ ok: false, logs: [], logsDropped: 0, calls: [], callsDropped: 0, views: [], usage: { wallMs: 0, cpuMs: 0, peakHeapBytes: 0 } });
+
+/** Calls listed in a report; a loop of calls would otherwise grow it without bound. */
+const CALL_RECORDS = 1000;
 
 const LEVELS = ["log", "info", "warn", "error", "debug"] as const;
 /** Characters of one console entry. */
@@ -128,8 +136,8 @@ for (const module of Object.keys(gg)) freeze(gg[module]);
 defineProperty(globalThis, "gg", fixed(freeze(gg)));
 const logger = (level) => (...values) => {
   let text = "";
-  for (let i = 0; i < values.length && text.length < ${LOG_ENTRY_CHARS}; i++) text += (i ? " " : "") + format(values[i]);
-  emit(level, text.slice(0, ${LOG_ENTRY_CHARS}));
+  for (let i = 0; i < values.length && text.length <= ${LOG_ENTRY_CHARS}; i++) text += (i ? " " : "") + format(values[i]);
+  emit(level, text.length > ${LOG_ENTRY_CHARS} ? text.slice(0, ${LOG_ENTRY_CHARS}) + " [entry cut at ${LOG_ENTRY_CHARS} characters]" : text);
 };
 defineProperty(globalThis, "console", fixed(freeze({ log: logger(0), info: logger(1), warn: logger(2), error: logger(3), debug: logger(4) })));
 // Messages to the host are built from null-prototype objects and strings, so no toJSON a program installs can
@@ -175,11 +183,32 @@ interface Thrown {
   stack: string;
 }
 
+const FRAME = new RegExp(`${PROGRAM_FILE.replace(".", "\\.")}:(\\d+):(\\d+)`, "g");
+
 /** The program's own position of the first stack frame in compiled program code. */
 function position(program: CompiledProgram, stack: string): { line?: number; column?: number } {
-  const frame = new RegExp(`${PROGRAM_FILE.replace(".", "\\.")}:(\\d+):(\\d+)`).exec(stack);
+  FRAME.lastIndex = 0;
+  const frame = FRAME.exec(stack);
   if (!frame) return {};
   return originalPosition(program, Number(frame[1]), Number(frame[2])) ?? {};
+}
+
+/**
+ * A stack as the program wrote it: compiled positions mapped to its own lines; frames of gg's shim and of the
+ * wrapper around the program left out.
+ */
+function mapStack(program: CompiledProgram, text: string): string {
+  if (!text.includes(PROGRAM_FILE) && !text.includes("<isolated-vm>")) return text;
+  return text.replace(/\n\s*at [^\n]*/g, (frame) => {
+    if (frame.includes("<isolated-vm>")) return "";
+    let inWrapper = false;
+    const mapped = frame.replace(FRAME, (found, line: string, column: string) => {
+      const original = originalPosition(program, Number(line), Number(column));
+      if (!original) inWrapper = true;
+      return original ? `${PROGRAM_FILE}:${original.line}:${original.column}` : found;
+    });
+    return inWrapper ? "" : mapped;
+  });
 }
 
 /** Characters of an error message or stack kept from a program. */
@@ -213,6 +242,9 @@ function readSettled(outcome: unknown, program: CompiledProgram, limits: Limits)
 /** What the bridge of a prepared isolate writes into while a program runs; undefined before and after. */
 interface RunState {
   report: RunReport;
+  program: CompiledProgram;
+  /** Stops the run when it is past its budget: called on every synchronous call into the host. */
+  guard(): void;
   observer: RunObserver;
   callEnv: GgEnv;
   ending: AbortController;
@@ -244,9 +276,12 @@ async function prepare(env: GgEnv, memoryMb: number, resultChars: number): Promi
     const text = typeof argsJson === "string" ? argsJson : "";
     const reply = (value: unknown, code?: ErrorCode): string => {
       if (run && !run.ending.signal.aborted) {
-        const entry: CallRecord = { name, args: text.length > 300 ? `${text.slice(0, 300)}...` : text, ok: !code, ...(code ? { code } : {}), ms: Math.round(performance.now() - started) };
-        run.report.calls.push(entry);
-        run.observer.onCall?.(entry);
+        if (run.report.calls.length >= CALL_RECORDS) run.report.callsDropped++;
+        else {
+          const entry: CallRecord = { name, args: text.length > 300 ? `${text.slice(0, 300)}...` : text, ok: !code, ...(code ? { code } : {}), ms: Math.round(performance.now() - started) };
+          run.report.calls.push(entry);
+          run.observer.onCall?.(entry);
+        }
       }
       return JSON.stringify(code ? { ok: false, error: { code, message: value } } : { ok: true, value: value === undefined ? null : value });
     };
@@ -254,6 +289,8 @@ async function prepare(env: GgEnv, memoryMb: number, resultChars: number): Promi
       isGgError(error) ? reply(error.message, error.code) : reply(`gg.${name} failed on the host: ${error instanceof Error ? error.message : String(error)}`, "io-error");
     try {
       if (!run) return reply("Cannot call gg outside a run", "invalid-argument");
+      // A loop of inline calls keeps this thread too busy for the watchdog's timers: each call checks the budget.
+      if (inline) run.guard();
       if (!fn || typeof argsJson !== "string" || fn.sync !== inline) return reply("Cannot call an unknown gg function", "invalid-argument");
       if (text.length > ARGS_CHARS) return reply(`Cannot call gg.${name}: its arguments are ${text.length} characters as JSON, over the ${ARGS_CHARS} limit`, "invalid-argument");
       const given: unknown = JSON.parse(text);
@@ -273,7 +310,8 @@ async function prepare(env: GgEnv, memoryMb: number, resultChars: number): Promi
     (level: unknown, text: unknown) => {
       const run = slot.run;
       if (!run || typeof text !== "string" || typeof level !== "number") return;
-      const entry: LogEntry = { level: LEVELS[level] ?? "log", text };
+      run.guard();
+      const entry: LogEntry = { level: LEVELS[level] ?? "log", text: mapStack(run.program, text) };
       run.logBytes += Buffer.byteLength(text);
       if (run.logBytes > run.logLimit) {
         run.report.logsDropped++;
@@ -315,7 +353,7 @@ export function createSandbox(env: GgEnv) {
     /** Runs `source` once under `limits` and reports what happened. Never throws. */
     async run(source: string, language: Language, limits: Limits, observer: RunObserver = {}): Promise<RunReport> {
       const started = performance.now();
-      const report: RunReport = { ok: false, logs: [], logsDropped: 0, calls: [], views: [], usage: { wallMs: 0, cpuMs: 0, peakHeapBytes: 0 } };
+      const report = blankReport();
       const finish = (error?: RunError): RunReport => {
         if (error) report.error = error;
         report.views = env.views.list();
@@ -338,7 +376,6 @@ export function createSandbox(env: GgEnv) {
       const deadline = Date.now() + msLeft() - Math.min(1000, budgetMs / 20);
       // Ending the run stops what its calls started: a command the program did not await does not outlive it.
       const ending = new AbortController();
-      prepared.slot.run = { report, observer, callEnv: { ...env, context: { ...env.context, deadline, signal: ending.signal } }, ending, logBytes: 0, logLimit: limits.logBytes };
       const cpuAtStart = Number(isolate.cpuTime) / 1e6;
       let cpuMs = 0;
       let stopped: RunError | undefined;
@@ -350,6 +387,14 @@ export function createSandbox(env: GgEnv) {
         if (!isolate.isDisposed) isolate.dispose();
       };
       const cpuLimitMs = limits.cpuSecs * 1000;
+      const callEnv = { ...env, context: { ...env.context, deadline, signal: ending.signal } };
+      const cpuStop: RunError = { code: "timeout", message: `The program was stopped at its CPU limit of ${limits.cpuSecs} s; look for a loop that never ends` };
+      let guarded = 0;
+      const guard = (): void => {
+        if (msLeft() < 0) stop(overBudget);
+        else if (++guarded % 128 === 0 && Number(isolate.cpuTime) / 1e6 - cpuAtStart > cpuLimitMs) stop(cpuStop);
+      };
+      prepared.slot.run = { report, program, guard, observer, callEnv, ending, logBytes: 0, logLimit: limits.logBytes };
       const tick = Math.min(100, Math.max(5, Math.min(budgetMs, cpuLimitMs) / 20));
       // The timers cover what runs after the program's first wait on a command; until then the synchronous run's own
       // timeout holds it.
@@ -357,7 +402,7 @@ export function createSandbox(env: GgEnv) {
       const watchdog = setInterval(() => {
         if (isolate.isDisposed) return stop(memoryLimit);
         cpuMs = Number(isolate.cpuTime) / 1e6 - cpuAtStart;
-        if (cpuMs > cpuLimitMs) stop({ code: "timeout", message: `The program was stopped at its CPU limit of ${limits.cpuSecs} s; look for a loop that never ends` });
+        if (cpuMs > cpuLimitMs) stop(cpuStop);
         else {
           isolate
             .getHeapStatistics()
@@ -388,9 +433,10 @@ export function createSandbox(env: GgEnv) {
         // The synchronous run's own timeout: the program never waited, so the watchdog could not run.
         if (/execution timed out/i.test(message)) {
           cpuMs = Number(isolate.cpuTime) / 1e6 - cpuAtStart;
-          return finish(cpuMs >= cpuLimitMs && cpuLimitMs < budgetMs ? { code: "timeout", message: `The program was stopped at its CPU limit of ${limits.cpuSecs} s; look for a loop that never ends` } : overBudget);
+          return finish(cpuMs >= cpuLimitMs && cpuLimitMs < budgetMs ? cpuStop : overBudget);
         }
-        if (/memory limit/i.test(message)) return finish(memoryLimit);
+        // Past the memory limit isolated-vm disposes the isolate: the program's promise is then "abandoned".
+        if (/memory limit/i.test(message) || isolate.isDisposed) return finish(memoryLimit);
         // A syntax error V8 finds that esbuild did not, or the isolate failing under us.
         return finish({ code: "program-error", message });
       } finally {

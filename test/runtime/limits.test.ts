@@ -56,9 +56,36 @@ describe("limits", () => {
     expect(report.error?.code).toBe("invalid-result");
   });
 
-  test("a long console entry is cut to 8 KiB characters", async () => {
+  test("a long console entry is cut to 8 KiB characters, and says so", async () => {
     using ws = engineWorkspace();
     const report = await ws.run("console.log('y'.repeat(100000))");
-    expect(report.logs[0]?.text.length).toBe(8192);
+    expect(report.logs[0]?.text).toBe(`${"y".repeat(8192)} [entry cut at 8192 characters]`);
+  });
+
+  test.each([
+    ["console.log", "while (true) console.log('x');"],
+    ["inline gg calls", "while (true) gg.views.list();"],
+    ["console.log after an await", "await gg.files.listDir(); while (true) console.log('x');"],
+    ["inline gg calls after a command", "await gg.shell.shell('true'); while (true) gg.views.list();"],
+  ])("a loop of %s, which keeps the host busy, is stopped within 10%% of the budget with what it did", { retry: 2 }, async (_, source) => {
+    using ws = engineWorkspace();
+    const report = await ws.run(`console.log('start'); ${source}`, { limits: { budgetSecs: 1 } });
+    expect(report.error?.code).toBe("timeout");
+    expect(report.usage.wallMs).toBeLessThanOrEqual(1100);
+    expect(report.logs[0]?.text).toBe("start");
+  });
+
+  test("a run's call list stops at 1000 records and counts the rest", async () => {
+    using ws = engineWorkspace();
+    const report = await ws.run("for (let i = 0; i < 1500; i++) await gg.views.list(); return 'done';");
+    expect(report.result).toBe("done");
+    expect(report.calls).toHaveLength(1000);
+    expect(report.callsDropped).toBe(500);
+  });
+
+  test("a memory bomb after a command is reported as memory-limit", async () => {
+    using ws = engineWorkspace();
+    const report = await ws.run("await gg.shell.shell('true'); const keep = []; for (;;) keep.push('x'.repeat(1024) + Math.random());", { limits: { memoryMb: 32 } });
+    expect(report.error?.code).toBe("memory-limit");
   });
 });

@@ -27,6 +27,15 @@ describe("running a program", () => {
     expect(report.error).toEqual({ code: "program-error", message: "RangeError: bad 1", line: 5, column: 11 });
   });
 
+  test("a stack the program logs points at its own lines, without gg's frames or the wrapper around the program", async () => {
+    using ws = engineWorkspace();
+    const report = await ws.run("type T = number;\nfunction inner(): T {\n  throw new Error('boom');\n}\ntry { inner(); } catch (err) { console.log(err); }\nawait gg.files.readFile('nope.txt').catch((err: Error) => console.log(err.stack));");
+    expect(report.logs.map((entry) => entry.text)).toEqual([
+      "Error: boom\n    at inner (program.js:3:9)\n    at program.js:5:7",
+      expect.stringMatching(/^Error: Cannot read [^\n]*nope\.txt[^\n]*\n    at program\.js:6:16$/),
+    ]);
+  });
+
   test("a gg error left uncaught fails the run with its own code, at the awaiting line", async () => {
     using ws = engineWorkspace();
     const report = await ws.run("const x: string = 'a';\nawait gg.files.readFile('missing.txt');");
