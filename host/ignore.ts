@@ -1,8 +1,8 @@
 // Which paths tree and search skip: .gitignore and .ignore at every level, .git/info/exclude, and .git itself,
 // whether or not the folder is a git repository yet. Rule matching is the `ignore` package's; precedence is
 // ripgrep's: any .ignore beats any .gitignore, which beats .git/info/exclude, and deeper files beat shallower ones.
-import { existsSync, readFileSync, statSync } from "node:fs";
-import { dirname } from "node:path";
+import { existsSync, readFileSync, realpathSync, statSync } from "node:fs";
+import { dirname, resolve } from "node:path";
 import ignore, { type Ignore } from "ignore";
 
 type Kind = "ignore" | "gitignore" | "exclude";
@@ -29,7 +29,8 @@ function readRules(file: string): Ignore | undefined {
   } catch {
     return undefined;
   }
-  return ignore({ allowRelativePaths: true }).add(text);
+  // Case matters, as it does to git on a case-sensitive filesystem: `build/` does not hide `Build/`.
+  return ignore({ allowRelativePaths: true, ignorecase: false }).add(text);
 }
 
 function isDirectory(path: string): boolean {
@@ -70,7 +71,10 @@ function levelAt(dir: string, present: RuleFiles, prefix: string, cut: number): 
  * (the nearest directory holding .git) or, outside any repository, up to `workspace`. A root that those rules
  * ignore was named explicitly, so their rules are dropped rather than hiding everything beneath it.
  */
-export function rootScope(root: string, workspace: string): IgnoreScope {
+export function rootScope(given: string, workspaceGiven: string): IgnoreScope {
+  // Ancestors are the real ones: `inner/.`, `a/../b` and symlinked folders name the directory they lead to.
+  const root = canonical(given);
+  const workspace = canonical(workspaceGiven);
   const chain: string[] = [];
   let dir = root;
   let repo = existsSync(`${root}/.git`);
@@ -94,6 +98,14 @@ export function rootScope(root: string, workspace: string): IgnoreScope {
   }
   const outer: IgnoreScope = { levels: above };
   return above.length > 0 && isIgnored(outer, "", true) ? { levels: [] } : outer;
+}
+
+function canonical(path: string): string {
+  try {
+    return realpathSync.native(path);
+  } catch {
+    return resolve(path);
+  }
 }
 
 /** The scope inside `dir` (absolute), whose path relative to the walk root is `relative` ("" for the root). */

@@ -73,6 +73,23 @@ describe("ignore rules", () => {
     expect(files(`${ws.root}/src`, ws.root)).toEqual([".gitignore", "deep/.gitignore", "deep/x.tmp", "main.ts", "rootonly.txt"]);
   });
 
+  test("anchored rules of the enclosing repository apply however the root is spelled (inner, inner/., a workspace below)", async () => {
+    using ws = tempWorkspace();
+    execFileSync("git", ["init", "-q", ws.root]);
+    ws.put({ ".gitignore": "/inner/deep\n/inner/top.txt\n", "inner/deep/f.txt": "", "inner/top.txt": "", "inner/kept.txt": "" });
+    for (const root of [`${ws.root}/inner`, `${ws.root}/inner/.`, `${ws.root}/inner/../inner/`]) expect(files(root, ws.root)).toEqual(["kept.txt"]);
+    expect(files(`${ws.root}/inner/.`, `${ws.root}/inner`)).toEqual(["kept.txt"]);
+  });
+
+  test("rules are case-sensitive, as git's are here: build/ and *.log do not hide Build/ or X.LOG", async () => {
+    using ws = tempWorkspace();
+    execFileSync("git", ["init", "-q", ws.root]);
+    ws.put({ ".gitignore": "build/\n*.log\n", "Build/a.txt": "", "build/b.txt": "", "X.LOG": "", "y.log": "" });
+    const git = execFileSync("git", ["ls-files", "--others", "--exclude-standard"], { cwd: ws.root, encoding: "utf8" }).trim().split("\n").sort();
+    expect(files(ws.root).sort()).toEqual(git);
+    expect(git).toEqual([".gitignore", "Build/a.txt", "X.LOG"]);
+  });
+
   test("a root inside an ignored directory is walked when named explicitly", async () => {
     using ws = tempWorkspace();
     ws.put({ ".gitignore": "node_modules/\n", "node_modules/pkg/index.js": "" });
