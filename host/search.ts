@@ -2,7 +2,7 @@
 // counts as binary and yields nothing. (A second thread was measured and dropped: on these machines parallel reads
 // gained ~20% on raw I/O, which a worker's ~45 ms start-up ate whole.)
 import type { FileHost } from "./files.ts";
-import { clipLine } from "./lines.ts";
+import { clipLine, countNewlines } from "./lines.ts";
 import { compileSearch, type LineMatcher } from "./regex.ts";
 
 /** A matching line of a file. */
@@ -17,6 +17,13 @@ export interface LineMatch {
 
 /** Bytes of the buffer files are read into; larger files get their own. */
 const SCRATCH_BYTES = 4 << 20;
+/**
+ * Bytes of a file matched at once, rounded up to whole lines: a file far larger (past V8's ~512 MB string limit, or
+ * the engine's memory) is matched piece by piece, which per-line matching allows.
+ */
+const SEGMENT_BYTES = 64 << 20;
+/** The UTF-8 byte order mark, which is not part of the first line's text (as ripgrep treats it). */
+const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 
 /** The scanning state of one search: the compiled pattern and its read buffer. */
 export interface Scanner {
@@ -25,14 +32,16 @@ export interface Scanner {
   files: FileHost;
   /** Characters of a matching line kept; the rest are only counted. */
   clipChars: number;
+  segmentBytes: number;
 }
 
 /** Compiles `query` (invalid-argument when it is not a valid pattern) and prepares to scan. */
-export const createScanner = (query: string, files: FileHost, clipChars: number): Scanner => ({
+export const createScanner = (query: string, files: FileHost, clipChars: number, segmentBytes = SEGMENT_BYTES): Scanner => ({
   matcher: compileSearch(query),
   scratch: Buffer.allocUnsafe(SCRATCH_BYTES),
   files,
   clipChars,
+  segmentBytes,
 });
 
 /** The matching lines of one file (at most `max`); a file with a NUL byte has none. Throws when it cannot be read. */
@@ -40,12 +49,20 @@ export function scanFile(scanner: Scanner, absolute: string, max: number): LineM
   const bytes = scanner.files.readFileInto(absolute, scanner.scratch);
   const found: LineMatch[] = [];
   let binary: boolean | undefined;
-  scanner.matcher.scan(bytes, (line, text, start, end) => {
-    binary ??= text.indexOf(0) !== -1;
-    if (binary) return false;
-    found.push({ line, ...clipLine(text, start, end, scanner.clipChars) });
-    return found.length < max;
-  });
+  let linesBefore = 0;
+  for (let from = bytes.subarray(0, 3).equals(BOM) ? 3 : 0; from < bytes.length && found.length < max && !binary; ) {
+    const newline = from + scanner.segmentBytes >= bytes.length ? -1 : bytes.indexOf(10, from + scanner.segmentBytes - 1);
+    const to = newline === -1 ? bytes.length : newline + 1;
+    const segment = bytes.subarray(from, to);
+    scanner.matcher.scan(segment, (line, text, start, end) => {
+      binary ??= bytes.indexOf(0) !== -1;
+      if (binary) return false;
+      found.push({ line: linesBefore + line, ...clipLine(text, start, end, scanner.clipChars) });
+      return found.length < max;
+    });
+    if (to < bytes.length) linesBefore += countNewlines(segment);
+    from = to;
+  }
   return binary ? [] : found;
 }
 

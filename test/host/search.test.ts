@@ -1,0 +1,32 @@
+import { join } from "node:path";
+import { describe, expect, test } from "vitest";
+import { nodeFileHost } from "../../host/files.ts";
+import { createScanner, scanFile } from "../../host/search.ts";
+import { tempWorkspace } from "../workspace.ts";
+
+describe("scanFile", () => {
+  test.each(["needle", "need\\w+", "(?i)NEEDLE", "^needle \\d+$"])("a file matched in pieces (%s) gives the lines and numbers it gives whole", (query) => {
+    using ws = tempWorkspace();
+    const lines = Array.from({ length: 2000 }, (_, i) => (i % 97 === 0 ? `needle ${i + 1}` : `hay ${"x".repeat(i % 50)}`));
+    ws.put({ "big.txt": `${lines.join("\n")}\n` });
+    const path = join(ws.root, "big.txt");
+    const whole = scanFile(createScanner(query, nodeFileHost, 200), path, 1000);
+    const pieces = scanFile(createScanner(query, nodeFileHost, 200, 1000), path, 1000);
+    expect(whole.map((match) => match.line)).toEqual(lines.flatMap((line, i) => (line.startsWith("needle") ? [i + 1] : [])));
+    expect(pieces).toEqual(whole);
+  });
+
+  test("a NUL byte anywhere makes the file binary, even in a later piece than the match", () => {
+    using ws = tempWorkspace();
+    ws.put({ "bin.txt": Buffer.concat([Buffer.from(`needle\n${"hay\n".repeat(1000)}`), Buffer.from([0]), Buffer.from("\n")]) });
+    expect(scanFile(createScanner("needle", nodeFileHost, 200, 100), join(ws.root, "bin.txt"), 10)).toEqual([]);
+  });
+
+  test("a UTF-8 byte order mark is not part of the first line: ^ and \\A hold after it, and it is not shown", async () => {
+    using ws = tempWorkspace();
+    ws.put({ "bom.txt": "\uFEFFhello\nworld\n" });
+    expect(await ws.text("search", { query: "^hello" })).toBe("bom.txt:1:hello");
+    expect(await ws.text("search", { query: "\\Ahello\\z" })).toBe("bom.txt:1:hello");
+    expect(await ws.text("search", { query: "hello" })).toBe("bom.txt:1:hello");
+  });
+});
