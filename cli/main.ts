@@ -8,6 +8,7 @@ import { createTools } from "../bindings/index.ts";
 import { stopCommandsOnSignals } from "../host/shell.ts";
 import { renderApiDoc } from "../runtime/docs.ts";
 import { createRuntime } from "../runtime/index.ts";
+import { limitProblems, type RunOptions, runLimits } from "../runtime/limits.ts";
 
 const USAGE = `Usage:
   gg call TOOL [ARGS_JSON] [--workspace DIR] [--config FILE] [--budget SECONDS] [--json]
@@ -86,13 +87,16 @@ async function runProgramFile(rest: string[], flags: RunFlags, out: (text: strin
   } catch (error) {
     throw new UsageError(`Cannot read the program ${file}: ${(error as Error).message}`);
   }
+  const options: RunOptions = {
+    language: /\.[cm]?js$/.test(file) ? "js" : "ts",
+    ...(flags.budget === undefined ? {} : { budget: flags.budget }),
+    ...(flags.memory === undefined ? {} : { memory: flags.memory }),
+  };
+  const problems = limitProblems(runLimits(options));
+  if (problems.length > 0) throw new UsageError(`Cannot run with these limits: ${problems.join("; ")}`);
   const runtime = createRuntime({ workspace: flags.workspace, config: flags.config });
   try {
-    const report = await runtime.run(source, {
-      language: /\.[cm]?js$/.test(file) ? "js" : "ts",
-      ...(flags.budget === undefined ? {} : { budget: flags.budget }),
-      ...(flags.memory === undefined ? {} : { memory: flags.memory }),
-    });
+    const report = await runtime.run(source, options);
     if (flags.json) out(`${JSON.stringify(report)}\n`);
     else {
       for (const entry of report.logs) out(`${entry.level === "log" ? "" : `[${entry.level}] `}${entry.text}\n`);

@@ -4,7 +4,7 @@ import { callContext, type ToolsOptions } from "../bindings/index.ts";
 import { readFile } from "../bindings/read_file.ts";
 import { runCheckedSync } from "../bindings/define.ts";
 import type { Baseline } from "./context.ts";
-import { type RunOptions, runLimits } from "./limits.ts";
+import { refusedLimits, type RunOptions, runLimits } from "./limits.ts";
 import { createSandbox, type RunObserver, type RunReport } from "./sandbox.ts";
 import { createViews, DEFAULT_VIEW_CAPS, type ViewCaps } from "./views.ts";
 
@@ -24,8 +24,10 @@ export function createEngine(options: EngineOptions) {
   const sandbox = createSandbox({ context, views });
   return {
     views,
-    run: (source: string, run: RunOptions = {}, observer?: RunObserver): Promise<RunReport> =>
-      sandbox.run(source, run.language ?? "ts", runLimits(run), observer),
+    run: async (source: string, run: RunOptions = {}, observer?: RunObserver): Promise<RunReport> => {
+      const limits = runLimits(run);
+      return refusedLimits(limits) ?? sandbox.run(source, run.language ?? "ts", limits, observer);
+    },
     /** Frees the isolate kept ready for the next program. */
     close: (): Promise<void> => sandbox.close(),
   };

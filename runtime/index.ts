@@ -5,8 +5,8 @@ import { extname } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { EngineOptions } from "./engine.ts";
 import type { FromRunner, ToRunner } from "./runner.ts";
-import { type RunOptions, runLimits } from "./limits.ts";
-import { blankReport, type RunReport } from "./sandbox.ts";
+import { blankReport, refusedLimits, type RunOptions, runLimits } from "./limits.ts";
+import type { RunError, RunReport } from "./sandbox.ts";
 
 /**
  * Seconds past a run's budget after which a runner that has not answered is killed. The runner stops overruns
@@ -67,10 +67,7 @@ export function createRuntime(options: EngineOptions) {
       settle({
         ...report,
         ok: false,
-        error: report.error ?? {
-          code: "memory-limit",
-          message: `The program brought its runner process down (${signal ?? `exit code ${code}`}), most likely by using memory far past its limit; the calls listed completed before that, and the views of earlier programs were lost with the runner`,
-        },
+        error: report.error ?? runnerDeath(code, signal),
       });
     });
     const message: ToRunner = { type: "init", options };
@@ -90,7 +87,10 @@ export function createRuntime(options: EngineOptions) {
     if (!runner) await start();
     else await ready;
     const id = nextId++;
-    const budget = runLimits(run).budgetSecs;
+    const limits = runLimits(run);
+    const refused = refusedLimits(limits);
+    if (refused) return refused;
+    const budget = limits.budgetSecs;
     return new Promise<RunReport>((done) => {
       const timer = setTimeout(() => {
         // A runner stuck past the budget (a host call that never returns): stop it, and report a timeout.
@@ -124,3 +124,12 @@ export type { EngineOptions as RuntimeOptions } from "./engine.ts";
 export type { RunOptions } from "./limits.ts";
 export type { CallRecord, LogEntry, RunError, RunReport } from "./sandbox.ts";
 export { DEFAULT_LIMITS, type Limits } from "./limits.ts";
+
+/** Why a runner ended under a program: V8 aborts it (SIGABRT or SIGTRAP) when a heap outgrows what it can hold. */
+function runnerDeath(code: number | null, signal: NodeJS.Signals | null): RunError {
+  const lost = "the calls listed completed before that, and the views of earlier programs were lost with the runner";
+  if (signal === null || signal === "SIGABRT" || signal === "SIGTRAP") {
+    return { code: "memory-limit", message: `The program brought its runner process down (${signal ?? `exit code ${code}`}), most likely by using memory far past its limit; ${lost}` };
+  }
+  return { code: "program-error", message: `The runner process was ended by ${signal}, from outside gg or by a command the program ran; ${lost}` };
+}

@@ -1,5 +1,6 @@
 // The limits of a run, apart from the sandbox so the embedding process can know them without loading isolated-vm.
 import type { Language } from "./compile.ts";
+import type { RunReport } from "./sandbox.ts";
 
 /** The limits of one run. */
 export interface Limits {
@@ -29,6 +30,26 @@ export interface RunOptions {
   limits?: Partial<Limits>;
 }
 
+/** Bounds each limit must fall in; isolated-vm refuses heaps under 8 MB, and Node's timers stop at ~24.8 days. */
+const BOUNDS: Record<keyof Limits, { min: number; max: number; unit: string; whole?: boolean }> = {
+  budgetSecs: { min: 0.001, max: 24 * 3600, unit: "seconds" },
+  cpuSecs: { min: 0.001, max: 24 * 3600, unit: "seconds" },
+  memoryMb: { min: 8, max: 65536, unit: "MB", whole: true },
+  logBytes: { min: 0, max: 64 * 1024 * 1024, unit: "bytes", whole: true },
+  resultChars: { min: 2, max: 64 * 1024 * 1024, unit: "characters", whole: true },
+};
+
+/** What is wrong with `limits`, one line per bad value; empty when they can be honoured. */
+export function limitProblems(limits: Limits): string[] {
+  const problems: string[] = [];
+  for (const [name, bound] of Object.entries(BOUNDS) as [keyof Limits, (typeof BOUNDS)[keyof Limits]][]) {
+    const value = limits[name];
+    const ok = typeof value === "number" && Number.isFinite(value) && value >= bound.min && value <= bound.max && (!bound.whole || Number.isInteger(value));
+    if (!ok) problems.push(`${name} ${String(value)} is not ${bound.whole ? "a whole number" : "a number"} of ${bound.unit} from ${bound.min} to ${bound.max}`);
+  }
+  return problems;
+}
+
 /** The limits of a run: defaults, then `budget` and `memory`, then explicit `limits`. */
 export function runLimits(run: RunOptions): Limits {
   return {
@@ -39,3 +60,12 @@ export function runLimits(run: RunOptions): Limits {
   };
 }
 
+/** A report before anything ran. */
+export const blankReport = (): RunReport => ({ ok: false, logs: [], logsDropped: 0, calls: [], callsDropped: 0, views: [], usage: { wallMs: 0, cpuMs: 0, peakHeapBytes: 0 } });
+
+/** The report of a run refused for its limits (invalid-argument, every bad value named), or undefined. */
+export function refusedLimits(limits: Limits): RunReport | undefined {
+  const problems = limitProblems(limits);
+  if (problems.length === 0) return undefined;
+  return { ...blankReport(), error: { code: "invalid-argument", message: `Cannot run the program with these limits: ${problems.join("; ")}` } };
+}

@@ -8,7 +8,7 @@ import ivm from "isolated-vm";
 import { CALL_ERROR_CODES, type ErrorCode, isGgError } from "../host/errors.ts";
 import { argumentsObject, type GgEnv, ggFunctions } from "./api.ts";
 import { type CompiledProgram, compileProgram, type Language, originalPosition, PROGRAM_FILE } from "./compile.ts";
-import type { Limits } from "./limits.ts";
+import { blankReport, type Limits } from "./limits.ts";
 import type { ViewSummary } from "./views.ts";
 
 /** One console entry. */
@@ -63,9 +63,6 @@ export interface RunObserver {
   /** The program is about to wait on the host (a command): what was observed so far should be made safe now. */
   flush?(): void;
 }
-
-/** A report before anything ran. */
-export const blankReport = (): RunReport => ({ ok: false, logs: [], logsDropped: 0, calls: [], callsDropped: 0, views: [], usage: { wallMs: 0, cpuMs: 0, peakHeapBytes: 0 } });
 
 /** Calls listed in a report; a loop of calls would otherwise grow it without bound. */
 const CALL_RECORDS = 1000;

@@ -132,6 +132,8 @@ describe("gg run", () => {
     expect(gg(["run", "loop.js", "--budget", "0.5"], ws.root)).toMatchObject({ status: 1, stdout: expect.stringMatching(/^error\[timeout\]/) });
     expect(gg(["run", "missing.ts"], ws.root).status).toBe(2);
     expect(gg(["run", "loop.js", "--memory", "lots"], ws.root).status).toBe(2);
+    expect(gg(["run", "loop.js", "--memory", "4"], ws.root)).toMatchObject({ status: 2, stderr: expect.stringContaining("memoryMb 4 is not a whole number of MB from 8 to 65536") });
+    expect(gg(["run", "loop.js", "--budget", "3000000"], ws.root)).toMatchObject({ status: 2, stderr: expect.stringContaining("budgetSecs 3000000") });
   });
 
   test("gg run - reads the program from standard input", () => {

@@ -26,7 +26,7 @@ describe("createRuntime", () => {
     try {
       const crashed = await runtime.run("await gg.files.writeFile('before.txt', 'x');\nawait gg.shell.shell('kill -9 $PPID');");
       expect(crashed.ok).toBe(false);
-      expect(crashed.error).toMatchObject({ code: "memory-limit", message: expect.stringContaining("runner process down") });
+      expect(crashed.error).toMatchObject({ code: "program-error", message: expect.stringContaining("runner process was ended by SIGKILL") });
       expect(crashed.calls.map((call) => call.name)).toEqual(["files.writeFile"]);
       expect(await runtime.run("return 'alive'")).toMatchObject({ ok: true, result: "alive" });
     } finally {
@@ -43,6 +43,34 @@ describe("createRuntime", () => {
       expect((await runtime.run("for (;;) {}", { budget: 0.5 })).error?.code).toBe("timeout");
       expect(performance.now() - started).toBeLessThan(3000);
       expect((await runtime.run("const a = []; for (;;) a.push('x'.repeat(1000) + Math.random());", { memory: 16 })).error?.code).toBe("memory-limit");
+    } finally {
+      runtime.close();
+    }
+  });
+
+  test("limits that cannot be honoured are refused with invalid-argument, and the runner carries on", async () => {
+    using ws = tempWorkspace();
+    const runtime = createRuntime({ workspace: ws.root });
+    try {
+      for (const run of [{ budget: -5 }, { budget: Number.NaN }, { memory: 4 }, { limits: { logBytes: 1.5 } }]) {
+        const report = await runtime.run("return 1", run);
+        expect(report).toMatchObject({ ok: false, error: { code: "invalid-argument", message: expect.stringContaining("Cannot run the program with these limits") } });
+      }
+      expect((await runtime.run("return 'still here'")).result).toBe("still here");
+    } finally {
+      runtime.close();
+    }
+  });
+
+  test("commands a dead runner left running are killed by the embedding process", async () => {
+    using ws = tempWorkspace();
+    const runtime = createRuntime({ workspace: ws.root });
+    try {
+      const report = await runtime.run("gg.shell.shell('sleep 1017.25'); await gg.shell.shell('sleep 0.2; kill -KILL $PPID');");
+      expect(report.ok).toBe(false);
+      await new Promise((done) => setTimeout(done, 300));
+      const left = spawnSync("pgrep", ["-f", "1017.25"], { encoding: "utf8" }).stdout.trim();
+      expect(left).toBe("");
     } finally {
       runtime.close();
     }
