@@ -14,6 +14,13 @@ export function resolvePath(cwd: string, path: string, field = "path"): string {
   return cwd.endsWith("/") ? cwd + path : `${cwd}/${path}`;
 }
 
+/** The absolute path `path` names from `cwd`, spelled one way: without `.` segments or repeated and trailing slashes.
+ *  `..` is kept: the kernel resolves it through symlinks, so dropping it lexically could give two files one key. */
+export function pathKey(cwd: string, path: string): string {
+  const segments = resolvePath(cwd, path).split("/").filter((segment) => segment !== "" && segment !== ".");
+  return `/${segments.join("/")}`;
+}
+
 /** Joins a displayed root and a relative entry path, without doubling the separator. */
 export function joinDisplay(root: string | undefined, relative: string): string {
   if (root === undefined || root === "." || root === "./") return relative;

@@ -66,7 +66,7 @@ function fromCall(call: CallDefinition): GgFunction {
   };
 }
 
-const pathOnly = () => Type.Object({ path: Type.String({ description: "The path the view was opened with." }) }, { additionalProperties: false });
+const pathOnly = () => Type.Object({ path: Type.String({ description: "The file whose views to close, spelled any way that names it (relative, absolute, ./...)." }) }, { additionalProperties: false });
 const nothing = () => Type.Object({}, { additionalProperties: false });
 
 const openFile: GgFunction = {

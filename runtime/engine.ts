@@ -18,6 +18,7 @@ export function createEngine(options: EngineOptions) {
   const context = callContext(options);
   const views = createViews(
     (path, offset, limit) => runCheckedSync(readFile, { path, ...(offset === undefined ? {} : { offset }), ...(limit === undefined ? {} : { limit }) }, context),
+    context.cwd,
     options.viewCaps ?? DEFAULT_VIEW_CAPS,
     options.baseline,
   );

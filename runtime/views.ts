@@ -1,11 +1,12 @@
 // Views are the only channel into a code agent's context window: gg.views.openFile performs read_file's exact read
-// and keeps what it returned as a view, keyed by path. Reads are append-only: opening a path again appends a view
-// and retires the older copy's picture, so a picture travels once per request. What one view may carry is bounded
-// by the view caps, and an over-cap window is refused, never cut.
+// and keeps what it returned as a view, keyed by the file's absolute path (any spelling of it, shown as given). Reads
+// are append-only: opening a file again appends a view and retires the older copy's picture, so a picture travels
+// once per request. What one view may carry is bounded by the view caps, and an over-cap window is refused, never cut.
 import type { ImageDescriptor } from "../bindings/read_file.ts";
 import type { CallResult } from "../bindings/define.ts";
 import { GgError } from "../host/errors.ts";
 import { plural } from "../host/lines.ts";
+import { pathKey } from "../host/paths.ts";
 import { type Baseline, type Breakdown, imageTokens, textTokens } from "./context.ts";
 
 /** What one view may carry. */
@@ -38,6 +39,8 @@ export interface OpenedView extends ViewSummary {
 
 /** A view as kept: its cost is derived each time from what it holds, never stored. */
 interface View extends Omit<ViewSummary, "tokens"> {
+  /** The file's absolute path, one spelling of it: what retiring, closing and evicting match. */
+  key: string;
   text: string;
   dataUrl?: string;
 }
@@ -50,8 +53,8 @@ function costOf(view: View): number {
   return textTokens(view.text) + image;
 }
 
-/** The views of one agent, and what they cost its context window. */
-export function createViews(read: ViewRead, caps: ViewCaps = DEFAULT_VIEW_CAPS, baseline: Baseline = {}) {
+/** The views of one agent whose relative paths resolve against `cwd`, and what they cost its context window. */
+export function createViews(read: ViewRead, cwd: string, caps: ViewCaps = DEFAULT_VIEW_CAPS, baseline: Baseline = {}) {
   const views: View[] = [];
   let nextId = 1;
   const summary = (view: View): ViewSummary => ({
@@ -63,11 +66,12 @@ export function createViews(read: ViewRead, caps: ViewCaps = DEFAULT_VIEW_CAPS, 
   });
 
   const remove = (path: string): { closed: number; tokens: number } => {
+    const key = pathKey(cwd, path);
     let tokens = 0;
     let closed = 0;
     for (let i = views.length - 1; i >= 0; i--) {
       const view = views[i] as View;
-      if (view.path !== path) continue;
+      if (view.key !== key) continue;
       tokens += costOf(view);
       views.splice(i, 1);
       closed++;
@@ -93,11 +97,13 @@ export function createViews(read: ViewRead, caps: ViewCaps = DEFAULT_VIEW_CAPS, 
           throw new GgError("over-cap", `Cannot open a view of ${shown}: the window is over the view cap of ${caps.bytes} bytes; ask for fewer lines, e.g. gg.views.openFile(${JSON.stringify(path)}, { offset: ${window.first}, limit: ${fit} })`);
         }
       }
-      for (const older of views) if (older.path === path && older.image) older.image.retired = true;
+      const key = pathKey(cwd, path);
+      for (const older of views) if (older.key === key && older.image) older.image.retired = true;
       const attachment = result.attachments?.[0];
       const view: View = {
         id: nextId++,
         path,
+        key,
         text: result.text,
         ...(window ? { window: { first: window.first, last: window.last, total: window.total } } : {}),
         ...(image
@@ -108,7 +114,7 @@ export function createViews(read: ViewRead, caps: ViewCaps = DEFAULT_VIEW_CAPS, 
       views.push(view);
       return { ...summary(view), text: view.text };
     },
-    /** Closes every view of `path`; returns how many were closed and the tokens reclaimed. */
+    /** Closes every view of the file `path` names; returns how many were closed and the tokens reclaimed. */
     close: remove,
     /** The open views, oldest first. */
     list: (): ViewSummary[] => views.map(summary),

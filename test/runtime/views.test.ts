@@ -55,6 +55,26 @@ describe("views", () => {
     expect(result.after).toBe(0);
   });
 
+  test("any spelling of a file's path retires and evicts the same views, each shown as given", async () => {
+    using ws = engineWorkspace();
+    ws.put({ "red.png": pngHeader(64, 64), "sub/": "" });
+    const report = await ws.run(`
+      await gg.views.openFile("red.png");
+      await gg.views.openFile("./red.png");
+      await gg.views.openFile(${JSON.stringify(`${ws.root}//sub/../red.png`)});
+      const open = await gg.views.list();
+      return { open, evicted: await gg.context.evictFileView("red.png") };
+    `);
+    const { open, evicted } = report.result as { open: { path: string; image: { retired: boolean } }[]; evicted: { closed: number } };
+    expect(open.map((view) => [view.path, view.image.retired])).toEqual([
+      ["red.png", true],
+      ["./red.png", false],
+      [`${ws.root}//sub/../red.png`, false],
+    ]);
+    expect(evicted.closed).toBe(2);
+    expect(report.views.map((view) => view.path)).toEqual([`${ws.root}//sub/../red.png`]);
+  });
+
   test("an over-cap window is refused with over-cap, naming the cap and a request within it", async () => {
     using ws = engineWorkspace({ viewCaps: { lines: 10, bytes: 100 } });
     ws.put({ "long.txt": "x\n".repeat(50), "wide.txt": `${"w".repeat(60)}\n`.repeat(5) });
