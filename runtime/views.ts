@@ -42,6 +42,7 @@ interface View extends Omit<ViewSummary, "tokens"> {
   /** The file's absolute path, one spelling of it: what retiring, closing and evicting match. */
   key: string;
   text: string;
+  /** The picture's bytes while it travels; dropped when it is retired, since a retired picture is never shown again. */
   dataUrl?: string;
 }
 
@@ -98,7 +99,11 @@ export function createViews(read: ViewRead, cwd: string, caps: ViewCaps = DEFAUL
         }
       }
       const key = pathKey(cwd, path);
-      for (const older of views) if (older.key === key && older.image) older.image.retired = true;
+      for (const older of views) {
+        if (older.key !== key || !older.image) continue;
+        older.image.retired = true;
+        delete older.dataUrl;
+      }
       const attachment = result.attachments?.[0];
       const view: View = {
         id: nextId++,
@@ -133,7 +138,7 @@ export function createViews(read: ViewRead, cwd: string, caps: ViewCaps = DEFAUL
     },
     /** What the model is shown: each open view's text, and its picture while it is not retired. */
     contents: (): { path: string; text: string; dataUrl?: string }[] =>
-      views.map((view) => ({ path: view.path, text: view.text, ...(view.dataUrl && !view.image?.retired ? { dataUrl: view.dataUrl } : {}) })),
+      views.map((view) => ({ path: view.path, text: view.text, ...(view.dataUrl ? { dataUrl: view.dataUrl } : {}) })),
   };
 }
 

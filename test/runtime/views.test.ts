@@ -115,6 +115,15 @@ describe("views", () => {
     expect(result.after).toMatchObject({ images: 0, total: 0 });
   });
 
+  test("a retired picture's bytes are dropped, its descriptor kept", async () => {
+    using ws = engineWorkspace();
+    ws.put({ "shot.png": pngHeader(1024, 768) });
+    await ws.run('for (let i = 0; i < 3; i++) await gg.views.openFile("shot.png")');
+    const held = ws.engine.views.contents().map((view) => view.dataUrl !== undefined);
+    expect(held).toEqual([false, false, true]);
+    expect(ws.engine.views.list().map((view) => view.image)).toEqual(Array(3).fill(expect.objectContaining({ format: "PNG", width: 1024, height: 768, attached: true })));
+  });
+
   test("an image whose header cannot be read is charged by its size, as an estimate", () => {
     expect(imageTokens({ bytes: 75_000 })).toEqual({ tokens: 100, estimate: "file-size" });
   });
