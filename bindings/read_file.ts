@@ -55,6 +55,20 @@ function readImage(absolute: string, display: string, format: ImageFormat, size:
   };
 }
 
+/** Where a text read's window fell (`details.window`), for the view manager. */
+export interface ReadWindow {
+  /** 1-based lines returned, and the file's length in lines. */
+  first: number;
+  last: number;
+  total: number;
+  /** Last line the call asked for, within the file: `last`, unless the 256 KiB ceiling ended the window sooner. */
+  asked: number;
+  /** Bytes returned. */
+  bytes: number;
+  /** True when the 256 KiB ceiling ended the window sooner, or cut its one line. */
+  cut: boolean;
+}
+
 /** What gg.files.readFile hands a program: the text, or for a picture its descriptor and where to look at it. */
 function codeValue(output: CallOutput): unknown {
   const image = output.details?.image as ImageDescriptor | undefined;
@@ -105,10 +119,13 @@ export const readFile = defineCall({
     const format = detectImage(context.files.readHead(absolute, IMAGE_SNIFF_BYTES));
     if (format) return readImage(absolute, path, format, stat.size, context);
 
-    const window = context.files.readLines(absolute, offset, limit ?? defaultWindow(context.config), READ_BYTE_CEILING);
+    const count = limit ?? defaultWindow(context.config);
+    const window = context.files.readLines(absolute, offset, count, READ_BYTE_CEILING);
     const body = window.bytes.toString("utf8");
     const { firstLine, lastLine, totalLines } = window;
-    const details = { window: { first: firstLine, last: lastLine, total: totalLines, bytes: window.bytes.length, cut: window.cut !== "none" } };
+    const asked = count === undefined ? totalLines : Math.min(offset + count - 1, totalLines);
+    const read: ReadWindow = { first: firstLine, last: lastLine, total: totalLines, asked, bytes: window.bytes.length, cut: window.cut !== "none" };
+    const details = { window: read };
     if (firstLine === 1 && lastLine >= totalLines && window.cut === "none") return { text: body, details };
 
     const notes: string[] = [];

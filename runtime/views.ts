@@ -2,7 +2,7 @@
 // and keeps what it returned as a view, keyed by the file's absolute path (any spelling of it, shown as given). Reads
 // are append-only: opening a file again appends a view and retires the older copy's picture, so a picture travels
 // once per request. What one view may carry is bounded by the view caps, and an over-cap window is refused, never cut.
-import type { ImageDescriptor } from "../bindings/read_file.ts";
+import type { ImageDescriptor, ReadWindow } from "../bindings/read_file.ts";
 import type { CallResult } from "../bindings/define.ts";
 import { GgError } from "../host/errors.ts";
 import { plural } from "../host/lines.ts";
@@ -54,6 +54,26 @@ function costOf(view: View): number {
   return textTokens(view.text) + image;
 }
 
+/** Refuses a text window over the caps, naming the window asked for and a request that fits, or what to use instead. */
+function refuseOverCap(path: string, window: ReadWindow, text: string, caps: ViewCaps): void {
+  const lines = window.asked - window.first + 1;
+  const asked = lines === 1 ? `line ${window.first} of ${path}` : `lines ${window.first}-${window.asked} of ${path}`;
+  const quoted = JSON.stringify(path);
+  if (lines > caps.lines) {
+    throw new GgError("over-cap", `Cannot open a view of ${asked}: ${plural(lines, "line")} is over the view cap of ${caps.lines}; open at most ${caps.lines} at a time, e.g. gg.views.openFile(${quoted}, { offset: ${window.first}, limit: ${caps.lines} })`);
+  }
+  if (!window.cut && window.bytes <= caps.bytes) return;
+  // The lines that fit are those whose newline falls within the cap. The text starts with the window's bytes (notes
+  // follow them); re-encoding can only lengthen invalid UTF-8, so the count errs towards fewer lines.
+  const body = Buffer.from(text).subarray(0, Math.min(window.bytes, caps.bytes));
+  let fit = 0;
+  for (let i = body.indexOf(10); i !== -1; i = body.indexOf(10, i + 1)) fit++;
+  if (fit === 0) {
+    throw new GgError("over-cap", `Cannot open a view of ${asked}: line ${window.first} alone is over the view cap of ${caps.bytes} bytes, so no view can show it; gg.files.readFile(${quoted}, { offset: ${window.first}, limit: 1 }) hands its text to your program, and gg.files.search(query, { path: ${quoted} }) finds text in it`);
+  }
+  throw new GgError("over-cap", `Cannot open a view of ${asked}: the window is over the view cap of ${caps.bytes} bytes; ask for fewer lines, e.g. gg.views.openFile(${quoted}, { offset: ${window.first}, limit: ${fit} })`);
+}
+
 /** The views of one agent whose relative paths resolve against `cwd`, and what they cost its context window. */
 export function createViews(read: ViewRead, cwd: string, caps: ViewCaps = DEFAULT_VIEW_CAPS, baseline: Baseline = {}) {
   const views: View[] = [];
@@ -86,18 +106,8 @@ export function createViews(read: ViewRead, cwd: string, caps: ViewCaps = DEFAUL
       const result = read(path, offset, limit);
       if (!result.ok) throw new GgError(result.error.code, result.error.message);
       const image = result.details?.image as ImageDescriptor | undefined;
-      const window = result.details?.window as { first: number; last: number; total: number; bytes: number; cut: boolean } | undefined;
-      if (window) {
-        const lines = window.last - window.first + 1;
-        const shown = `lines ${window.first}-${window.last} of ${path}`;
-        if (lines > caps.lines) {
-          throw new GgError("over-cap", `Cannot open a view of ${shown}: ${plural(lines, "line")} is over the view cap of ${caps.lines}; open at most ${caps.lines} at a time, e.g. gg.views.openFile(${JSON.stringify(path)}, { offset: ${window.first}, limit: ${caps.lines} })`);
-        }
-        if (window.cut || window.bytes > caps.bytes) {
-          const fit = Math.max(1, Math.floor((lines * caps.bytes) / Math.max(window.bytes, caps.bytes + 1)));
-          throw new GgError("over-cap", `Cannot open a view of ${shown}: the window is over the view cap of ${caps.bytes} bytes; ask for fewer lines, e.g. gg.views.openFile(${JSON.stringify(path)}, { offset: ${window.first}, limit: ${fit} })`);
-        }
-      }
+      const window = result.details?.window as ReadWindow | undefined;
+      if (window) refuseOverCap(path, window, result.text, caps);
       const key = pathKey(cwd, path);
       for (const older of views) {
         if (older.key !== key || !older.image) continue;

@@ -95,6 +95,37 @@ describe("views", () => {
     expect(report.views).toHaveLength(1);
   });
 
+  test("a window over the byte cap is named as asked for, and the request the refusal suggests opens", async () => {
+    using ws = engineWorkspace();
+    ws.put({ "rows.txt": `${"r".repeat(199)}\n`.repeat(3000) });
+    const report = await ws.run(`
+      const refusal = await gg.views.openFile("rows.txt", { limit: 1500 }).catch((e) => e.message);
+      const suggested = JSON.parse(refusal.match(/limit: (\\d+)/)[1]);
+      return { refusal, opened: (await gg.views.openFile("rows.txt", { limit: suggested })).window };
+    `);
+    const { refusal, opened } = report.result as { refusal: string; opened: object };
+    expect(refusal).toContain("Cannot open a view of lines 1-1500 of rows.txt");
+    expect(refusal).toContain("limit: 1310 })");
+    expect(opened).toEqual({ first: 1, last: 1310, total: 3000 });
+  });
+
+  test("a line alone over the byte cap is refused pointing to readFile and search, which work", async () => {
+    using ws = engineWorkspace();
+    ws.put({ "one.json": `${"j".repeat(400_000)}\n` });
+    const report = await ws.run(`
+      const refusal = await gg.views.openFile("one.json", { offset: 1, limit: 1 }).catch((e) => [e.code, e.message]);
+      const text = await gg.files.readFile("one.json", { offset: 1, limit: 1 });
+      return { refusal, read: text.length, found: await gg.files.search("jjj", { path: "one.json", limit: 1 }) };
+    `);
+    const { refusal, read, found } = report.result as { refusal: [string, string]; read: number; found: string };
+    expect(refusal[0]).toBe("over-cap");
+    expect(refusal[1]).toBe(
+      'Cannot open a view of line 1 of one.json: line 1 alone is over the view cap of 262144 bytes, so no view can show it; gg.files.readFile("one.json", { offset: 1, limit: 1 }) hands its text to your program, and gg.files.search(query, { path: "one.json" }) finds text in it',
+    );
+    expect(read).toBeGreaterThan(256 * 1024);
+    expect(found).toContain("one.json:1");
+  });
+
   test("a picture is charged by its tiles; re-opening retires the older copy, evicting reclaims it", async () => {
     using ws = engineWorkspace();
     ws.put({ "shot.png": pngHeader(1024, 768), "dot.gif": GIF });
