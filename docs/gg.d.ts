@@ -30,7 +30,8 @@ interface ShellResult {
 interface ViewSummary {
   id: number;
   path: string;
-  /** Lines shown and the file's length, for a text view. */
+  /** 1-based lines shown (inclusive) and the file's length in lines, for a text view; an empty file, which reads as
+   *  "", shows no lines: `{ first: 0, last: 0, total: 0 }`. */
   window?: { first: number; last: number; total: number };
   /** The picture, for an image view; `retired` once a newer view of the same path carries it. */
   image?: { format: string; bytes: number; width?: number; height?: number; attached: boolean; retired: boolean };

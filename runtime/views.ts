@@ -24,7 +24,8 @@ export const DEFAULT_VIEW_CAPS: ViewCaps = { lines: 2000, bytes: 256 * 1024 };
 export interface ViewSummary {
   id: number;
   path: string;
-  /** Lines shown and the file's length, for a text view. */
+  /** 1-based lines shown (inclusive) and the file's length in lines, for a text view; an empty file, which reads as
+   *  "", shows no lines: `{ first: 0, last: 0, total: 0 }`. */
   window?: { first: number; last: number; total: number };
   /** The picture, for an image view; `retired` once a newer view of the same path carries it. */
   image?: { format: string; bytes: number; width?: number; height?: number; attached: boolean; retired: boolean };
@@ -120,7 +121,7 @@ export function createViews(read: ViewRead, cwd: string, caps: ViewCaps = DEFAUL
         path,
         key,
         text: result.text,
-        ...(window ? { window: { first: window.first, last: window.last, total: window.total } } : {}),
+        ...(window ? { window: { first: window.total === 0 ? 0 : window.first, last: window.last, total: window.total } } : {}),
         ...(image
           ? { image: { format: image.format, bytes: image.bytes, ...(image.width ? { width: image.width, height: image.height } : {}), attached: Boolean(attachment), retired: false } }
           : {}),

@@ -27,6 +27,13 @@ describe("views", () => {
     expect(report.views).toEqual([summary]);
   });
 
+  test("an empty file opens as read_file reads it: no text, no lines shown", async () => {
+    using ws = engineWorkspace();
+    ws.put({ "empty.txt": "" });
+    const report = await ws.run("return [await gg.views.openFile('empty.txt'), await gg.files.readFile('empty.txt', { offset: 1 })]");
+    expect(report.result).toEqual([{ id: 1, path: "empty.txt", window: { first: 0, last: 0, total: 0 }, tokens: 0, text: "" }, ""]);
+  });
+
   test("a windowed view carries read_file's paging footer, under the same line cap", async () => {
     using ws = engineWorkspace({ configEntries: [{ id: "read-file", implementation: "default-cap", params: { lineCap: 3 } }] });
     ws.put({ "n.txt": "1\n2\n3\n4\n5\n" });
