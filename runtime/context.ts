@@ -1,28 +1,43 @@
 // What things cost the context window, in tokens. Text is estimated at 4 UTF-8 bytes a token (a documented
 // estimate: providers' tokenizers differ, and this one needs no vocabulary at start-up). A picture is charged by its
-// pixel size, the way providers bill it: OpenAI's high-detail tiling (fit in 2048x2048, shortest side at most 768,
-// 85 + 170 per 512x512 tile); a header that cannot be read falls back to a charge by file size.
+// pixel size, the way providers bill it: scaled, then counted in tiles, with constants that differ per model; a
+// header that cannot be read falls back to a charge by file size, flagged as an estimate.
 
 /** Tokens of a text, estimated as one per 4 bytes of UTF-8. */
 export const textTokens = (text: string): number => Math.ceil(Buffer.byteLength(text) / 4);
 
-/** Bytes of file charged as one token when a picture's dimensions are unknown (an estimate, said as such). */
+/** How a model bills a picture: fit it within `fit` px square, scale its shortest side to at most `shortest` px,
+ *  then `base` tokens plus `perTile` per `tile`x`tile` px tile. */
+export interface TileModel {
+  fit: number;
+  shortest: number;
+  tile: number;
+  base: number;
+  perTile: number;
+}
+
+/** The tile constants of each model gg charges pictures as; views are charged as OpenAI high detail (GPT-4o family). */
+export const IMAGE_MODELS = {
+  "openai-high": { fit: 2048, shortest: 768, tile: 512, base: 85, perTile: 170 },
+} as const satisfies Record<string, TileModel>;
+
+/** Bytes of file charged as one token when a picture's dimensions are unknown. */
 const BYTES_PER_TOKEN_UNREADABLE = 750;
 
-/** Tokens a picture costs: by tiles when its dimensions are known, else by its byte size. */
-export function imageTokens(image: { width?: number; height?: number; bytes: number }): { tokens: number; estimate: "tiles" | "file-size" } {
+/** Tokens a picture costs under `model`: by tiles when its dimensions are known, else by its byte size (`estimated`). */
+export function imageTokens(image: { width?: number; height?: number; bytes: number }, model: TileModel = IMAGE_MODELS["openai-high"]): { tokens: number; estimated: boolean } {
   const { width, height } = image;
-  if (!width || !height) return { tokens: Math.ceil(image.bytes / BYTES_PER_TOKEN_UNREADABLE), estimate: "file-size" };
+  if (!width || !height) return { tokens: Math.ceil(image.bytes / BYTES_PER_TOKEN_UNREADABLE), estimated: true };
   let w = width;
   let h = height;
-  const fit = Math.min(1, 2048 / Math.max(w, h));
+  const fit = Math.min(1, model.fit / Math.max(w, h));
   w *= fit;
   h *= fit;
-  const shortest = Math.min(1, 768 / Math.min(w, h));
+  const shortest = Math.min(1, model.shortest / Math.min(w, h));
   w *= shortest;
   h *= shortest;
-  const tiles = Math.ceil(w / 512) * Math.ceil(h / 512);
-  return { tokens: 85 + 170 * tiles, estimate: "tiles" };
+  const tiles = Math.ceil(w / model.tile) * Math.ceil(h / model.tile);
+  return { tokens: model.base + model.perTile * tiles, estimated: false };
 }
 
 /** Tokens per band of the context window. */

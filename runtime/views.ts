@@ -27,8 +27,9 @@ export interface ViewSummary {
   /** 1-based lines shown (inclusive) and the file's length in lines, for a text view; an empty file, which reads as
    *  "", shows no lines: `{ first: 0, last: 0, total: 0 }`. */
   window?: { first: number; last: number; total: number };
-  /** The picture, for an image view; `retired` once a newer view of the same path carries it. */
-  image?: { format: string; bytes: number; width?: number; height?: number; attached: boolean; retired: boolean };
+  /** The picture, for an image view; `retired` once a newer view of the same file carries it; `estimated` when its
+   *  header could not be read, so it is charged by file size rather than by its tiles. */
+  image?: { format: string; bytes: number; width?: number; height?: number; attached: boolean; retired: boolean; estimated: boolean };
   /** Tokens this view costs the window now. */
   tokens: number;
 }
@@ -123,7 +124,16 @@ export function createViews(read: ViewRead, cwd: string, caps: ViewCaps = DEFAUL
         text: result.text,
         ...(window ? { window: { first: window.total === 0 ? 0 : window.first, last: window.last, total: window.total } } : {}),
         ...(image
-          ? { image: { format: image.format, bytes: image.bytes, ...(image.width ? { width: image.width, height: image.height } : {}), attached: Boolean(attachment), retired: false } }
+          ? {
+              image: {
+                format: image.format,
+                bytes: image.bytes,
+                ...(image.width ? { width: image.width, height: image.height } : {}),
+                attached: Boolean(attachment),
+                retired: false,
+                estimated: imageTokens(image).estimated,
+              },
+            }
           : {}),
         ...(attachment ? { dataUrl: attachment.dataUrl } : {}),
       };

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { imageTokens, textTokens } from "../../runtime/context.ts";
+import { IMAGE_MODELS, imageTokens, textTokens } from "../../runtime/context.ts";
 import { engineWorkspace } from "./engine.ts";
 
 // A 1x1 GIF, and a PNG whose header says 1024x768 (its pixels are never decoded).
@@ -147,7 +147,7 @@ describe("views", () => {
     const result = report.result as { first: { image: object }; withOne: { images: number }; withTwo: { images: number }; after: { images: number; total: number } };
     const tiles = imageTokens({ width: 1024, height: 768, bytes: 0 }).tokens;
     expect(tiles).toBe(85 + 170 * 4);
-    expect(result.first.image).toMatchObject({ format: "PNG", width: 1024, height: 768, attached: true, retired: false });
+    expect(result.first.image).toMatchObject({ format: "PNG", width: 1024, height: 768, attached: true, retired: false, estimated: false });
     expect(result.withOne.images).toBe(tiles);
     expect(result.withTwo.images).toBe(tiles);
     expect(result.after).toMatchObject({ images: 0, total: 0 });
@@ -162,8 +162,19 @@ describe("views", () => {
     expect(ws.engine.views.list().map((view) => view.image)).toEqual(Array(3).fill(expect.objectContaining({ format: "PNG", width: 1024, height: 768, attached: true })));
   });
 
-  test("an image whose header cannot be read is charged by its size, as an estimate", () => {
-    expect(imageTokens({ bytes: 75_000 })).toEqual({ tokens: 100, estimate: "file-size" });
+  test("an image whose header cannot be read is charged by its size, and its view says the figure is an estimate", async () => {
+    expect(imageTokens({ bytes: 75_000 })).toEqual({ tokens: 100, estimated: true });
+    using ws = engineWorkspace();
+    ws.put({ "broken.png": Buffer.concat([pngHeader(1, 1).subarray(0, 8), Buffer.alloc(75_000 - 8)]) });
+    const report = await ws.run('await gg.views.openFile("broken.png"); return await gg.views.list()');
+    const image = { format: "PNG", bytes: 75_000, attached: true, retired: false, estimated: true };
+    expect(report.result).toEqual([expect.objectContaining({ image, tokens: 100 + textTokens(ws.engine.views.contents()[0]?.text ?? "") })]);
+    expect(report.views).toEqual(report.result);
+  });
+
+  test("a picture's tiles are counted with its model's constants", () => {
+    expect(imageTokens({ width: 1024, height: 768, bytes: 0 })).toEqual(imageTokens({ width: 1024, height: 768, bytes: 0 }, IMAGE_MODELS["openai-high"]));
+    expect(imageTokens({ width: 1024, height: 768, bytes: 0 }, { fit: 2048, shortest: 768, tile: 512, base: 100, perTile: 10 }).tokens).toBe(140);
   });
 
   test("the embedder's bands are part of the breakdown", async () => {
