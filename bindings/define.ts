@@ -1,5 +1,5 @@
 // One declaration per gg call: schema, brief, model-facing description and implementation side by side. The JSON
-// tool surface (and later the gg.* code surface) is derived from these. Arguments are validated here, once, and a
+// tool surface and the gg.* code surface are derived from these. Arguments are validated here, once, and a
 // call never throws: every outcome is a CallResult.
 import type { Static, TSchema } from "typebox";
 import { Compile } from "typebox/compile";
@@ -50,6 +50,8 @@ export interface CodeSurface {
   module: "files" | "shell";
   /** `gg.<module>.<name>`. */
   name: string;
+  /** Its brief on the `gg` global, when the tool call's would not be true there. */
+  brief?: string;
   /** Parameters taken positionally, in order; the others go in a trailing options object. */
   positional: readonly string[];
   /** TypeScript type of the value the program receives. */

@@ -80,7 +80,14 @@ export const readFile = defineCall({
   name: "read_file",
   capability: "read-file",
   brief: "Read a text file by line window, or see a PNG, JPEG, GIF or WebP picture.",
-  code: { module: "files", name: "readFile", positional: ["path"], returns: "string | ImageValue", value: codeValue },
+  code: {
+    module: "files",
+    name: "readFile",
+    brief: "Read a text file by line window into your program, without showing it to you; a PNG, JPEG, GIF or WebP picture comes back as its descriptor (gg.views.openFile shows it).",
+    positional: ["path"],
+    returns: "string | ImageValue",
+    value: codeValue,
+  },
   parameters: (config) => {
     const cap = defaultWindow(config);
     return Type.Object(

@@ -65,7 +65,7 @@ interface GgError extends Error {
 
 declare const gg: {
   files: {
-    /** Read a text file by line window, or see a PNG, JPEG, GIF or WebP picture. */
+    /** Read a text file by line window into your program, without showing it to you; a PNG, JPEG, GIF or WebP picture comes back as its descriptor (gg.views.openFile shows it). */
     readFile(path: string, options?: { offset?: number; limit?: number }): Promise<string | ImageValue>;
     /** Create or overwrite a whole file, creating its parent directories. */
     writeFile(path: string, content: string): Promise<string>;

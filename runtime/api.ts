@@ -50,7 +50,7 @@ function fromCall(call: CallDefinition): GgFunction {
   return {
     module: call.code.module,
     name: call.code.name,
-    brief: call.brief,
+    brief: call.code.brief ?? call.brief,
     positional: call.code.positional,
     parameters: call.parameters,
     returns: call.code.returns,

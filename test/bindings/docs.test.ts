@@ -4,7 +4,9 @@ import { expect, test } from "vitest";
 import { renderCallsDoc } from "../../bindings/docs.ts";
 import { renderDts } from "../../docs/dts.ts";
 import { renderApiDoc } from "../../runtime/docs.ts";
+import { defaultConfiguration } from "../../bindings/config.ts";
 import { CALLS } from "../../bindings/index.ts";
+import { ggFunctions } from "../../runtime/api.ts";
 
 test("docs/calls.md is the page the declarations generate (run npm run docs when this fails)", () => {
   expect(readFileSync(new URL("../../docs/calls.md", import.meta.url), "utf8")).toBe(renderCallsDoc());
@@ -20,9 +22,15 @@ test("docs/gg.d.ts is valid TypeScript", () => {
   expect(diagnostics?.map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n"))).toEqual([]);
 });
 
-test("every call has a one-line brief", () => {
-  for (const call of CALLS) {
-    expect(call.brief).toMatch(/^[A-Z].*\.$/);
-    expect(call.brief).not.toContain("\n");
+test("every call has a one-line brief, on each surface", () => {
+  for (const brief of CALLS.flatMap((call) => [call.brief, call.code.brief ?? call.brief])) {
+    expect(brief).toMatch(/^[A-Z].*\.$/);
+    expect(brief).not.toContain("\n");
   }
+});
+
+test("gg.files.readFile's brief says it shows nothing, and where a picture is shown", () => {
+  const brief = ggFunctions(defaultConfiguration()).find((fn) => fn.module === "files" && fn.name === "readFile")?.brief;
+  expect(brief).toContain("without showing it to you");
+  expect(brief).toContain("gg.views.openFile shows it");
 });
