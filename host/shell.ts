@@ -4,7 +4,6 @@
 import { spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { constants } from "node:os";
-import { setTimeout as sleep } from "node:timers/promises";
 import { GgError } from "./errors.ts";
 import type { OutputSink } from "./output.ts";
 
@@ -45,27 +44,33 @@ const signalled = (pgid: number, signal: NodeJS.Signals | 0): boolean => {
   }
 };
 
-/** Whether any live (non-zombie) process is left in group `pgid`. */
-function groupAlive(pgid: number): boolean {
-  if (!signalled(pgid, 0)) return false;
-  // kill(2) also finds zombies nobody has reaped yet; /proc tells them apart where it exists.
+/**
+ * The process groups that hold a live (non-zombie) process, among `wanted`. kill(2) also finds zombies nobody has
+ * reaped yet (a container's init may never reap them); /proc tells them apart where it exists.
+ */
+function liveAmong(wanted: ReadonlySet<number>): Set<number> {
+  const live = new Set<number>();
+  for (const pgid of wanted) if (signalled(pgid, 0)) live.add(pgid);
+  if (live.size === 0) return live;
   let entries: string[];
   try {
     entries = readdirSync("/proc");
   } catch {
-    return true;
+    return live;
   }
+  const seen = new Set<number>();
   for (const entry of entries) {
     if (entry.charCodeAt(0) > 57) continue;
     try {
       const stat = readFileSync(`/proc/${entry}/stat`, "latin1");
       const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      if (Number(fields[2]) === pgid && fields[0] !== "Z") return true;
+      const pgid = Number(fields[2]);
+      if (live.has(pgid) && fields[0] !== "Z") seen.add(pgid);
     } catch {
       // The process ended while we looked.
     }
   }
-  return false;
+  return seen;
 }
 
 /** Process groups of commands that have not been stopped yet. */
@@ -101,17 +106,41 @@ export function stopCommandsOnSignals(): void {
   }
 }
 
-/** SIGTERM to the whole group, a grace period, then SIGKILL to whatever is left. */
-export async function stopGroup(pgid: number): Promise<void> {
-  if (!signalled(pgid, "SIGTERM")) return;
-  const deadline = Date.now() + KILL_GRACE_MS;
-  while (groupAlive(pgid)) {
-    if (Date.now() >= deadline) {
-      signalled(pgid, "SIGKILL");
-      return;
-    }
-    await sleep(20);
+/** Groups being stopped: when each must be gone by (epoch ms), and who waits for it. */
+const stopping = new Map<number, { deadline: number; done: () => void }>();
+let poller: NodeJS.Timeout | undefined;
+
+/** One look at every group being stopped (a single /proc scan however many there are): done, or killed. */
+function pollStopping(): void {
+  const live = liveAmong(new Set(stopping.keys()));
+  const now = Date.now();
+  for (const [pgid, stop] of stopping) {
+    if (live.has(pgid) && now < stop.deadline) continue;
+    if (live.has(pgid)) signalled(pgid, "SIGKILL");
+    stopping.delete(pgid);
+    stop.done();
   }
+  if (stopping.size === 0) {
+    clearInterval(poller);
+    poller = undefined;
+  }
+}
+
+/** SIGTERM to the whole group, a grace period, then SIGKILL to whatever is left. */
+export function stopGroup(pgid: number): Promise<void> {
+  if (!signalled(pgid, "SIGTERM")) return Promise.resolve();
+  return new Promise((done) => {
+    const earlier = stopping.get(pgid);
+    stopping.set(pgid, {
+      deadline: earlier?.deadline ?? Date.now() + KILL_GRACE_MS,
+      done: () => {
+        earlier?.done();
+        done();
+      },
+    });
+    poller ??= setInterval(pollStopping, 20);
+    pollStopping();
+  });
 }
 
 /** Runs `spec.command` to its end or its timeout, feeding both streams to the sink as they arrive. */

@@ -28,6 +28,8 @@ export interface CallRecord {
   code?: string;
   /** Milliseconds it took. */
   ms: number;
+  /** The run ended while the call was still running (a command the program did not await): it was stopped. */
+  unfinished?: true;
 }
 
 /** Why a run failed: a code from the closed set, and the program's own line and column where there is one. */
@@ -63,6 +65,9 @@ export interface RunObserver {
   /** The program is about to wait on the host (a command): what was observed so far should be made safe now. */
   flush?(): void;
 }
+
+/** A call's arguments as its record keeps them: the first 300 characters of their JSON. */
+const clipArgs = (json: string): string => (json.length > 300 ? `${json.slice(0, 300)}...` : json);
 
 /** Calls listed in a report; a loop of calls would otherwise grow it without bound. */
 const CALL_RECORDS = 1000;
@@ -242,6 +247,10 @@ interface RunState {
   program: CompiledProgram;
   /** Stops the run when it is past its budget: called on every synchronous call into the host. */
   guard(): void;
+  /** Codes of the failed calls' messages: a gg error that ends the run unhandled arrives without its code. */
+  failures: Map<string, ErrorCode>;
+  /** Calls started and not yet answered (commands): listed as unfinished if the run ends first. */
+  inFlight: Map<CallRecord, number>;
   observer: RunObserver;
   callEnv: GgEnv;
   ending: AbortController;
@@ -273,9 +282,10 @@ async function prepare(env: GgEnv, memoryMb: number, resultChars: number): Promi
     const text = typeof argsJson === "string" ? argsJson : "";
     const reply = (value: unknown, code?: ErrorCode): string => {
       if (run && !run.ending.signal.aborted) {
+        if (code && typeof value === "string" && run.failures.size < CALL_RECORDS) run.failures.set(value, code);
         if (run.report.calls.length >= CALL_RECORDS) run.report.callsDropped++;
         else {
-          const entry: CallRecord = { name, args: text.length > 300 ? `${text.slice(0, 300)}...` : text, ok: !code, ...(code ? { code } : {}), ms: Math.round(performance.now() - started) };
+          const entry: CallRecord = { name, args: clipArgs(text), ok: !code, ...(code ? { code } : {}), ms: Math.round(performance.now() - started) };
           run.report.calls.push(entry);
           run.observer.onCall?.(entry);
         }
@@ -296,7 +306,13 @@ async function prepare(env: GgEnv, memoryMb: number, resultChars: number): Promi
       if (!args.ok) return reply(args.message, "invalid-argument");
       if (inline) return reply(fn.run(args.args, run.callEnv));
       run.observer.flush?.();
-      return Promise.resolve(fn.run(args.args, run.callEnv)).then((value) => reply(value), failure);
+      const pending: CallRecord = { name, args: clipArgs(text), ok: false, unfinished: true, ms: 0 };
+      run.inFlight.set(pending, started);
+      const settle = (answer: string): string => {
+        run.inFlight.delete(pending);
+        return answer;
+      };
+      return Promise.resolve(fn.run(args.args, run.callEnv)).then((value) => settle(reply(value)), (error: unknown) => settle(failure(error)));
     } catch (error) {
       return failure(error);
     }
@@ -351,8 +367,10 @@ export function createSandbox(env: GgEnv) {
     async run(source: string, language: Language, limits: Limits, observer: RunObserver = {}): Promise<RunReport> {
       const started = performance.now();
       const report = blankReport();
+      const inFlight = new Map<CallRecord, number>();
       const finish = (error?: RunError): RunReport => {
         if (error) report.error = error;
+        for (const [call, since] of inFlight) report.calls.push({ ...call, ms: Math.round(performance.now() - since) });
         report.views = env.views.list();
         report.usage.wallMs = Math.round(performance.now() - started);
         return report;
@@ -391,7 +409,7 @@ export function createSandbox(env: GgEnv) {
         if (msLeft() < 0) stop(overBudget);
         else if (++guarded % 128 === 0 && Number(isolate.cpuTime) / 1e6 - cpuAtStart > cpuLimitMs) stop(cpuStop);
       };
-      prepared.slot.run = { report, program, guard, observer, callEnv, ending, logBytes: 0, logLimit: limits.logBytes };
+      prepared.slot.run = { report, program, guard, failures: new Map(), inFlight, observer, callEnv, ending, logBytes: 0, logLimit: limits.logBytes };
       const tick = Math.min(100, Math.max(5, Math.min(budgetMs, cpuLimitMs) / 20));
       // The timers cover what runs after the program's first wait on a command; until then the synchronous run's own
       // timeout holds it.
@@ -434,8 +452,10 @@ export function createSandbox(env: GgEnv) {
         }
         // Past the memory limit isolated-vm disposes the isolate: the program's promise is then "abandoned".
         if (/memory limit/i.test(message) || isolate.isDisposed) return finish(memoryLimit);
-        // A syntax error V8 finds that esbuild did not, or the isolate failing under us.
-        return finish({ code: "program-error", message });
+        // A rejection nothing handled (isolated-vm copies its message and stack, not a gg error's code), a syntax
+        // error V8 finds that esbuild did not, or the isolate failing under us.
+        const stack = error instanceof Error && typeof error.stack === "string" ? error.stack : "";
+        return finish({ code: prepared.slot.run?.failures.get(message) ?? "program-error", message, ...position(program, stack) });
       } finally {
         ending.abort();
         clearInterval(watchdog);

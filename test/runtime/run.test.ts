@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
@@ -34,6 +35,28 @@ describe("running a program", () => {
       "Error: boom\n    at inner (program.js:3:9)\n    at program.js:5:7",
       expect.stringMatching(/^Error: Cannot read [^\n]*nope\.txt[^\n]*\n    at program\.js:6:16$/),
     ]);
+  });
+
+  test("a command still running when the run ends is listed as unfinished, and stopped", async () => {
+    using ws = engineWorkspace();
+    const report = await ws.run("gg.shell.shell('sleep 1019.5');\nawait gg.files.listDir();\nawait gg.shell.shell('true');\nreturn 'left';");
+    expect(report.result).toBe("left");
+    expect(report.calls).toEqual([
+      expect.objectContaining({ name: "files.listDir", ok: true }),
+      expect.objectContaining({ name: "shell.shell", args: '["true"]', ok: true }),
+      expect.objectContaining({ name: "shell.shell", args: '["sleep 1019.5"]', ok: false, unfinished: true }),
+    ]);
+    await new Promise((done) => setTimeout(done, 300));
+    expect(spawnSync("pgrep", ["-f", "1019.5"], { encoding: "utf8" }).stdout).toBe("");
+  });
+
+  test("fifty commands that ignore SIGTERM, left running by a program, are all killed within the grace period", async () => {
+    using ws = engineWorkspace();
+    const report = await ws.run("for (let i = 0; i < 50; i++) gg.shell.shell(\"trap '' TERM; sleep 1021.5 & wait\");\nawait gg.shell.shell('sleep 0.5');\nreturn 'left';");
+    expect(report.result).toBe("left");
+    expect(report.calls.filter((call) => call.unfinished)).toHaveLength(50);
+    await new Promise((done) => setTimeout(done, 2000));
+    expect(spawnSync("pgrep", ["-f", "1021.5"], { encoding: "utf8" }).stdout).toBe("");
   });
 
   test("a gg error left uncaught fails the run with its own code, at the awaiting line", async () => {
