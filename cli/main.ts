@@ -9,6 +9,7 @@ import { stopCommandsOnSignals } from "../host/shell.ts";
 import { renderApiDoc } from "../runtime/docs.ts";
 import { createRuntime } from "../runtime/index.ts";
 import { limitProblems, type RunOptions, runLimits } from "../runtime/limits.ts";
+import type { ViewSummary } from "../runtime/views.ts";
 
 const USAGE = `Usage:
   gg call TOOL [ARGS_JSON] [--workspace DIR] [--config FILE] [--budget SECONDS] [--json]
@@ -76,6 +77,18 @@ interface RunFlags {
   json: boolean;
 }
 
+/** One open view in a line: what it shows and what it costs. */
+function describeView(view: ViewSummary): string {
+  const cost = `${view.tokens} tokens`;
+  if (view.image) {
+    const size = view.image.width ? ` ${view.image.width}x${view.image.height}` : "";
+    const state = view.image.retired ? ", retired" : view.image.attached ? "" : ", not attached";
+    return `${view.path} (${view.image.format}${size}${state}, ${view.image.estimated ? "~" : ""}${cost})`;
+  }
+  const window = view.window && view.window.total > 0 ? ` lines ${view.window.first}-${view.window.last} of ${view.window.total}` : " (empty)";
+  return `${view.path}${window} (~${cost})`;
+}
+
 /** gg run: exit 0 when the program finished, 1 when it failed or was stopped. */
 async function runProgramFile(rest: string[], flags: RunFlags, out: (text: string) => void): Promise<number> {
   const [file, ...extra] = rest;
@@ -106,6 +119,7 @@ async function runProgramFile(rest: string[], flags: RunFlags, out: (text: strin
         const where = report.error.line === undefined ? "" : ` (line ${report.error.line}, column ${report.error.column})`;
         out(`error[${report.error.code}]: ${report.error.message}${where}\n`);
       }
+      if (report.views.length > 0) out(`[views open: ${report.views.map(describeView).join("; ")}]\n`);
     }
     return report.ok ? 0 : 1;
   } finally {

@@ -43,8 +43,16 @@ export function compileProgram(source: string, language: Language): CompiledProg
     const first = (error as { errors?: { text: string; location?: { line: number; column: number } }[] }).errors?.[0];
     if (!first) return { message: String(error) };
     const position = first.location ? { line: first.location.line - 1, column: first.location.column + 1 } : {};
-    return { message: first.text, ...position };
+    const text = first.location ? (source.split("\n")[first.location.line - 2] ?? "") : "";
+    return { message: `${first.text}${hint(text)}`, ...position };
   }
+}
+
+/** Why a statement that only a module may hold fails here, for the line a syntax error points at. */
+function hint(line: string): string {
+  const statement = /^\s*(import|export|namespace|module|declare)\b/.exec(line)?.[1];
+  if (!statement) return "";
+  return `; a program is the body of an async function, where ${statement} statements do not exist: reach files and commands through gg, and declare types inline (type T = ...)`;
 }
 
 /**

@@ -27,7 +27,10 @@ export function createEngine(options: EngineOptions) {
     views,
     run: async (source: string, run: RunOptions = {}, observer?: RunObserver): Promise<RunReport> => {
       const limits = runLimits(run);
-      return refusedLimits(limits) ?? sandbox.run(source, run.language ?? "ts", limits, observer);
+      const refused = refusedLimits(limits);
+      if (refused) return refused;
+      if (run.baseline) views.setBaseline(run.baseline);
+      return sandbox.run(source, run.language ?? "ts", limits, observer);
     },
     /** Frees the isolate kept ready for the next program. */
     close: (): Promise<void> => sandbox.close(),

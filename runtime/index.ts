@@ -7,6 +7,7 @@ import type { EngineOptions } from "./engine.ts";
 import type { FromRunner, ToRunner } from "./runner.ts";
 import { blankReport, refusedLimits, type RunOptions, runLimits } from "./limits.ts";
 import type { RunError, RunReport } from "./sandbox.ts";
+import type { ViewContent } from "./views.ts";
 
 /**
  * Seconds past a run's budget after which a runner that has not answered is killed. The runner stops overruns
@@ -31,6 +32,7 @@ export function createRuntime(options: EngineOptions) {
   let pending: Pending | undefined;
   let nextId = 1;
   let queue: Promise<unknown> = Promise.resolve();
+  const viewRequests = new Map<number, (views: ViewContent[]) => void>();
 
   const start = (): Promise<void> => {
     // The runner gets none of this process's Node flags (an --input-type or a test runner's loader would break it).
@@ -41,6 +43,11 @@ export function createRuntime(options: EngineOptions) {
     ready = new Promise((resolve) => {
       child.on("message", (message: FromRunner) => {
         if (message.type === "ready") return resolve();
+        if (message.type === "views") {
+          viewRequests.get(message.id)?.(message.views);
+          viewRequests.delete(message.id);
+          return;
+        }
         if (message.type === "group") {
           if (message.live) groups.add(message.pgid);
           else groups.delete(message.pgid);
@@ -55,6 +62,8 @@ export function createRuntime(options: EngineOptions) {
     });
     child.on("exit", (code, signal) => {
       if (runner === child) runner = undefined;
+      for (const answer of viewRequests.values()) answer([]);
+      viewRequests.clear();
       for (const pgid of groups) {
         try {
           process.kill(-pgid, "SIGKILL");
@@ -111,6 +120,25 @@ export function createRuntime(options: EngineOptions) {
       queue = result.catch(() => {});
       return result;
     },
+    /**
+     * What the open views put in front of the model (each view's text, and its picture while it is current), after
+     * every run asked for so far: what an agent loop sends with its next request.
+     */
+    views(): Promise<ViewContent[]> {
+      const result = queue.then(async (): Promise<ViewContent[]> => {
+        if (!runner) return [];
+        await ready;
+        const child = runner;
+        const id = nextId++;
+        return new Promise((answer) => {
+          viewRequests.set(id, answer);
+          const message: ToRunner = { type: "views", id };
+          child.send(message);
+        });
+      });
+      queue = result.catch(() => {});
+      return result;
+    },
     /** Stops the runner process. */
     close(): void {
       runner?.disconnect();
@@ -123,6 +151,8 @@ export type Runtime = ReturnType<typeof createRuntime>;
 export type { EngineOptions as RuntimeOptions } from "./engine.ts";
 export type { RunOptions } from "./limits.ts";
 export type { CallRecord, LogEntry, RunError, RunReport } from "./sandbox.ts";
+export type { ViewContent } from "./views.ts";
+export type { Baseline } from "./context.ts";
 export { DEFAULT_LIMITS, type Limits } from "./limits.ts";
 
 /** Why a runner ended under a program: V8 aborts it (SIGABRT or SIGTRAP) when a heap outgrows what it can hold. */

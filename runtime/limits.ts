@@ -1,5 +1,6 @@
 // The limits of a run, apart from the sandbox so the embedding process can know them without loading isolated-vm.
 import type { Language } from "./compile.ts";
+import type { Baseline } from "./context.ts";
 import type { RunReport } from "./sandbox.ts";
 
 /** The limits of one run. */
@@ -28,6 +29,8 @@ export interface RunOptions {
   /** Heap of the isolate in MB (default 128). */
   memory?: number;
   limits?: Partial<Limits>;
+  /** Tokens of the context bands gg does not hold (system prompt, messages, tool results) as they stand now. */
+  baseline?: Baseline;
 }
 
 /** Bounds each limit must fall in; isolated-vm refuses heaps under 8 MB, and Node's timers stop at ~24.8 days. */

@@ -6,15 +6,17 @@ import { compileProgram } from "./compile.ts";
 import { createEngine, type EngineOptions } from "./engine.ts";
 import type { RunOptions } from "./limits.ts";
 import type { RunReport } from "./sandbox.ts";
+import type { ViewContent } from "./views.ts";
 
 /** Messages from the embedding process. */
-export type ToRunner = { type: "init"; options: EngineOptions } | { type: "run"; id: number; source: string; run: RunOptions };
+export type ToRunner = { type: "init"; options: EngineOptions } | { type: "run"; id: number; source: string; run: RunOptions } | { type: "views"; id: number };
 /** Messages to the embedding process. */
 export type FromRunner =
   | { type: "ready" }
   | { type: "progress"; id: number; calls: RunReport["calls"]; logs: RunReport["logs"] }
   | { type: "report"; id: number; report: RunReport }
-  | { type: "group"; pgid: number; live: boolean };
+  | { type: "group"; pgid: number; live: boolean }
+  | { type: "views"; id: number; views: ViewContent[] };
 
 const send = (message: FromRunner): void => {
   process.send?.(message);
@@ -37,6 +39,11 @@ process.on("message", (message: ToRunner) => {
   }
   const active = engine;
   if (!active) return;
+  if (message.type === "views") {
+    const { id } = message;
+    queue = queue.then(() => send({ type: "views", id, views: active.views.contents() }));
+    return;
+  }
   queue = queue.then(async () => {
     const { id } = message;
     // Calls and logs travel in batches: whenever the event loop turns, and before the program waits on a command

@@ -76,6 +76,14 @@ function refuseOverCap(path: string, window: ReadWindow, text: string, caps: Vie
   throw new GgError("over-cap", `Cannot open a view of ${asked}: the window is over the view cap of ${caps.bytes} bytes; ask for fewer lines, e.g. gg.views.openFile(${quoted}, { offset: ${window.first}, limit: ${fit} })`);
 }
 
+/** What one open view puts in front of the model. */
+export interface ViewContent {
+  path: string;
+  text: string;
+  /** The picture, while no newer view of its path has retired it. */
+  dataUrl?: string;
+}
+
 /** The views of one agent whose relative paths resolve against `cwd`, and what they cost its context window. */
 export function createViews(read: ViewRead, cwd: string, caps: ViewCaps = DEFAULT_VIEW_CAPS, baseline: Baseline = {}) {
   const views: View[] = [];
@@ -157,8 +165,12 @@ export function createViews(read: ViewRead, cwd: string, caps: ViewCaps = DEFAUL
       const toolResults = baseline.toolResults ?? 0;
       return { system, messages, toolResults, fileViews, images, total: system + messages + toolResults + fileViews + images };
     },
+    /** Sets the bands gg does not hold (the agent loop's), as the embedder measures them before a run. */
+    setBaseline(next: Baseline): void {
+      baseline = { ...baseline, ...next };
+    },
     /** What the model is shown: each open view's text, and its picture while it is not retired. */
-    contents: (): { path: string; text: string; dataUrl?: string }[] =>
+    contents: (): ViewContent[] =>
       views.map((view) => ({ path: view.path, text: view.text, ...(view.dataUrl ? { dataUrl: view.dataUrl } : {}) })),
   };
 }

@@ -136,6 +136,13 @@ describe("gg run", () => {
     expect(gg(["run", "loop.js", "--budget", "3000000"], ws.root)).toMatchObject({ status: 2, stderr: expect.stringContaining("budgetSecs 3000000") });
   });
 
+  test("gg run lists the views left open after the result, with what they cost", () => {
+    using ws = tempWorkspace();
+    ws.put({ "a.txt": "one\ntwo\n" });
+    const run = gg(["run", "-", "--workspace", ws.root], undefined, "await gg.views.openFile('a.txt'); return 'ok';");
+    expect(run).toMatchObject({ status: 0, stdout: "ok\n[views open: a.txt lines 1-2 of 2 (~2 tokens)]\n" });
+  });
+
   test("gg run - reads the program from standard input", () => {
     using ws = tempWorkspace();
     ws.put({ "a.txt": "from a file" });

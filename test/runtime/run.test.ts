@@ -66,6 +66,12 @@ describe("running a program", () => {
     expect(report.calls).toEqual([{ name: "files.readFile", args: '["missing.txt"]', ok: false, code: "not-found", ms: expect.any(Number) }]);
   });
 
+  test("an import or export statement fails to compile with a hint that a program is a function body", async () => {
+    using ws = engineWorkspace();
+    expect((await ws.run("import type { A } from './a';\nreturn 1;")).error).toMatchObject({ code: "syntax-error", line: 1, message: expect.stringContaining("import statements do not exist") });
+    expect((await ws.run("const a = 1;\nexport const b = a;")).error).toMatchObject({ code: "syntax-error", line: 2, message: expect.stringContaining("export statements do not exist") });
+  });
+
   test("a program that does not compile reports syntax-error with its position", async () => {
     using ws = engineWorkspace();
     expect((await ws.run("const ok = 1;\nlet x: = 2;")).error).toMatchObject({ code: "syntax-error", line: 2, column: 8 });

@@ -20,6 +20,21 @@ describe("createRuntime", () => {
     }
   });
 
+  test("views() hands the embedder what the open views show, and a run's baseline sets the bands gg does not hold", async () => {
+    using ws = tempWorkspace();
+    ws.put({ "a.txt": "alpha\n", "b.txt": "beta\n" });
+    const runtime = createRuntime({ workspace: ws.root });
+    try {
+      expect(await runtime.views()).toEqual([]);
+      await runtime.run("await gg.views.openFile('a.txt'); await gg.views.openFile('b.txt'); await gg.views.close('a.txt');");
+      expect(await runtime.views()).toEqual([{ path: "b.txt", text: "beta\n" }]);
+      const report = await runtime.run("return await gg.context.breakdown()", { baseline: { system: 1200, messages: 300, toolResults: 40 } });
+      expect(report.result).toMatchObject({ system: 1200, messages: 300, toolResults: 40, fileViews: 2, images: 0, total: 1542 });
+    } finally {
+      runtime.close();
+    }
+  });
+
   test("runner-crash: a program that brings its runner down is reported with the calls it completed, and the next run works", async () => {
     using ws = tempWorkspace();
     const runtime = createRuntime({ workspace: ws.root });
