@@ -197,6 +197,42 @@ function readLines(fd: number, path: string, first: number, count: number | unde
   };
 }
 
+/**
+ * Creates `dir` and every missing ancestor, one level at a time. Node's recursive mkdir loops forever where the kernel
+ * answers ENOENT for a parent that exists (/proc), so the levels are found and made here, each error mapped once.
+ */
+function makeParents(dir: string, path: string): void {
+  const missing: string[] = [];
+  for (let at = dir; ; at = dirname(at)) {
+    try {
+      statSync(at);
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT" || dirname(at) === at) {
+        throw fromSystemError("create the parent directory of", path, error);
+      }
+      missing.push(at);
+    }
+  }
+  for (const level of missing.reverse()) {
+    try {
+      mkdirSync(level);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      // Another process made it meanwhile; a file in its place fails the next level or the write with ENOTDIR.
+      if (code === "EEXIST") continue;
+      // The parent exists (it was found or just made), so ENOENT means its file system makes no new entries.
+      if (code === "ENOENT") {
+        throw new GgError(
+          "permission-denied",
+          `Cannot create the parent directory of ${path}: ${dirname(level)} accepts no new directories (a virtual file system such as /proc or /sys makes only its own); write the file somewhere else`,
+        );
+      }
+      throw fromSystemError("create the parent directory of", path, error);
+    }
+  }
+}
+
 function writeAtomic(path: string, data: Uint8Array): { created: boolean } {
   let target = path;
   let mode: number | undefined;
@@ -217,11 +253,7 @@ function writeAtomic(path: string, data: Uint8Array): { created: boolean } {
     if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw fromSystemError("write", path, error);
   }
   const dir = dirname(target);
-  try {
-    mkdirSync(dir, { recursive: true });
-  } catch (error) {
-    throw fromSystemError("create the parent directory of", path, error);
-  }
+  makeParents(dir, path);
   const temp = `${dir}/.${basename(target)}.gg-${process.pid}-${Math.random().toString(36).slice(2)}.tmp`;
   try {
     const fd = openSync(temp, "wx", mode ?? 0o666);

@@ -1,5 +1,5 @@
-import { spawn } from "node:child_process";
-import { chmodSync, lstatSync, readdirSync, readFileSync, readlinkSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import { chmodSync, existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
@@ -21,6 +21,18 @@ function spawnWriter(root: string, size: number) {
     }
   `;
   return spawn(process.execPath, ["--input-type=module", "-e", script], { stdio: ["ignore", "pipe", "pipe"] });
+}
+
+/** Runs one call in a child process, so a call that never returns fails the test at `timeout` ms instead of hanging it. */
+function callInChild(root: string, name: string, args: unknown, timeout: number) {
+  const script = `
+    import { createTools } from ${JSON.stringify(INDEX)};
+    const result = await createTools({ workspace: ${JSON.stringify(root)} }).call(${JSON.stringify(name)}, ${JSON.stringify(args)});
+    process.stdout.write(JSON.stringify(result));
+  `;
+  const child = spawnSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8", timeout, killSignal: "SIGKILL" });
+  if (child.signal) throw new Error(`${name} did not return within ${timeout} ms`);
+  return JSON.parse(child.stdout) as { ok: boolean; error?: { code: string; message: string } };
 }
 
 describe("write_file", () => {
@@ -95,6 +107,20 @@ describe("write_file", () => {
     await ws.text("write_file", { path: "link.txt", content: "made\n" });
     expect(lstatSync(join(ws.root, "link.txt")).isSymbolicLink()).toBe(true);
     expect(readFileSync(join(ws.root, "real/later.txt"), "utf8")).toBe("made\n");
+  });
+
+  test.skipIf(!existsSync("/proc/version"))("a parent /proc will not make fails promptly with a typed error", () => {
+    using ws = tempWorkspace();
+    const result = callInChild(ws.root, "write_file", { path: "/proc/nonexist/x", content: "x" }, 10_000);
+    expect(result).toMatchObject({ ok: false, error: { code: "permission-denied" } });
+    expect(result.error?.message).toMatch(/^Cannot create the parent directory of \/proc\/nonexist\/x: \/proc accepts no new directories/);
+  }, 20_000);
+
+  test("a parent that is a file is not-found naming the file in the way", async () => {
+    using ws = tempWorkspace();
+    ws.put({ "plain.txt": "x\n" });
+    const result = await ws.call("write_file", { path: "plain.txt/sub/new.txt", content: "x" });
+    expect(result).toMatchObject({ ok: false, error: { code: "not-found", message: expect.stringContaining("is a file, not a directory") } });
   });
 
   test("a directory path is invalid-argument and the directory is left alone", async () => {
