@@ -197,6 +197,18 @@ function readLines(fd: number, path: string, first: number, count: number | unde
   };
 }
 
+/** Bytes a file name may take (NAME_MAX on Linux and the common file systems). */
+const NAME_MAX = 255;
+
+/** A fresh temp name beside `name`, within NAME_MAX bytes: a long name is shortened on a character boundary. */
+function tempName(name: string): string {
+  const suffix = `.gg-${process.pid}-${Math.random().toString(36).slice(2)}.tmp`;
+  const bytes = Buffer.from(name, "utf8");
+  const room = NAME_MAX - 1 - Buffer.byteLength(suffix);
+  const kept = bytes.length <= room ? name : bytes.subarray(0, utf8Boundary(bytes, room)).toString("utf8");
+  return `.${kept}${suffix}`;
+}
+
 /**
  * Creates `dir` and every missing ancestor, one level at a time. Node's recursive mkdir loops forever where the kernel
  * answers ENOENT for a parent that exists (/proc), so the levels are found and made here, each error mapped once.
@@ -254,7 +266,7 @@ function writeAtomic(path: string, data: Uint8Array): { created: boolean } {
   }
   const dir = dirname(target);
   makeParents(dir, path);
-  const temp = `${dir}/.${basename(target)}.gg-${process.pid}-${Math.random().toString(36).slice(2)}.tmp`;
+  const temp = `${dir}/${tempName(basename(target))}`;
   try {
     const fd = openSync(temp, "wx", mode ?? 0o666);
     try {

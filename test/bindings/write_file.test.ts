@@ -151,6 +151,18 @@ describe("write_file", () => {
     expect(readdirSync(join(ws.root, "dir")).sort()).toEqual(["existing.txt", "fresh.txt"]);
   });
 
+  test("a name of up to 255 bytes is written, created and overwritten, leaving no temporary file", async () => {
+    using ws = tempWorkspace();
+    const names = ["n".repeat(250), "n".repeat(255), "✓".repeat(85)];
+    expect(names.map((name) => Buffer.byteLength(name))).toEqual([250, 255, 255]);
+    for (const name of names) {
+      await ws.text("write_file", { path: `long/${name}`, content: "first\n" });
+      await ws.text("write_file", { path: `long/${name}`, content: "second\n" });
+      expect(readFileSync(join(ws.root, "long", name), "utf8")).toBe("second\n");
+    }
+    expect(readdirSync(join(ws.root, "long")).sort()).toEqual([...names].sort());
+  });
+
   test("a process killed mid-write leaves the old content or the new, never a torn file", async () => {
     using ws = tempWorkspace();
     const size = 4 * 1024 * 1024;
