@@ -1,4 +1,4 @@
-// write_file: create or replace a whole file, atomically.
+// write_file: create or replace a whole file, atomically unless that would break its hard links.
 import { Type } from "typebox";
 import { countLines, plural } from "../host/lines.ts";
 import { resolvePath } from "../host/paths.ts";
@@ -18,8 +18,10 @@ export const writeFile = defineCall({
       { additionalProperties: false },
     ),
   description: () =>
-    "Create a file or replace its whole content, creating missing parent directories. The write is atomic: the file " +
-    "holds either its old content or the new, never a mix. To change part of a file, use edit_file.",
+    "Create a file or replace its whole content, creating missing parent directories; a replaced file keeps its mode " +
+    "and owner. The write is atomic: the file holds either its old content or the new, never a mix (except a file " +
+    "with several hard links, which is rewritten in place so every link sees the new content). To change part of a " +
+    "file, use edit_file.",
   run({ path, content }, context) {
     const bytes = Buffer.from(content, "utf8");
     const { created } = context.files.writeAtomic(resolvePath(context.cwd, path), bytes);

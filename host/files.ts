@@ -1,10 +1,13 @@
 // Real file I/O behind one interface, so bindings never touch `fs` and another backend can stand in.
 // Synchronous on purpose: on the machines we measured, sync reads are several times faster than the thread pool.
 import {
-  chmodSync,
   closeSync,
+  constants,
+  fchmodSync,
+  fchownSync,
   fstatSync,
   fsyncSync,
+  ftruncateSync,
   lstatSync,
   mkdirSync,
   openSync,
@@ -13,6 +16,7 @@ import {
   readSync,
   realpathSync,
   renameSync,
+  type Stats,
   statSync,
   unlinkSync,
   writeSync,
@@ -66,7 +70,10 @@ export interface FileHost {
   readHead(path: string, bytes: number): Buffer;
   /** Reads lines `first`..`first + count - 1` (to the end when `count` is undefined), at most `maxBytes` bytes. */
   readLines(path: string, first: number, count: number | undefined, maxBytes: number): LineWindow;
-  /** Replaces or creates a file atomically (temp file and rename beside it), creating parents, keeping the mode. */
+  /**
+   * Replaces or creates a file, creating parents, keeping its mode and (where permitted) its owner: atomically by a
+   * temp file renamed over it, except a file with several hard links, which is rewritten in place to keep them.
+   */
   writeAtomic(path: string, data: Uint8Array): { created: boolean };
   /** Lists a directory in path order. */
   readDir(path: string): DirEntry[];
@@ -245,9 +252,35 @@ function makeParents(dir: string, path: string): void {
   }
 }
 
+function writeAll(fd: number, data: Uint8Array): void {
+  let written = 0;
+  while (written < data.length) written += writeSync(fd, data, written, data.length - written);
+}
+
+/** Gives the temp file the replaced file's owner and mode, so the rename changes only the content. */
+function keepOwnerAndMode(fd: number, original: Stats): void {
+  try {
+    // Before the chmod: a chown clears the set-user-ID and set-group-ID bits.
+    fchownSync(fd, original.uid, original.gid);
+  } catch (error) {
+    // Only root may give a file away (EPERM), and an owner outside this user namespace cannot be set (EINVAL):
+    // the file then becomes the writer's own, as an editor's save would make it.
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== "EPERM" && code !== "EINVAL") throw error;
+  }
+  // open() applied the umask; the mode must survive exactly.
+  fchmodSync(fd, original.mode & 0o7777);
+}
+
+/**
+ * Writes `data` to `path`, creating parents. A file with one name is replaced atomically: a temp file beside it,
+ * given its owner and mode, is renamed over it, so a reader or a crash sees the old content or the new. A file with
+ * several hard links is rewritten in place instead: a rename would leave the other names on the old content, and
+ * keeping the links is worth more than atomicity there (a crash mid-write can leave that file torn).
+ */
 function writeAtomic(path: string, data: Uint8Array): { created: boolean } {
   let target = path;
-  let mode: number | undefined;
+  let existing: Stats | undefined;
   try {
     const link = lstatSync(path);
     if (link.isSymbolicLink()) {
@@ -258,26 +291,38 @@ function writeAtomic(path: string, data: Uint8Array): { created: boolean } {
         target = resolve(dirname(path), readlinkSync(path));
       }
     }
-    const stats = statSync(target);
-    if (stats.isDirectory()) throw new GgError("invalid-argument", `Cannot write ${path}: it is a directory; name a file inside it`);
-    mode = stats.mode & 0o7777;
+    existing = statSync(target);
+    if (existing.isDirectory()) throw new GgError("invalid-argument", `Cannot write ${path}: it is a directory; name a file inside it`);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw fromSystemError("write", path, error);
+  }
+  if (existing && existing.nlink > 1) {
+    try {
+      const fd = openSync(target, constants.O_WRONLY);
+      try {
+        writeAll(fd, data);
+        ftruncateSync(fd, data.length);
+        fsyncSync(fd);
+      } finally {
+        closeSync(fd);
+      }
+    } catch (error) {
+      throw fromSystemError("write", path, error);
+    }
+    return { created: false };
   }
   const dir = dirname(target);
   makeParents(dir, path);
   const temp = `${dir}/${tempName(basename(target))}`;
   try {
-    const fd = openSync(temp, "wx", mode ?? 0o666);
+    const fd = openSync(temp, "wx", existing ? existing.mode & 0o7777 : 0o666);
     try {
-      let written = 0;
-      while (written < data.length) written += writeSync(fd, data, written, data.length - written);
+      writeAll(fd, data);
+      if (existing) keepOwnerAndMode(fd, existing);
       fsyncSync(fd);
     } finally {
       closeSync(fd);
     }
-    // open() applies the umask; an existing file's mode must survive exactly.
-    if (mode !== undefined) chmodSync(temp, mode);
     renameSync(temp, target);
   } catch (error) {
     try {
@@ -287,7 +332,7 @@ function writeAtomic(path: string, data: Uint8Array): { created: boolean } {
     }
     throw fromSystemError("write", path, error);
   }
-  return { created: mode === undefined };
+  return { created: existing === undefined };
 }
 
 /** The host's real file system. */

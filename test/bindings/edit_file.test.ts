@@ -1,4 +1,4 @@
-import { chmodSync, lstatSync, readFileSync, statSync, symlinkSync } from "node:fs";
+import { chmodSync, chownSync, linkSync, lstatSync, readFileSync, statSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { tempWorkspace } from "../workspace.ts";
@@ -158,6 +158,23 @@ describe("edit_file", () => {
     await ws.text("edit_file", { path: "run.sh", old: "old", new: "new" });
     expect(statSync(join(ws.root, "run.sh")).mode & 0o7777).toBe(0o755);
     expect(readFileSync(join(ws.root, "run.sh"), "utf8")).toBe("#!/bin/sh\necho new\n");
+  });
+
+  test("editing a file with another hard link changes what both names read", async () => {
+    using ws = tempWorkspace();
+    ws.put({ "a.txt": "one\ntwo\n" });
+    linkSync(join(ws.root, "a.txt"), join(ws.root, "b.txt"));
+    await ws.text("edit_file", { path: "b.txt", old: "two", new: "2" });
+    expect(readFileSync(join(ws.root, "a.txt"), "utf8")).toBe("one\n2\n");
+    expect(statSync(join(ws.root, "a.txt")).nlink).toBe(2);
+  });
+
+  test.skipIf(process.getuid?.() !== 0)("keeps the file's owner and group (as root)", async () => {
+    using ws = tempWorkspace();
+    ws.put({ "f.txt": "one\n" });
+    chownSync(join(ws.root, "f.txt"), 1234, 1234);
+    await ws.text("edit_file", { path: "f.txt", old: "one", new: "1" });
+    expect(statSync(join(ws.root, "f.txt"))).toMatchObject({ uid: 1234, gid: 1234 });
   });
 
   test("editing through a symlink edits its target and keeps the link", async () => {

@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from "node:child_process";
-import { chmodSync, existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, chownSync, existsSync, linkSync, lstatSync, readdirSync, readFileSync, readlinkSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
@@ -88,6 +88,31 @@ describe("write_file", () => {
     expect(statSync(join(ws.root, "run.sh")).mode & 0o7777).toBe(0o755);
     expect(statSync(join(ws.root, "secret.txt")).mode & 0o7777).toBe(0o600);
     expect(readFileSync(join(ws.root, "run.sh"), "utf8")).toBe("#!/bin/sh\necho new\n");
+  });
+
+  test("a file with another hard link is rewritten in place, so both names see the new content", async () => {
+    using ws = tempWorkspace();
+    ws.put({ "a.txt": "a much longer original content that must not leave a tail\n" });
+    linkSync(join(ws.root, "a.txt"), join(ws.root, "b.txt"));
+    const inode = statSync(join(ws.root, "a.txt")).ino;
+    expect(await ws.text("write_file", { path: "a.txt", content: "new\n" })).toMatch(/^Overwrote a\.txt /);
+    expect(readFileSync(join(ws.root, "a.txt"), "utf8")).toBe("new\n");
+    expect(readFileSync(join(ws.root, "b.txt"), "utf8")).toBe("new\n");
+    expect(statSync(join(ws.root, "b.txt"))).toMatchObject({ ino: inode, nlink: 2 });
+    expect(readdirSync(ws.root).sort()).toEqual(["a.txt", "b.txt"]);
+  });
+
+  test.skipIf(process.getuid?.() !== 0)("keeps the owner and group of the file it replaces (as root)", async () => {
+    using ws = tempWorkspace();
+    ws.put({ "owned.sh": "old\n" });
+    const path = join(ws.root, "owned.sh");
+    chownSync(path, 1234, 1235);
+    // A chown clears set-user-ID, so this also checks the mode is set after the owner.
+    chmodSync(path, 0o4755);
+    await ws.text("write_file", { path: "owned.sh", content: "new\n" });
+    expect(statSync(path)).toMatchObject({ uid: 1234, gid: 1235 });
+    expect(statSync(path).mode & 0o7777).toBe(0o4755);
+    expect(readFileSync(path, "utf8")).toBe("new\n");
   });
 
   test("writing through a symlink writes its target and keeps the link", async () => {
