@@ -216,6 +216,13 @@ function tempName(name: string): string {
   return `.${kept}${suffix}`;
 }
 
+/** The error for ENOENT on creating an entry in `dir` when `dir` exists: its file system (/proc, /sys) makes only its own. */
+const noNewEntries = (action: string, path: string, dir: string, entries: string): GgError =>
+  new GgError(
+    "permission-denied",
+    `Cannot ${action} ${path}: ${dir} accepts no new ${entries} (a virtual file system such as /proc or /sys makes only its own); write somewhere else, or change a file it has in place from the shell`,
+  );
+
 /**
  * Creates `dir` and every missing ancestor, one level at a time. Node's recursive mkdir loops forever where the kernel
  * answers ENOENT for a parent that exists (/proc), so the levels are found and made here, each error mapped once.
@@ -241,12 +248,7 @@ function makeParents(dir: string, path: string): void {
       // Another process made it meanwhile; a file in its place fails the next level or the write with ENOTDIR.
       if (code === "EEXIST") continue;
       // The parent exists (it was found or just made), so ENOENT means its file system makes no new entries.
-      if (code === "ENOENT") {
-        throw new GgError(
-          "permission-denied",
-          `Cannot create the parent directory of ${path}: ${dirname(level)} accepts no new directories (a virtual file system such as /proc or /sys makes only its own); write the file somewhere else`,
-        );
-      }
+      if (code === "ENOENT") throw noNewEntries("create the parent directory of", path, dirname(level), "directories");
       throw fromSystemError("create the parent directory of", path, error);
     }
   }
@@ -279,6 +281,10 @@ function keepOwnerAndMode(fd: number, original: Stats): void {
  * keeping the links is worth more than atomicity there (a crash mid-write can leave that file torn).
  */
 function writeAtomic(path: string, data: Uint8Array): { created: boolean } {
+  const ending = /\/\.{0,2}$/.exec(path)?.[0];
+  if (ending) {
+    throw new GgError("invalid-argument", `Cannot write ${path}: the path names a directory (it ends with ${ending}); end it with a file name instead`);
+  }
   let target = path;
   let existing: Stats | undefined;
   try {
@@ -314,8 +320,15 @@ function writeAtomic(path: string, data: Uint8Array): { created: boolean } {
   const dir = dirname(target);
   makeParents(dir, path);
   const temp = `${dir}/${tempName(basename(target))}`;
+  let fd: number;
   try {
-    const fd = openSync(temp, "wx", existing ? existing.mode & 0o7777 : 0o666);
+    fd = openSync(temp, "wx", existing ? existing.mode & 0o7777 : 0o666);
+  } catch (error) {
+    // `dir` exists (makeParents saw to it), so ENOENT says the temp file cannot be made there, not that a path is missing.
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") throw noNewEntries("write", path, dir, "files, and the write needs one for its temporary copy");
+    throw fromSystemError("write", path, error);
+  }
+  try {
     try {
       writeAll(fd, data);
       if (existing) keepOwnerAndMode(fd, existing);

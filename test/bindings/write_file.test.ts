@@ -148,6 +148,26 @@ describe("write_file", () => {
     expect(result).toMatchObject({ ok: false, error: { code: "not-found", message: expect.stringContaining("is a file, not a directory") } });
   });
 
+  test("a path ending in / is invalid-argument saying it names a directory, and nothing is created", async () => {
+    using ws = tempWorkspace();
+    ws.put({ "dir/": "" });
+    for (const path of ["newdir/", "dir/", "newdir/."]) {
+      const result = await ws.call("write_file", { path, content: "x" });
+      expect(result).toMatchObject({ ok: false, error: { code: "invalid-argument", message: expect.stringMatching(/the path names a directory \(it ends with \/\.?\)/) } });
+    }
+    expect(readdirSync(ws.root)).toEqual(["dir"]);
+    expect(readdirSync(join(ws.root, "dir"))).toEqual([]);
+  });
+
+  test.skipIf(!existsSync("/proc/version"))("a file in /proc is refused with the reason, not as missing", async () => {
+    using ws = tempWorkspace();
+    const result = await ws.call("write_file", { path: "/proc/version", content: "x" });
+    expect(result).toMatchObject({ ok: false, error: { code: "permission-denied" } });
+    if (result.ok) return;
+    expect(result.error.message).toMatch(/^Cannot write \/proc\/version: \/proc accepts no new files/);
+    expect(result.error.message).not.toMatch(/no such file/);
+  });
+
   test("a directory path is invalid-argument and the directory is left alone", async () => {
     using ws = tempWorkspace();
     ws.put({ "dir/inside.txt": "kept\n" });
