@@ -156,6 +156,7 @@ export const readFile = defineCall({
 
     const notes: string[] = [];
     if (window.cut === "lines") notes.push(`[the 256 KiB read limit ended this window after line ${lastLine}]`);
+    if (window.cut === "ending") notes.push(`[line ${lastLine} fills the 256 KiB read limit: it is shown whole, without its line ending]`);
     if (window.cut === "line") {
       notes.push(`[line ${lastLine} is ${plural(window.cutLineBytes, "byte")} long: only its first ${plural(window.bytes.length, "byte")} fit the 256 KiB read limit; use search to find text in it]`);
     }

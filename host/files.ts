@@ -52,8 +52,11 @@ export interface LineWindow {
   firstLine: number;
   /** 1-based number of the last line in the window, whole or cut. */
   lastLine: number;
-  /** "lines": the byte ceiling dropped whole lines; "line": it cut `lastLine` itself short. */
-  cut: "none" | "lines" | "line";
+  /**
+   * "lines": the byte ceiling dropped whole lines; "ending": it left out only `lastLine`'s line ending, the line's text
+   * is whole; "line": it cut `lastLine`'s text short.
+   */
+  cut: "none" | "lines" | "ending" | "line";
   /** Bytes of `lastLine` when `cut` is "line". */
   cutLineBytes: number;
 }
@@ -184,15 +187,25 @@ function readLines(fd: number, path: string, first: number, count: number | unde
   }
   // The first line alone is over the ceiling: measure it, then keep its head up to a character boundary.
   let lineBytes = got;
+  let ended = false;
+  let lastLineByte = window[got - 1];
   for (;;) {
     const n = readSync(fd, chunk, 0, CHUNK, start + lineBytes);
-    const nl = chunk.subarray(0, n).indexOf(10);
     if (n === 0) break;
+    const nl = chunk.subarray(0, n).indexOf(10);
     if (nl !== -1) {
+      if (nl > 0) lastLineByte = chunk[nl - 1];
       lineBytes += nl;
+      ended = true;
       break;
     }
+    lastLineByte = chunk[n - 1];
     lineBytes += n;
+  }
+  // A line whose text fits with only its ending (\n or \r\n) left out is whole, not cut.
+  const textBytes = lineBytes - (ended && lastLineByte === 13 ? 1 : 0);
+  if (textBytes <= got) {
+    return { bytes: window.subarray(0, textBytes), totalLines, firstLine: first, lastLine: first, cut: "ending", cutLineBytes: 0 };
   }
   return {
     bytes: window.subarray(0, utf8Boundary(window, window.length)),

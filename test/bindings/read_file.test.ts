@@ -359,6 +359,27 @@ describe("read_file: the 256 KiB byte ceiling", () => {
     expect(notes.at(-1)).toMatch(/^\[showing lines 1-1 of 2; continue with offset: 2\]$/);
   });
 
+  test("a line whose text fills the ceiling exactly is shown whole, noting only its line ending was left out", async () => {
+    using ws = tempWorkspace();
+    const full = "z".repeat(BYTE_CEILING);
+    const ending = "[line 1 fills the 256 KiB read limit: it is shown whole, without its line ending]";
+    ws.put({ "lf.txt": `${full}\n`, "crlf.txt": `${full}\r\n`, "crlf-short.txt": `${full.slice(1)}\r\n`, "more.txt": `${full}\nnext\n` });
+    expect(await ws.text("read_file", { path: "lf.txt" })).toBe(`${full}\n${ending}\n[showing lines 1-1 of 1]`);
+    expect(await ws.text("read_file", { path: "crlf.txt" })).toBe(`${full}\n${ending}\n[showing lines 1-1 of 1]`);
+    expect(await ws.text("read_file", { path: "crlf-short.txt" })).toBe(`${full.slice(1)}\n${ending}\n[showing lines 1-1 of 1]`);
+    expect(await ws.text("read_file", { path: "more.txt" })).toBe(`${full}\n${ending}\n[showing lines 1-1 of 2; continue with offset: 2]`);
+  });
+
+  test("a line one byte over the ceiling is cut, and the note gives both lengths", async () => {
+    using ws = tempWorkspace();
+    ws.put({ "over.txt": `${"z".repeat(BYTE_CEILING + 1)}\n` });
+    const text = await ws.text("read_file", { path: "over.txt" });
+    expect(text.split("\n").slice(1)).toEqual([
+      "[line 1 is 262145 bytes long: only its first 262144 bytes fit the 256 KiB read limit; use search to find text in it]",
+      "[showing lines 1-1 of 1]",
+    ]);
+  });
+
   test("a long line is cut on a character boundary, never inside a UTF-8 sequence", async () => {
     using ws = tempWorkspace();
     const long = `a${"é".repeat(200_000)}`; // 1 + 400,000 bytes, so byte 262,144 falls inside an "é"
