@@ -29,7 +29,9 @@ export function imageDimensions(bytes: Uint8Array): { width: number; height: num
   try {
     // Loaded when a picture is read, not at start-up.
     const { imageSize } = createRequire(import.meta.url)("image-size") as typeof import("image-size");
-    const { width, height } = imageSize(bytes);
+    // image-size reads through a DataView that runs to the end of the underlying ArrayBuffer, past the view: a copy
+    // holds exactly the file's bytes, where a view into a pooled buffer would hand it other data as the header.
+    const { width, height } = imageSize(new Uint8Array(bytes));
     return width && height ? { width, height } : undefined;
   } catch {
     return undefined;
