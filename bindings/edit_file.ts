@@ -57,10 +57,11 @@ export const editFile = defineCall({
       throw new GgError("no-match", `Cannot edit ${path}: old was not found in the file; read the file again and copy the text exactly, whitespace and line breaks included`);
     }
     if (found.length > 1) {
-      const lines = found.map((offset) => lineAt(bytes, offset));
+      // Occurrences on one line (overlapping ones always are) name it once.
+      const lines = [...new Set(found.map((offset) => lineAt(bytes, offset)))];
       throw new GgError(
         "ambiguous",
-        `Cannot edit ${path}: old occurs ${found.length} times, at lines ${lines.join(", ")}; add surrounding lines to old so it matches exactly one place`,
+        `Cannot edit ${path}: old occurs ${found.length} times, at ${lines.length === 1 ? "line" : "lines"} ${lines.join(", ")}; add surrounding lines to old so it matches exactly one place`,
       );
     }
     const at = found[0] as number;

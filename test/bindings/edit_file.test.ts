@@ -70,6 +70,14 @@ describe("edit_file", () => {
     expect(result).toMatchObject({ ok: false, error: { code: "ambiguous" } });
     if (result.ok) return;
     expect(result.error.message).toMatch(/\b2\b/);
+    expect(result.error.message).toBe("Cannot edit f.txt: old occurs 2 times, at line 1; add surrounding lines to old so it matches exactly one place");
+  });
+
+  test("occurrences sharing a line name that line once", async () => {
+    using ws = tempWorkspace();
+    ws.put({ "f.txt": "x = x + 1\ny = 2\nx\n" });
+    const result = await ws.call("edit_file", { path: "f.txt", old: "x", new: "z" });
+    expect(result).toMatchObject({ ok: false, error: { code: "ambiguous", message: expect.stringContaining("old occurs 3 times, at lines 1, 3;") } });
   });
 
   test("a failed edit leaves the file byte for byte unchanged", async () => {
