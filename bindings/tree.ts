@@ -54,7 +54,8 @@ function render(root: WalkDir, depth: number): string {
       if (!entry.directory) {
         if (!emit(`${indent}${entry.name}`)) return false;
       } else if (entry.symlink) {
-        if (!emit(`${indent}${entry.name}/`)) return false;
+        // Never entered (no cycles, no walking out of the tree), and said so: it is not an empty directory.
+        if (!emit(`${indent}${entry.name}/ (symbolic link, not followed)`)) return false;
       } else if (level === depth) {
         if (!emit(`${indent}${entry.name}/${countEntries(enter(listing.scope, entry))}`)) return false;
       } else if (!emit(`${indent}${entry.name}/`) || !walk(enter(listing.scope, entry), level + 1, `${indent}  `)) {

@@ -114,6 +114,6 @@ describe("tree", () => {
     ws.put({ "real/f.txt": "" });
     symlinkSync(`${ws.root}/real`, `${ws.root}/link`);
     symlinkSync(ws.root, `${ws.root}/real/loop`);
-    expect(await ws.text("tree", { depth: 10 })).toBe(["link/", "real/", "  f.txt", "  loop/"].join("\n"));
+    expect(await ws.text("tree", { depth: 10 })).toBe(["link/ (symbolic link, not followed)", "real/", "  f.txt", "  loop/ (symbolic link, not followed)"].join("\n"));
   });
 });
