@@ -5,6 +5,7 @@ import { afterEach, describe, expect, test } from "vitest";
 import { createTools } from "../../bindings/index.ts";
 import { parseConfiguration } from "../../bindings/config.ts";
 import { effectiveTimeoutMs, SHELL_MAX_TIMEOUT_SECS } from "../../bindings/shell.ts";
+import { uniqueSleep } from "../processes.ts";
 import { tempWorkspace } from "../workspace.ts";
 
 const created: string[] = [];
@@ -87,10 +88,11 @@ describe("shell", () => {
 
   test("processes left running when sh exits are stopped, even one that ignores SIGTERM", async () => {
     using ws = tempWorkspace();
-    const result = await shell(ws, { command: "(trap '' TERM; exec sleep 1000) & echo $! > bg.pid; (sleep 1000 &) ; echo ok" });
+    const duration = uniqueSleep();
+    const result = await shell(ws, { command: `(trap '' TERM; exec sleep ${duration}) & echo $! > bg.pid; (sleep ${duration} &) ; echo ok` });
     expect(result.output).toBe("ok\n");
     expect(alive(Number(readFileSync(join(ws.root, "bg.pid"), "utf8")))).toBe(false);
-    const left = spawnSync("pgrep", ["-f", "^sleep 1000$"], { encoding: "utf8" }).stdout.trim();
+    const left = spawnSync("pgrep", ["-f", `^sleep ${duration.replaceAll(".", "\\.")}$`], { encoding: "utf8" }).stdout.trim();
     expect(left.split("\n").filter(Boolean).map(Number).filter(alive)).toEqual([]);
   });
 

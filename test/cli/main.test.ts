@@ -3,15 +3,10 @@ import { readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, test } from "vitest";
+import { survivors, uniqueSleep } from "../processes.ts";
 import { tempWorkspace } from "../workspace.ts";
 
 const bin = join(import.meta.dirname, "../../bin/gg.js");
-
-/** Processes whose command line contains `marker`: a sleep with an odd duration names the command that started it. */
-function survivors(marker: string): string[] {
-  const found = spawnSync("pgrep", ["-af", marker], { encoding: "utf8" }).stdout;
-  return found.split("\n").filter((line) => line !== "" && !line.includes("pgrep"));
-}
 
 function gg(args: string[], cwd?: string, input?: string) {
   const run = spawnSync(process.execPath, [bin, ...args], { cwd, encoding: "utf8", ...(input === undefined ? {} : { input }) });
@@ -151,17 +146,18 @@ describe("gg run", () => {
 
   test("a command the program left running, even one that traps SIGTERM, does not outlive gg run", async () => {
     using ws = tempWorkspace();
-    writeFileSync(join(ws.root, "leave.ts"), "gg.shell.shell(\"trap '' TERM; sleep 1011.37 & wait\");\nawait gg.shell.shell('sleep 0.3');\nreturn 'returned';\n");
+    const duration = uniqueSleep();
+    writeFileSync(join(ws.root, "leave.ts"), `gg.shell.shell("trap '' TERM; sleep ${duration} & wait");\nawait gg.shell.shell('sleep 0.3');\nreturn 'returned';\n`);
     expect(gg(["run", "leave.ts"], ws.root)).toMatchObject({ status: 0, stdout: "returned\n" });
     await sleep(300);
-    expect(survivors("1011.37")).toEqual([]);
+    expect(survivors(duration)).toEqual([]);
   });
 });
 
 describe("gg call shell, ended from outside", () => {
   test.each(["SIGTERM", "SIGINT"] as const)("%s to gg ends the command it is running", async (signal) => {
     using ws = tempWorkspace();
-    const marker = signal === "SIGTERM" ? "1014.25" : "1014.75";
+    const marker = uniqueSleep();
     const child = spawn(process.execPath, [bin, "call", "shell", JSON.stringify({ command: `sleep ${marker}` }), "--workspace", ws.root], { stdio: "ignore" });
     for (let i = 0; i < 100 && survivors(marker).length < 2; i++) await sleep(50);
     expect(survivors(marker).length).toBeGreaterThan(0);

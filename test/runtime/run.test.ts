@@ -1,7 +1,7 @@
-import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
+import { survivors, uniqueSleep } from "../processes.ts";
 import { engineWorkspace } from "./engine.ts";
 
 describe("running a program", () => {
@@ -39,24 +39,26 @@ describe("running a program", () => {
 
   test("a command still running when the run ends is listed as unfinished, and stopped", async () => {
     using ws = engineWorkspace();
-    const report = await ws.run("gg.shell.shell('sleep 1019.5');\nawait gg.files.listDir();\nawait gg.shell.shell('true');\nreturn 'left';");
+    const duration = uniqueSleep();
+    const report = await ws.run(`gg.shell.shell('sleep ${duration}');\nawait gg.files.listDir();\nawait gg.shell.shell('true');\nreturn 'left';`);
     expect(report.result).toBe("left");
     expect(report.calls).toEqual([
       expect.objectContaining({ name: "files.listDir", ok: true }),
       expect.objectContaining({ name: "shell.shell", args: '["true"]', ok: true }),
-      expect.objectContaining({ name: "shell.shell", args: '["sleep 1019.5"]', ok: false, unfinished: true }),
+      expect.objectContaining({ name: "shell.shell", args: `["sleep ${duration}"]`, ok: false, unfinished: true }),
     ]);
     await new Promise((done) => setTimeout(done, 300));
-    expect(spawnSync("pgrep", ["-f", "1019.5"], { encoding: "utf8" }).stdout).toBe("");
+    expect(survivors(duration)).toEqual([]);
   });
 
   test("fifty commands that ignore SIGTERM, left running by a program, are all killed within the grace period", async () => {
     using ws = engineWorkspace();
-    const report = await ws.run("for (let i = 0; i < 50; i++) gg.shell.shell(\"trap '' TERM; sleep 1021.5 & wait\");\nawait gg.shell.shell('sleep 0.5');\nreturn 'left';");
+    const duration = uniqueSleep();
+    const report = await ws.run(`for (let i = 0; i < 50; i++) gg.shell.shell("trap '' TERM; sleep ${duration} & wait");\nawait gg.shell.shell('sleep 0.5');\nreturn 'left';`);
     expect(report.result).toBe("left");
     expect(report.calls.filter((call) => call.unfinished)).toHaveLength(50);
     await new Promise((done) => setTimeout(done, 2000));
-    expect(spawnSync("pgrep", ["-f", "1021.5"], { encoding: "utf8" }).stdout).toBe("");
+    expect(survivors(duration)).toEqual([]);
   });
 
   test("a gg error left uncaught fails the run with its own code, at the awaiting line", async () => {

@@ -1,8 +1,8 @@
-import { spawnSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { createRuntime } from "../../runtime/index.ts";
+import { survivors, uniqueSleep } from "../processes.ts";
 import { tempWorkspace } from "../workspace.ts";
 
 describe("createRuntime", () => {
@@ -81,11 +81,11 @@ describe("createRuntime", () => {
     using ws = tempWorkspace();
     const runtime = createRuntime({ workspace: ws.root });
     try {
-      const report = await runtime.run("gg.shell.shell('sleep 1017.25'); await gg.shell.shell('sleep 0.2; kill -KILL $PPID');");
+      const duration = uniqueSleep();
+      const report = await runtime.run(`gg.shell.shell('sleep ${duration}'); await gg.shell.shell('sleep 0.2; kill -KILL $PPID');`);
       expect(report.ok).toBe(false);
       await new Promise((done) => setTimeout(done, 300));
-      const left = spawnSync("pgrep", ["-f", "1017.25"], { encoding: "utf8" }).stdout.trim();
-      expect(left).toBe("");
+      expect(survivors(duration)).toEqual([]);
     } finally {
       runtime.close();
     }

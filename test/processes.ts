@@ -1,0 +1,14 @@
+// Test fixture: commands that name themselves, so a test finds what it left running and nothing another test (or
+// another copy of the suite) started.
+import { spawnSync } from "node:child_process";
+
+let made = 0;
+
+/** A `sleep` duration no other test uses: about 1000 s, its fraction unique to this process and call. */
+export const uniqueSleep = (): string => `1000.${process.pid}${String(++made).padStart(3, "0")}`;
+
+/** Processes whose command line contains `marker`, as pgrep lists them (pid and command). */
+export function survivors(marker: string): string[] {
+  const found = spawnSync("pgrep", ["-af", marker.replaceAll(".", "\\.")], { encoding: "utf8" }).stdout;
+  return found.split("\n").filter((line) => line !== "" && !line.includes("pgrep"));
+}
