@@ -1,5 +1,4 @@
 // read_file: a file as text, windowed by lines under the configured read mode, or a picture as a picture.
-import { isUtf8 } from "node:buffer";
 import { Type } from "typebox";
 import { GgError } from "../host/errors.ts";
 import { detectImage, IMAGE_SNIFF_BYTES, imageDimensions, type ImageFormat } from "../host/image.ts";
@@ -24,21 +23,6 @@ export function defaultWindow(config: Configuration): number | undefined {
 function describeImage(display: string, format: ImageFormat, size: number, dimensions: { width: number; height: number } | undefined): string {
   const pixels = dimensions ? `${dimensions.width}x${dimensions.height} pixels` : "dimensions unreadable";
   return `${display}: ${format.name} image, ${pixels}, ${plural(size, "byte")}`;
-}
-
-/** `text` quoted for a POSIX shell. */
-const shellQuote = (text: string): string => `'${text.replaceAll("'", `'\\''`)}'`;
-
-/** The note for a window that is not valid UTF-8, naming its first line that is not, so the raw bytes are one command away. */
-function notUtf8Note(path: string, bytes: Buffer, firstLine: number): string {
-  // A newline never sits inside a UTF-8 sequence, so the window is valid exactly when each of its lines is.
-  let line = firstLine;
-  let start = 0;
-  for (let end = bytes.indexOf(10); end !== -1 && isUtf8(bytes.subarray(start, end)); end = bytes.indexOf(10, start)) {
-    start = end + 1;
-    line++;
-  }
-  return `[this text is not valid UTF-8 (first at line ${line}): such bytes are shown as U+FFFD; for the raw bytes use the shell, e.g. sed -n ${line}p ${shellQuote(path)} | od -c]`;
 }
 
 /** What a read of a picture says about it, whether or not the picture travels with it. */
@@ -123,8 +107,7 @@ export const readFile = defineCall({
   description: (config) => {
     const cap = defaultWindow(config);
     return [
-      "Read a file. Text comes back exactly as stored when the whole file is returned and is valid UTF-8;",
-      "bytes that are not UTF-8 are shown as U+FFFD, with a note saying so.",
+      "Read a file. Text comes back exactly as stored when the whole file is returned.",
       cap === undefined
         ? "Without a limit the read runs from offset to the end of the file."
         : `Without a limit a read returns at most ${cap} lines; pass a larger limit to read more at once.`,
@@ -150,9 +133,7 @@ export const readFile = defineCall({
     const asked = count === undefined ? totalLines : Math.min(offset + count - 1, totalLines);
     const read: ReadWindow = { first: firstLine, last: lastLine, total: totalLines, asked, bytes: window.bytes.length, cut: window.cut !== "none" };
     const details = { window: read };
-    const utf8 = isUtf8(window.bytes);
-    const whole = firstLine === 1 && lastLine >= totalLines && window.cut === "none";
-    if (whole && utf8) return { text: body, details };
+    if (firstLine === 1 && lastLine >= totalLines && window.cut === "none") return { text: body, details };
 
     const notes: string[] = [];
     if (window.cut === "lines") notes.push(`[the 256 KiB read limit ended this window after line ${lastLine}]`);
@@ -160,15 +141,11 @@ export const readFile = defineCall({
     if (window.cut === "line") {
       notes.push(`[line ${lastLine} is ${plural(window.cutLineBytes, "byte")} long: only its first ${plural(window.bytes.length, "byte")} fit the 256 KiB read limit; use search to find text in it]`);
     }
-    // Before the footer: a partial read ends with its footer, as the description promises.
-    if (!utf8) notes.push(notUtf8Note(path, window.bytes, firstLine));
-    if (!whole) {
-      notes.push(
-        lastLine < totalLines
-          ? `[showing lines ${firstLine}-${lastLine} of ${totalLines}; continue with offset: ${lastLine + 1}]`
-          : `[showing lines ${firstLine}-${lastLine} of ${totalLines}]`,
-      );
-    }
+    notes.push(
+      lastLine < totalLines
+        ? `[showing lines ${firstLine}-${lastLine} of ${totalLines}; continue with offset: ${lastLine + 1}]`
+        : `[showing lines ${firstLine}-${lastLine} of ${totalLines}]`,
+    );
     const separator = body === "" || body.endsWith("\n") ? "" : "\n";
     return { text: `${body}${separator}${notes.join("\n")}`, details };
   },

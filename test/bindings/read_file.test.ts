@@ -1,4 +1,3 @@
-import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -87,40 +86,6 @@ describe("read_file: whole files", () => {
     const text = await ws.text("read_file", { path: "bom.txt" });
     expect(text).toBe(content);
     expect(Buffer.from(text, "utf8").subarray(0, 3)).toEqual(Buffer.from([0xef, 0xbb, 0xbf]));
-  });
-
-  test("a valid UTF-8 file holding U+FFFD itself comes back byte for byte with no note", async () => {
-    using ws = tempWorkspace();
-    const content = "replacement \uFFFD character\nnö ✓ 🙂\n";
-    ws.put({ "fffd.txt": content });
-    expect(await ws.text("read_file", { path: "fffd.txt" })).toBe(content);
-  });
-
-  test("bytes that are not UTF-8 are shown as U+FFFD, with a note naming the first such line and how to see them raw", async () => {
-    using ws = tempWorkspace();
-    ws.put({ "it's.txt": Buffer.concat([Buffer.from("ok\ncaf"), Buffer.from([0xe9]), Buffer.from("\nend\n")]) });
-    const text = await ws.text("read_file", { path: "it's.txt" });
-    const lines = text.split("\n");
-    expect(lines.slice(0, 3)).toEqual(["ok", "caf\uFFFD", "end"]);
-    expect(lines).toHaveLength(4);
-    const note = lines[3] ?? "";
-    expect(note).toMatch(/^\[this text is not valid UTF-8 \(first at line 2\): such bytes are shown as U\+FFFD; .*\]$/);
-    const command = /e\.g\. (.*)\]$/.exec(note)?.[1] ?? "";
-    expect(spawnSync("sh", ["-c", command], { cwd: ws.root, encoding: "utf8" }).stdout).toMatch(/c +a +f +351 +\\n/);
-  });
-
-  test("a window with bytes that are not UTF-8 has the note before its footer", async () => {
-    using ws = tempWorkspace();
-    const lines = numberedLines(10).map((line, i) => Buffer.from(i === 6 ? `bad \xff ${line}` : line, i === 6 ? "latin1" : "utf8"));
-    ws.put({ "mixed.txt": Buffer.concat(lines) });
-    const text = await ws.text("read_file", { path: "mixed.txt", offset: 5, limit: 4 });
-    expect(text.split("\n").slice(-3)).toEqual([
-      "line 8",
-      "[this text is not valid UTF-8 (first at line 7): such bytes are shown as U+FFFD; for the raw bytes use the shell, e.g. sed -n 7p 'mixed.txt' | od -c]",
-      "[showing lines 5-8 of 10; continue with offset: 9]",
-    ]);
-    expect(text).toContain("bad \uFFFD line 7\n");
-    expect(await ws.text("read_file", { path: "mixed.txt", offset: 8, limit: 2 })).toBe("line 8\nline 9\n[showing lines 8-9 of 10; continue with offset: 10]");
   });
 
   test("a file without a trailing newline gets none added", async () => {
