@@ -107,7 +107,7 @@ export const readFile = defineCall({
   description: (config) => {
     const cap = defaultWindow(config);
     return [
-      "Read a file. Text comes back exactly as stored when the whole file is returned.",
+      "Read a file. Text comes back exactly as stored when the whole file is returned (bytes that are not UTF-8 read as U+FFFD).",
       cap === undefined
         ? "Without a limit the read runs from offset to the end of the file."
         : `Without a limit a read returns at most ${cap} lines; pass a larger limit to read more at once.`,

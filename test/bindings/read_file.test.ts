@@ -79,6 +79,13 @@ describe("read_file: whole files", () => {
     expect(await ws.text("read_file", { path: "crlf.txt" })).toBe(content);
   });
 
+  test("a file that is not UTF-8 reads with U+FFFD for each bad byte, whole and windowed, with no extra note", async () => {
+    using ws = tempWorkspace();
+    ws.put({ "latin1.txt": Buffer.from("caf\xe9\nna\xefve\nthird\n", "latin1") });
+    expect(await ws.text("read_file", { path: "latin1.txt" })).toBe("caf\uFFFD\nna\uFFFDve\nthird\n");
+    expect(await ws.text("read_file", { path: "latin1.txt", limit: 1 })).toBe("caf\uFFFD\n[showing lines 1-1 of 3; continue with offset: 2]");
+  });
+
   test("a UTF-8 byte order mark is kept", async () => {
     using ws = tempWorkspace();
     const content = "\uFEFFhello\nwörld ✓\n";
