@@ -5,6 +5,7 @@ import type { Static, TSchema } from "typebox";
 import { Compile } from "typebox/compile";
 import { Value } from "typebox/value";
 import { type CallError, fromSystemError, GgError, isGgError } from "../host/errors.ts";
+import { resolvePath } from "../host/paths.ts";
 import type { FileHost } from "../host/files.ts";
 import type { CapabilityId, Configuration } from "./config.ts";
 
@@ -134,9 +135,14 @@ export function checkArguments(name: string, schema: TSchema, args: unknown): Ca
   return { code: "invalid-argument", message: `Cannot call ${name}: ${problems.join("; ")}` };
 }
 
-const failed = (definition: CallDefinition, error: unknown): CallResult => {
+/** A failure as the caller sees it: its file named as the caller spelled it, not as the host resolved it. */
+const failed = (definition: CallDefinition, error: unknown, args: unknown, context: CallContext): CallResult => {
   const typed = isGgError(error) ? error : fromSystemError(`run ${definition.name} on`, "its arguments", error);
-  return { ok: false, error: { code: typed.code, message: typed.message } };
+  const path = (args as { path?: unknown } | undefined)?.path;
+  const relative = typeof path === "string" && path !== "" && !path.startsWith("/") && !path.includes("\0");
+  const absolute = relative ? resolvePath(context.cwd, path) : undefined;
+  const message = absolute ? typed.message.replaceAll(`${absolute}:`, `${path}:`).replaceAll(`${absolute} `, `${path} `) : typed.message;
+  return { ok: false, error: { code: typed.code, message } };
 };
 
 /** Validates `args` and runs the call; every failure, however it arises, comes back as a typed error. */
@@ -152,7 +158,7 @@ export async function runChecked(definition: CallDefinition, args: unknown, cont
   try {
     return { ok: true, ...(await definition.run(args as Static<TSchema>, context)) };
   } catch (error) {
-    return failed(definition, error);
+    return failed(definition, error, args, context);
   }
 }
 
@@ -163,6 +169,6 @@ export function runCheckedSync(definition: CallDefinition, args: unknown, contex
     if (output instanceof Promise) throw new GgError("io-error", `Cannot run ${definition.name} inline: it is asynchronous`);
     return { ok: true, ...output };
   } catch (error) {
-    return failed(definition, error);
+    return failed(definition, error, args, context);
   }
 }

@@ -6,7 +6,7 @@
 // a command; from then on a host watchdog (wall clock and CPU time) stops it, since isolated-vm's timeout ends there.
 import ivm from "isolated-vm";
 import { CALL_ERROR_CODES, type ErrorCode, isGgError } from "../host/errors.ts";
-import { argumentsObject, type GgEnv, ggFunctions } from "./api.ts";
+import { argumentsObject, forPrograms, type GgEnv, ggFunctions } from "./api.ts";
 import { type CompiledProgram, compileProgram, type Language, originalPosition, PROGRAM_FILE } from "./compile.ts";
 import { blankReport, type Limits } from "./limits.ts";
 import type { ViewSummary } from "./views.ts";
@@ -293,7 +293,7 @@ async function prepare(env: GgEnv, memoryMb: number, resultChars: number): Promi
       return JSON.stringify(code ? { ok: false, error: { code, message: value } } : { ok: true, value: value === undefined ? null : value });
     };
     const failure = (error: unknown): string =>
-      isGgError(error) ? reply(error.message, error.code) : reply(`gg.${name} failed on the host: ${error instanceof Error ? error.message : String(error)}`, "io-error");
+      isGgError(error) ? reply(forPrograms(error.message), error.code) : reply(`gg.${name} failed on the host: ${error instanceof Error ? error.message : String(error)}`, "io-error");
     try {
       if (!run) return reply("Cannot call gg outside a run", "invalid-argument");
       // A loop of inline calls keeps this thread too busy for the watchdog's timers: each call checks the budget.

@@ -405,6 +405,11 @@ describe("read_file: paths and arguments", () => {
   test("a missing file is not-found", async () => {
     using ws = tempWorkspace();
     expect(await ws.call("read_file", { path: "nope.txt" })).toMatchObject({ ok: false, error: { code: "not-found" } });
+    // The message names the file as the caller spelled it, and says how to recover.
+    expect(await ws.call("read_file", { path: "sub/nope.txt" })).toMatchObject({
+      ok: false,
+      error: { message: "Cannot read sub/nope.txt: no such file or directory; check the path with list_dir or tree" },
+    });
   });
 
   test("a directory is invalid-argument", async () => {

@@ -61,6 +61,12 @@ describe("running a program", () => {
     expect(survivors(duration)).toEqual([]);
   });
 
+  test("a gg error's recovery names gg functions, not tool calls", async () => {
+    using ws = engineWorkspace();
+    const report = await ws.run("await gg.files.readFile('nope.txt')");
+    expect(report.error).toMatchObject({ code: "not-found", message: "Cannot read nope.txt: no such file or directory; check the path with gg.files.listDir or gg.files.tree" });
+  });
+
   test("a gg error left uncaught fails the run with its own code, at the awaiting line", async () => {
     using ws = engineWorkspace();
     const report = await ws.run("const x: string = 'a';\nawait gg.files.readFile('missing.txt');");
