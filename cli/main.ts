@@ -13,7 +13,7 @@ import type { ViewSummary } from "../runtime/views.ts";
 
 const USAGE = `Usage:
   gg call TOOL [ARGS_JSON] [--workspace DIR] [--config FILE] [--budget SECONDS] [--json]
-  gg run PROGRAM.ts|- [--workspace DIR] [--config FILE] [--budget SECONDS] [--memory MB] [--json]
+  gg run PROGRAM.ts|- [--workspace DIR] [--config FILE] [--budget SECONDS] [--cpu SECONDS] [--memory MB] [--json]
   gg tools [--config FILE]
   gg docs [--config FILE]
 
@@ -26,6 +26,7 @@ Options:
   --workspace DIR  workspace root; relative paths resolve against it (default: the current directory)
   --config FILE    JSON capability configuration (default: every capability on, read-file default-cap, lineCap 2000)
   --budget SECONDS wall-clock budget of the run (run: default 120); a shell command's timeout is clamped to it
+  --cpu SECONDS    CPU time of a program (run: default the budget)
   --memory MB      heap of a program's isolate (default 128)
   --json           print one JSON object: {"ok": true, "text", "attachments"} (shell: {"ok": true, "exitCode",
                    "output", "truncated", "files"}) or {"ok": false, "error"}`;
@@ -74,6 +75,7 @@ interface RunFlags {
   config: Configuration;
   budget: number | undefined;
   memory: number | undefined;
+  cpu: number | undefined;
   json: boolean;
 }
 
@@ -104,6 +106,7 @@ async function runProgramFile(rest: string[], flags: RunFlags, out: (text: strin
     language: /\.[cm]?js$/.test(file) ? "js" : "ts",
     ...(flags.budget === undefined ? {} : { budget: flags.budget }),
     ...(flags.memory === undefined ? {} : { memory: flags.memory }),
+    ...(flags.cpu === undefined ? {} : { limits: { cpuSecs: flags.cpu } }),
   };
   const problems = limitProblems(runLimits(options));
   if (problems.length > 0) throw new UsageError(`Cannot run with these limits: ${problems.join("; ")}`);
@@ -140,6 +143,7 @@ export async function main(argv: readonly string[], out: (text: string) => void 
         config: { type: "string" },
         budget: { type: "string" },
         memory: { type: "string" },
+        cpu: { type: "string" },
         json: { type: "boolean", default: false },
         help: { type: "boolean", short: "h", default: false },
       },
@@ -163,7 +167,7 @@ export async function main(argv: readonly string[], out: (text: string) => void 
       return 0;
     }
     const budget = positiveNumber("--budget", values.budget);
-    if (command === "run") return await runProgramFile(rest, { workspace: workspaceOf(values.workspace), config, budget, memory: positiveNumber("--memory", values.memory), json }, out);
+    if (command === "run") return await runProgramFile(rest, { workspace: workspaceOf(values.workspace), config, budget, memory: positiveNumber("--memory", values.memory), cpu: positiveNumber("--cpu", values.cpu), json }, out);
     if (command !== "call") throw new UsageError(`Unknown command ${JSON.stringify(command)}; the commands are call, run, tools and docs`);
     const [tool, argsText, ...extra] = rest;
     if (tool === undefined) throw new UsageError("gg call needs a TOOL name, e.g. gg call tree '{\"depth\":2}'");

@@ -125,6 +125,7 @@ describe("gg run", () => {
     using ws = tempWorkspace();
     writeFileSync(join(ws.root, "loop.js"), "for (;;) {}\n");
     expect(gg(["run", "loop.js", "--budget", "0.5"], ws.root)).toMatchObject({ status: 1, stdout: expect.stringMatching(/^error\[timeout\]/) });
+    expect(gg(["run", "loop.js", "--budget", "20", "--cpu", "0.5"], ws.root)).toMatchObject({ status: 1, stdout: expect.stringMatching(/^error\[timeout\]: The program was stopped at its CPU limit of 0.5 s/) });
     expect(gg(["run", "missing.ts"], ws.root).status).toBe(2);
     expect(gg(["run", "loop.js", "--memory", "lots"], ws.root).status).toBe(2);
     expect(gg(["run", "loop.js", "--memory", "4"], ws.root)).toMatchObject({ status: 2, stderr: expect.stringContaining("memoryMb 4 is not a whole number of MB from 8 to 65536") });
