@@ -181,6 +181,9 @@ export async function main(argv: readonly string[], out: (text: string) => void 
       }
     }
     const tools = createTools({ workspace: workspaceOf(values.workspace), config, ...(budget === undefined ? {} : { budgetSecs: budget }) });
+    // A tool this configuration lacks (unknown, or its capability disabled) is a refused command line.
+    const names = tools.definitions().map((definition) => definition.name);
+    if (!names.includes(tool)) throw new UsageError(`No tool ${JSON.stringify(tool)} in this configuration; the tools are ${names.join(", ")}`);
     const result = await tools.call(tool, args);
     if (json) {
       out(`${JSON.stringify(tools.json(tool, result))}\n`);

@@ -63,13 +63,16 @@ describe("gg call", () => {
     expect(run.stderr).toContain('"shelll"');
   });
 
-  test("a disabled capability's call does not exist", () => {
+  test("a disabled capability's call does not exist: naming it, or an unknown tool, is a refused command line", () => {
     using ws = tempWorkspace();
     const config = join(ws.root, "config.json");
     writeFileSync(config, JSON.stringify([{ id: "search", enabled: false }]));
     const run = gg(["call", "search", '{"query":"x"}', "--workspace", ws.root, "--config", config]);
-    expect(run.status).toBe(1);
-    expect(run.stdout).toMatch(/^error\[invalid-argument\]: .*no such tool/);
+    expect(run).toMatchObject({ status: 2, stdout: "", stderr: expect.stringMatching(/^gg: No tool "search" in this configuration; the tools are read_file, .*shell\n$/) });
+    expect(gg(["call", "nosuch", "{}", "--workspace", ws.root])).toMatchObject({ status: 2, stderr: expect.stringContaining('No tool "nosuch"') });
+    const json = gg(["call", "nosuch", "{}", "--workspace", ws.root, "--json"]);
+    expect(json.status).toBe(2);
+    expect(JSON.parse(json.stdout)).toMatchObject({ ok: false, error: { code: "invalid-argument", message: expect.stringContaining('No tool "nosuch"') } });
   });
 });
 
