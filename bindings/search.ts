@@ -1,6 +1,7 @@
 // search: matching lines across the workspace for a Rust regular expression, in path order then line order.
 import { Type } from "typebox";
 import { GgError } from "../host/errors.ts";
+import { isIgnoredFile } from "../host/ignore.ts";
 import { plural } from "../host/lines.ts";
 import { joinDisplay, resolvePath } from "../host/paths.ts";
 import { createScanner, type LineMatch, scanFile, searchFiles } from "../host/search.ts";
@@ -47,7 +48,10 @@ export const search = defineCall({
     let lines: string[];
     let searched = 1;
     if (root.kind === "file") {
-      lines = scanFile(scanner, absolute, wanted).map((match) => `${display}:${match.line}:${shown(match)}`);
+      // An ignored file is not searched even when named: it stays reachable through read_file and the other calls.
+      const ignored = isIgnoredFile(absolute, context.workspace);
+      if (ignored) searched = 0;
+      lines = ignored ? [] : scanFile(scanner, absolute, wanted).map((match) => `${display}:${match.line}:${shown(match)}`);
     } else {
       const outcome = searchFiles(scanner, walkFiles(walkRoot(absolute, context.workspace)), wanted);
       lines = outcome.matches.map((match) => `${joinDisplay(path, match.file.relative)}:${match.line}:${shown(match)}`);

@@ -23,6 +23,8 @@ const CUT_NOTE = {
 } as const;
 
 function render(root: WalkDir, depth: number): string {
+  // An ignored root is absent from trees like any ignored directory; saying so beats calling it empty.
+  if (root.inherited.hidden) return "(ignored: .gitignore, .ignore or .git/info/exclude excludes this directory, or it is in .git; list_dir still lists it)";
   const lines: string[] = [];
   let bytes = -1;
   let cut: keyof typeof CUT_NOTE | undefined;

@@ -20,6 +20,8 @@ interface Level {
 /** The ignore rules in force in one directory of a walk: its own files plus every enclosing directory's. */
 export interface IgnoreScope {
   readonly levels: readonly Level[];
+  /** The walk's root is itself ignored: nothing beneath it is scanned or shown. */
+  readonly hidden?: boolean;
 }
 
 function readRules(file: string): Ignore | undefined {
@@ -90,14 +92,33 @@ export function rootScope(given: string, workspaceGiven: string): IgnoreScope {
     const stop = chain.indexOf(workspace);
     chain.length = inside && stop !== -1 ? stop + 1 : 0;
   }
+  const within = (dir: string): boolean => dir === workspace || dir.startsWith(workspace === "/" ? "/" : `${workspace}/`);
   const above: Level[] = [];
+  const own: Level[] = [];
   for (const ancestor of chain.reverse()) {
     const prefix = `${root.slice(ancestor === "/" ? 1 : ancestor.length + 1)}/`;
     const level = levelAt(ancestor, probeRuleFiles(ancestor), prefix, 0);
-    if (level) above.push(level);
+    if (!level) continue;
+    above.push(level);
+    if (within(ancestor)) own.push(level);
   }
+  // .git is never scanned, however it is reached.
+  const inGit = within(root) && root.slice(workspace.length).split("/").includes(".git");
   const outer: IgnoreScope = { levels: above };
-  return above.length > 0 && isIgnored(outer, "", true) ? { levels: [] } : outer;
+  if (!inGit && (above.length === 0 || !isIgnored(outer, "", true))) return outer;
+  // The root is ignored. Rules from above the workspace that hide it would hide the project itself, so they are
+  // dropped; the workspace's own rules hide an ignored folder from tree and search even when it is named as the root
+  // (a file under it stays reachable through the other calls).
+  const ownScope: IgnoreScope = { levels: own };
+  return inGit || (own.length > 0 && isIgnored(ownScope, "", true)) ? { levels: [], hidden: true } : ownScope;
+}
+
+/** Whether tree and search skip the file at `path` (absolute), the rules of its own directory included. */
+export function isIgnoredFile(path: string, workspace: string): boolean {
+  const dir = dirname(path);
+  const scope = rootScope(dir, workspace);
+  if (scope.hidden) return true;
+  return isIgnored(enterScope(scope, dir, "", probeRuleFiles(dir)), path.slice(path.lastIndexOf("/") + 1), false);
 }
 
 function canonical(path: string): string {

@@ -42,6 +42,7 @@ export const walkRoot = (absolute: string, workspace: string): WalkDir => ({
 
 /** Lists `dir`: entries that are not ignored, in path order. Throws the system error when it cannot be read. */
 export function listDir(dir: WalkDir): Listing {
+  if (dir.inherited.hidden) return { entries: [], scope: dir.inherited };
   const dirents = readdirSync(dir.absolute, { withFileTypes: true }).sort(byName);
   // The listing itself says which rule files exist, so no directory costs a failed open.
   const present = { ignore: false, gitignore: false, git: false };

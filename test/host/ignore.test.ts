@@ -90,10 +90,24 @@ describe("ignore rules", () => {
     expect(git).toEqual([".gitignore", "Build/a.txt", "X.LOG"]);
   });
 
-  test("a root inside an ignored directory is walked when named explicitly", async () => {
+  test("a root inside an ignored directory holds nothing for tree and search, even named explicitly; .git neither", async () => {
     using ws = tempWorkspace();
-    ws.put({ ".gitignore": "node_modules/\n", "node_modules/pkg/index.js": "" });
-    expect(files(`${ws.root}/node_modules/pkg`, ws.root)).toEqual(["index.js"]);
+    ws.put({ ".gitignore": "node_modules/\n", "node_modules/pkg/index.js": "needle\n", ".git/config": "needle\n" });
+    expect(files(`${ws.root}/node_modules/pkg`, ws.root)).toEqual([]);
+    expect(files(`${ws.root}/.git`, ws.root)).toEqual([]);
+    expect(await ws.text("search", { query: "needle", path: "node_modules" })).toBe('No matches for "needle" in node_modules (0 files searched).');
+    expect(await ws.text("search", { query: "needle", path: "node_modules/pkg/index.js" })).toBe('No matches for "needle" in node_modules/pkg/index.js (0 files searched).');
+    expect(await ws.text("tree", { path: "node_modules" })).toMatch(/^\(ignored: /);
+    expect(await ws.text("list_dir", { path: "node_modules" })).toBe("pkg/");
+  });
+
+  test("a workspace inside a folder its enclosing repository ignores is searched whole: rules above it do not hide it", async () => {
+    using ws = tempWorkspace();
+    execFileSync("git", ["init", "-q", ws.root]);
+    ws.put({ ".gitignore": "build/\n", "build/ws/src/a.txt": "needle\n", "build/ws/.gitignore": "skip/\n", "build/ws/skip/b.txt": "needle\n" });
+    expect(files(`${ws.root}/build/ws`, `${ws.root}/build/ws`)).toEqual([".gitignore", "src/a.txt"]);
+    expect(files(`${ws.root}/build/ws/src`, `${ws.root}/build/ws`)).toEqual(["a.txt"]);
+    expect(files(`${ws.root}/build/ws/skip`, `${ws.root}/build/ws`)).toEqual([]);
   });
 
   test("an ignored file stays reachable by path through the other calls", async () => {
@@ -101,7 +115,7 @@ describe("ignore rules", () => {
     ws.put({ ".gitignore": "secret.txt\n", "secret.txt": "needle\n" });
     expect(await ws.text("search", { query: "needle" })).toMatch(/^No matches/);
     expect(await ws.text("read_file", { path: "secret.txt" })).toBe("needle\n");
-    expect(await ws.text("search", { query: "needle", path: "secret.txt" })).toBe("secret.txt:1:needle");
+    expect(await ws.text("search", { query: "needle", path: "secret.txt" })).toBe('No matches for "needle" in secret.txt (0 files searched).');
     expect(await ws.text("list_dir")).toBe(".gitignore\nsecret.txt");
     await ws.text("edit_file", { path: "secret.txt", old: "needle", new: "thread" });
     expect(await ws.text("read_file", { path: "secret.txt" })).toBe("thread\n");
