@@ -93,9 +93,8 @@ export function killAllCommands(): void {
 
 let exitHooked = false;
 /**
- * Makes this process's end take its commands with it: on exit, and on SIGINT, SIGTERM and SIGHUP (which would
- * otherwise end it without an exit event), every live command group is killed. For entry points only: a library
- * must not take over its embedder's signals.
+ * Makes SIGINT, SIGTERM and SIGHUP, which would end this process without its exit event (where live command groups
+ * are killed), kill them too. For entry points only: a library must not take over its embedder's signals.
  */
 export function stopCommandsOnSignals(): void {
   for (const name of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
