@@ -2,7 +2,6 @@
 // flood a turn. The walk stops when the output is full, so its cost follows its output, not the workspace.
 import { Type } from "typebox";
 import { fromSystemError, GgError } from "../host/errors.ts";
-import { plural } from "../host/lines.ts";
 import { resolvePath } from "../host/paths.ts";
 import { enter, listDir, type WalkDir, walkRoot } from "../host/walk.ts";
 import { defineCall, textValue } from "./define.ts";
@@ -40,7 +39,8 @@ function render(root: WalkDir, depth: number): string {
   const countEntries = (dir: WalkDir): string => {
     try {
       const count = listDir(dir).entries.length;
-      return count > 0 ? ` (${plural(count, "entry", "entries")} not shown)` : "";
+      // The seed's form, to the character, whatever the count: "(N entries not shown)".
+      return count > 0 ? ` (${count} entries not shown)` : "";
     } catch {
       return " (unreadable)";
     }

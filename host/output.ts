@@ -135,7 +135,8 @@ function streamShape() {
       const [first, ...rest] = longest as [{ length: number; line: number }, ...{ length: number; line: number }[]];
       return [
         ...head,
-        `  ${plural(lines, "line")}; line length p50 ${percentile(50)}, p95 ${percentile(95)}, p99 ${percentile(99)}`,
+        // The seed's form, to the character, whatever the count: "N lines; line length ...".
+        `  ${lines} lines; line length p50 ${percentile(50)}, p95 ${percentile(95)}, p99 ${percentile(99)}`,
         `  longest lines: ${[`${first.length} chars @ ${first.line}`, ...rest.map((entry) => `${entry.length} @ ${entry.line}`)].join(", ")}`,
       ].join("\n");
     },

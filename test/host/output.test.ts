@@ -33,6 +33,11 @@ describe("offload", () => {
     expect(number(second)).toBe(number(first) + 1);
   });
 
+  test("a stream of one line is described in the seed's form, 1 lines", () => {
+    const result = run(offload(1, 100), [["stdout", "a\nbb\n"], ["stderr", "err\n"]]);
+    expect(result.output).toContain("\n  1 lines; line length p50 3, p95 3, p99 3\n  longest lines: 3 chars @ 1");
+  });
+
   test("many short lines are counted exactly, with a line-length histogram rather than a list", () => {
     const text = "ab\n".repeat(500_000) + "x".repeat(20_000) + "\n";
     const result = run(offload(3, 100_000), [["stdout", text]]);
