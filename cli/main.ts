@@ -8,7 +8,7 @@ import { createTools } from "../bindings/index.ts";
 import { stopCommandsOnSignals } from "../host/shell.ts";
 import { renderApiDoc } from "../runtime/docs.ts";
 import { createRuntime } from "../runtime/index.ts";
-import { limitProblems, type RunOptions, runLimits } from "../runtime/limits.ts";
+import { type RunOptions, runProblems } from "../runtime/limits.ts";
 import type { ViewSummary } from "../runtime/views.ts";
 
 const USAGE = `Usage:
@@ -108,7 +108,7 @@ async function runProgramFile(rest: string[], flags: RunFlags, out: (text: strin
     ...(flags.memory === undefined ? {} : { memory: flags.memory }),
     ...(flags.cpu === undefined ? {} : { limits: { cpuSecs: flags.cpu } }),
   };
-  const problems = limitProblems(runLimits(options));
+  const problems = runProblems(options);
   if (problems.length > 0) throw new UsageError(`Cannot run with these limits: ${problems.join("; ")}`);
   const runtime = createRuntime({ workspace: flags.workspace, config: flags.config });
   try {

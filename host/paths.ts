@@ -1,5 +1,6 @@
 // Paths resolve as any process in the container resolves them: relative to the working directory, absolute as
 // themselves, `..` left to the kernel (no lexical normalisation, so symlinks behave as they do for a shell).
+import { realpathSync } from "node:fs";
 import { GgError } from "./errors.ts";
 
 /** Resolves a tool path against the working directory `cwd`; refuses the empty path and NUL bytes. */
@@ -14,11 +15,17 @@ export function resolvePath(cwd: string, path: string, field = "path"): string {
   return cwd.endsWith("/") ? cwd + path : `${cwd}/${path}`;
 }
 
-/** The absolute path `path` names from `cwd`, spelled one way: without `.` segments or repeated and trailing slashes.
- *  `..` is kept: the kernel resolves it through symlinks, so dropping it lexically could give two files one key. */
+/**
+ * One spelling of the file `path` names from `cwd`: its real path (`..`, `.` and symbolic links resolved by the
+ * kernel) when it exists, else the absolute path without `.` segments or repeated and trailing slashes.
+ */
 export function pathKey(cwd: string, path: string): string {
-  const segments = resolvePath(cwd, path).split("/").filter((segment) => segment !== "" && segment !== ".");
-  return `/${segments.join("/")}`;
+  const absolute = resolvePath(cwd, path);
+  try {
+    return realpathSync.native(absolute);
+  } catch {
+    return `/${absolute.split("/").filter((segment) => segment !== "" && segment !== ".").join("/")}`;
+  }
 }
 
 /** Joins a displayed root and a relative entry path, without doubling the separator. */

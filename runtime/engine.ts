@@ -4,7 +4,7 @@ import { callContext, type ToolsOptions } from "../bindings/index.ts";
 import { readFile } from "../bindings/read_file.ts";
 import { runCheckedSync } from "../bindings/define.ts";
 import type { Baseline } from "./context.ts";
-import { refusedLimits, type RunOptions, runLimits } from "./limits.ts";
+import { refusedRun, type RunOptions, runLimits } from "./limits.ts";
 import { createSandbox, type RunObserver, type RunReport } from "./sandbox.ts";
 import { createViews, DEFAULT_VIEW_CAPS, type ViewCaps } from "./views.ts";
 
@@ -26,11 +26,10 @@ export function createEngine(options: EngineOptions) {
   return {
     views,
     run: async (source: string, run: RunOptions = {}, observer?: RunObserver): Promise<RunReport> => {
-      const limits = runLimits(run);
-      const refused = refusedLimits(limits);
+      const refused = refusedRun(run);
       if (refused) return refused;
       if (run.baseline) views.setBaseline(run.baseline);
-      return sandbox.run(source, run.language ?? "ts", limits, observer);
+      return sandbox.run(source, run.language ?? "ts", runLimits(run), observer);
     },
     /** Frees the isolate kept ready for the next program. */
     close: (): Promise<void> => sandbox.close(),

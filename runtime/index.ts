@@ -1,11 +1,12 @@
 // createRuntime: runs programs in a runner process it starts and restarts, so nothing a program does (a hard
 // out-of-memory in V8 included) can take the embedding process down. Runs are queued, one at a time.
 import { type ChildProcess, fork } from "node:child_process";
+import { constants } from "node:os";
 import { extname } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { EngineOptions } from "./engine.ts";
 import type { FromRunner, ToRunner } from "./runner.ts";
-import { blankReport, refusedLimits, type RunOptions, runLimits } from "./limits.ts";
+import { blankReport, refusedRun, type RunOptions, runLimits } from "./limits.ts";
 import type { RunError, RunReport } from "./sandbox.ts";
 import type { ViewContent } from "./views.ts";
 
@@ -96,10 +97,9 @@ export function createRuntime(options: EngineOptions) {
     if (!runner) await start();
     else await ready;
     const id = nextId++;
-    const limits = runLimits(run);
-    const refused = refusedLimits(limits);
+    const refused = refusedRun(run);
     if (refused) return refused;
-    const budget = limits.budgetSecs;
+    const budget = runLimits(run).budgetSecs;
     return new Promise<RunReport>((done) => {
       const timer = setTimeout(() => {
         // A runner stuck past the budget (a host call that never returns): stop it, and report a timeout.
@@ -155,11 +155,17 @@ export type { ViewContent } from "./views.ts";
 export type { Baseline } from "./context.ts";
 export { DEFAULT_LIMITS, type Limits } from "./limits.ts";
 
-/** Why a runner ended under a program: V8 aborts it (SIGABRT or SIGTRAP) when a heap outgrows what it can hold. */
+/**
+ * Why a runner ended under a program: V8 aborts it (SIGABRT or SIGTRAP) when a heap outgrows what it can hold. The
+ * runner turns SIGINT, SIGTERM and SIGHUP into exit code 128 + the signal's number, after stopping its commands.
+ */
 function runnerDeath(code: number | null, signal: NodeJS.Signals | null): RunError {
   const lost = "the calls listed completed before that, and the views of earlier programs were lost with the runner";
-  if (signal === null || signal === "SIGABRT" || signal === "SIGTRAP") {
-    return { code: "memory-limit", message: `The program brought its runner process down (${signal ?? `exit code ${code}`}), most likely by using memory far past its limit; ${lost}` };
+  const relayed = code !== null && code > 128 ? Object.entries(constants.signals).find(([, number]) => number === code - 128)?.[0] : undefined;
+  const ended = signal ?? relayed;
+  if (code === 0 && !signal) return { code: "program-error", message: `The runtime was closed while the program ran; ${lost}` };
+  if (ended === undefined || ended === "SIGABRT" || ended === "SIGTRAP") {
+    return { code: "memory-limit", message: `The program brought its runner process down (${ended ?? `exit code ${code}`}), most likely by using memory far past its limit; ${lost}` };
   }
-  return { code: "program-error", message: `The runner process was ended by ${signal}, from outside gg or by a command the program ran; ${lost}` };
+  return { code: "program-error", message: `The runner process was ended by ${ended}, from outside gg or by a command the program ran; ${lost}` };
 }

@@ -66,9 +66,19 @@ export function runLimits(run: RunOptions): Limits {
 /** A report before anything ran. */
 export const blankReport = (): RunReport => ({ ok: false, logs: [], logsDropped: 0, calls: [], callsDropped: 0, views: [], usage: { wallMs: 0, cpuMs: 0, peakHeapBytes: 0 } });
 
-/** The report of a run refused for its limits (invalid-argument, every bad value named), or undefined. */
-export function refusedLimits(limits: Limits): RunReport | undefined {
-  const problems = limitProblems(limits);
+/** What is wrong with a run's options: its limits, and a baseline that is not counts of tokens. */
+export function runProblems(run: RunOptions): string[] {
+  const problems = limitProblems(runLimits(run));
+  for (const [band, tokens] of Object.entries(run.baseline ?? {})) {
+    if (!["system", "messages", "toolResults"].includes(band)) problems.push(`baseline has an unknown band "${band}"; the bands are system, messages, toolResults`);
+    else if (!(typeof tokens === "number" && Number.isInteger(tokens) && tokens >= 0)) problems.push(`baseline.${band} ${String(tokens)} is not a whole number of tokens, 0 or more`);
+  }
+  return problems;
+}
+
+/** The report of a run refused for its options (invalid-argument, every bad value named), or undefined. */
+export function refusedRun(run: RunOptions): RunReport | undefined {
+  const problems = runProblems(run);
   if (problems.length === 0) return undefined;
-  return { ...blankReport(), error: { code: "invalid-argument", message: `Cannot run the program with these limits: ${problems.join("; ")}` } };
+  return { ...blankReport(), error: { code: "invalid-argument", message: `Cannot run the program with these options: ${problems.join("; ")}` } };
 }

@@ -185,7 +185,8 @@ interface Thrown {
   stack: string;
 }
 
-const FRAME = new RegExp(`${PROGRAM_FILE.replace(".", "\\.")}:(\\d+):(\\d+)`, "g");
+// The program's frames, as V8 writes them: the bare file name, never the tail of a longer path a program printed.
+const FRAME = new RegExp(`(?<![\\w/.-])${PROGRAM_FILE.replace(".", "\\.")}:(\\d+):(\\d+)`, "g");
 
 /** The program's own position of the first stack frame in compiled program code. */
 function position(program: CompiledProgram, stack: string): { line?: number; column?: number } {
@@ -325,7 +326,8 @@ async function prepare(env: GgEnv, memoryMb: number, resultChars: number): Promi
       if (!run || typeof text !== "string" || typeof level !== "number") return;
       run.guard();
       const entry: LogEntry = { level: LEVELS[level] ?? "log", text: mapStack(run.program, text) };
-      run.logBytes += Buffer.byteLength(text);
+      // Each entry costs its line break too, so a flood of empty entries meets the limit as well.
+      run.logBytes += Buffer.byteLength(text) + 1;
       if (run.logBytes > run.logLimit) {
         run.report.logsDropped++;
         return;
@@ -428,6 +430,8 @@ export function createSandbox(env: GgEnv) {
         }
       }, tick);
 
+      // Which limit the synchronous run's own timeout stands for, should it fire.
+      const cpuBound = cpuLimitMs < msLeft();
       try {
         const script = isolate.compileScriptSync(`__gg_settle(${program.code.trimEnd().replace(/;$/, "")})`, { filename: PROGRAM_FILE });
         // Synchronous up to the program's first wait on a command; the promise follows the rest natively.
@@ -448,7 +452,7 @@ export function createSandbox(env: GgEnv) {
         // The synchronous run's own timeout: the program never waited, so the watchdog could not run.
         if (/execution timed out/i.test(message)) {
           cpuMs = Number(isolate.cpuTime) / 1e6 - cpuAtStart;
-          return finish(cpuMs >= cpuLimitMs && cpuLimitMs < budgetMs ? cpuStop : overBudget);
+          return finish(cpuBound ? cpuStop : overBudget);
         }
         // Past the memory limit isolated-vm disposes the isolate: the program's promise is then "abandoned".
         if (/memory limit/i.test(message) || isolate.isDisposed) return finish(memoryLimit);

@@ -44,6 +44,22 @@ describe("limits", () => {
     expect(report.logs.length + report.logsDropped).toBe(100000);
   });
 
+  test("log-flood of empty entries: each entry counts toward the log limit", async () => {
+    using ws = engineWorkspace();
+    const report = await ws.run("for (let i = 0; i < 100000; i++) console.log(); return 'done';", { limits: { logBytes: 1000 } });
+    expect(report.result).toBe("done");
+    expect(report.logs).toHaveLength(1000);
+    expect(report.logsDropped).toBe(99000);
+  });
+
+  test("cpu-limit before any wait: a loop of logs is stopped at the CPU limit, and says so", async () => {
+    using ws = engineWorkspace();
+    for (const source of ["for (;;) {}", "for (;;) console.log('x');"]) {
+      const report = await ws.run(source, { limits: { budgetSecs: 10, cpuSecs: 0.3 } });
+      expect(report.error).toMatchObject({ code: "timeout", message: expect.stringContaining("CPU limit of 0.3 s") });
+    }
+  });
+
   test("huge-result: a result over the limit fails with result-too-large and says how to recover", async () => {
     using ws = engineWorkspace();
     const report = await ws.run("return 'x'.repeat(100000)", { limits: { resultChars: 50000 } });

@@ -61,6 +61,12 @@ describe("running a program", () => {
     expect(survivors(duration)).toEqual([]);
   });
 
+  test("text a program logs that names another program.js (a path, not gg's frame) is left as it is", async () => {
+    using ws = engineWorkspace();
+    const text = "Error: x\n    at f (/tmp/ws/program.js:1:21)\n    at ./program.js:2:1";
+    expect((await ws.run(`console.log(${JSON.stringify(text)})`)).logs[0]?.text).toBe(text);
+  });
+
   test("a gg error's recovery names gg functions, not tool calls", async () => {
     using ws = engineWorkspace();
     const report = await ws.run("await gg.files.readFile('nope.txt')");

@@ -42,6 +42,8 @@ describe("createRuntime", () => {
       const crashed = await runtime.run("await gg.files.writeFile('before.txt', 'x');\nawait gg.shell.shell('kill -9 $PPID');");
       expect(crashed.ok).toBe(false);
       expect(crashed.error).toMatchObject({ code: "program-error", message: expect.stringContaining("runner process was ended by SIGKILL") });
+      const terminated = await runtime.run("await gg.shell.shell('kill -TERM $PPID; sleep 1');");
+      expect(terminated.error).toMatchObject({ code: "program-error", message: expect.stringContaining("runner process was ended by SIGTERM") });
       expect(crashed.calls.map((call) => call.name)).toEqual(["files.writeFile"]);
       expect(await runtime.run("return 'alive'")).toMatchObject({ ok: true, result: "alive" });
     } finally {
@@ -67,9 +69,9 @@ describe("createRuntime", () => {
     using ws = tempWorkspace();
     const runtime = createRuntime({ workspace: ws.root });
     try {
-      for (const run of [{ budget: -5 }, { budget: Number.NaN }, { memory: 4 }, { limits: { logBytes: 1.5 } }]) {
+      for (const run of [{ budget: -5 }, { budget: Number.NaN }, { memory: 4 }, { limits: { logBytes: 1.5 } }, { baseline: { system: -5 } }, { baseline: { messages: "abc" as unknown as number } }]) {
         const report = await runtime.run("return 1", run);
-        expect(report).toMatchObject({ ok: false, error: { code: "invalid-argument", message: expect.stringContaining("Cannot run the program with these limits") } });
+        expect(report).toMatchObject({ ok: false, error: { code: "invalid-argument", message: expect.stringContaining("Cannot run the program with these options") } });
       }
       expect((await runtime.run("return 'still here'")).result).toBe("still here");
     } finally {
