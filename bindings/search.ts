@@ -53,7 +53,7 @@ export const search = defineCall({
       if (ignored) searched = 0;
       lines = ignored ? [] : scanFile(scanner, absolute, wanted).map((match) => `${display}:${match.line}:${shown(match)}`);
     } else {
-      const outcome = searchFiles(scanner, walkFiles(walkRoot(absolute, context.workspace)), wanted);
+      const outcome = searchFiles(scanner, walkFiles(walkRoot(absolute, context.workspace)), wanted, context.deadline);
       lines = outcome.matches.map((match) => `${joinDisplay(path, match.file.relative)}:${match.line}:${shown(match)}`);
       searched = outcome.searched;
     }

@@ -1,8 +1,9 @@
 // Scanning files for a search: each file is read into one reused buffer and screened, and a file with a NUL byte
 // counts as binary and yields nothing. (A second thread was measured and dropped: on these machines parallel reads
 // gained ~20% on raw I/O, which a worker's ~45 ms start-up ate whole.)
+import { GgError } from "./errors.ts";
 import type { FileHost } from "./files.ts";
-import { clipLine, countNewlines } from "./lines.ts";
+import { clipLine, countNewlines, plural } from "./lines.ts";
 import { compileSearch, type LineMatcher } from "./regex.ts";
 
 /** A matching line of a file. */
@@ -76,10 +77,16 @@ export interface SearchOutcome<File> {
   searched: number;
 }
 
-/** Searches `files` in order for at most `max` matching lines, stopping as soon as it has them. */
-export function searchFiles<File extends { absolute: string }>(scanner: Scanner, files: Iterable<File>, max: number): SearchOutcome<File> {
+/**
+ * Searches `files` in order for at most `max` matching lines, stopping as soon as it has them. Past `deadline`
+ * (epoch ms: the end of a run's budget) it fails with timeout rather than outlive the run.
+ */
+export function searchFiles<File extends { absolute: string }>(scanner: Scanner, files: Iterable<File>, max: number, deadline?: number): SearchOutcome<File> {
   const outcome: SearchOutcome<File> = { matches: [], searched: 0 };
   for (const file of files) {
+    if (deadline !== undefined && outcome.searched % 64 === 63 && Date.now() > deadline) {
+      throw new GgError("timeout", `The search was stopped at the run's wall-clock budget after ${plural(outcome.searched, "file")}; search a narrower path, or ask for a larger budget`);
+    }
     let found: LineMatch[];
     try {
       found = scanFile(scanner, file.absolute, max - outcome.matches.length);

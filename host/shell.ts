@@ -108,6 +108,7 @@ export function stopCommandsOnSignals(): void {
 /** Groups being stopped: when each must be gone by (epoch ms), and who waits for it. */
 const stopping = new Map<number, { deadline: number; done: () => void }>();
 let poller: NodeJS.Timeout | undefined;
+let pollSoon: NodeJS.Immediate | undefined;
 
 /** One look at every group being stopped (a single /proc scan however many there are): done, or killed. */
 function pollStopping(): void {
@@ -138,7 +139,11 @@ export function stopGroup(pgid: number): Promise<void> {
       },
     });
     poller ??= setInterval(pollStopping, 20);
-    pollStopping();
+    // One look soon, shared by every group stopped in this turn (a run's end stops all its commands at once).
+    pollSoon ??= setImmediate(() => {
+      pollSoon = undefined;
+      pollStopping();
+    });
   });
 }
 

@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
+import { createTools } from "../../bindings/index.ts";
 import { nodeFileHost } from "../../host/files.ts";
 import { createScanner, scanFile } from "../../host/search.ts";
 import { tempWorkspace } from "../workspace.ts";
@@ -28,5 +29,14 @@ describe("scanFile", () => {
     expect(await ws.text("search", { query: "^hello" })).toBe("bom.txt:1:hello");
     expect(await ws.text("search", { query: "\\Ahello\\z" })).toBe("bom.txt:1:hello");
     expect(await ws.text("search", { query: "hello" })).toBe("bom.txt:1:hello");
+  });
+
+  test("a search past the run's budget fails with timeout rather than outlive the run", async () => {
+    using ws = tempWorkspace();
+    ws.put(Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`f${i}.txt`, "hay\n"])));
+    const tools = createTools({ workspace: ws.root, budgetSecs: 0.001 });
+    await new Promise((done) => setTimeout(done, 10));
+    expect(await tools.call("search", { query: "needle" })).toMatchObject({ ok: false, error: { code: "timeout", message: expect.stringContaining("after 63 files") } });
+    expect(await ws.call("search", { query: "needle" })).toMatchObject({ ok: true, text: 'No matches for "needle" in . (200 files searched).' });
   });
 });
