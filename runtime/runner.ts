@@ -60,13 +60,20 @@ process.on("message", (message: ToRunner) => {
       }
       return progress;
     };
+    let lost = false;
     const report = await active.run(message.source, message.run, {
       onCall: (record) => batch().calls.push(record),
       onLog: (entry) => batch().logs.push(entry),
       flush,
+      abandoned: () => {
+        lost = true;
+      },
     });
     progress = undefined;
-    send({ type: "report", id, report });
+    const answer: FromRunner = { type: "report", id, report };
+    // A thread still running a stopped program ends only with this process: leave once the report is out.
+    if (lost) process.send?.(answer, () => process.exit(0));
+    else send(answer);
   });
 });
 process.on("disconnect", () => process.exit(0));

@@ -64,7 +64,13 @@ export interface RunObserver {
   onLog?(entry: LogEntry): void;
   /** The program is about to wait on the host (a command): what was observed so far should be made safe now. */
   flush?(): void;
+  /** A stopped program's isolate kept running (an isolated-vm race): its thread is lost with this process. */
+  abandoned?(): void;
 }
+
+/** Milliseconds a stopped program's isolate has to stop before the run is reported without it. */
+const STOP_GRACE_MS = 1000;
+const ABANDONED = Symbol("abandoned");
 
 /** A call's arguments as its record keeps them: the first 300 characters of their JSON. */
 const clipArgs = (json: string): string => (json.length > 300 ? `${json.slice(0, 300)}...` : json);
@@ -398,10 +404,20 @@ export function createSandbox(env: GgEnv) {
       let stopped: RunError | undefined;
       const overBudget: RunError = { code: "timeout", message: `The program was stopped at its wall-clock budget of ${limits.budgetSecs} s; do less per run, or ask for a larger budget` };
       const memoryLimit: RunError = { code: "memory-limit", message: `The program was stopped at its memory limit of ${limits.memoryMb} MB; keep less in memory at once (stream through files, or read windows)` };
+      // Disposing the isolate ends its program; should it still be running a moment later (isolated-vm can miss the
+      // termination of a thread mid-loop), the run is reported without it rather than waiting forever.
+      let giveUp: NodeJS.Timeout | undefined;
+      let stopGrace = (): void => {};
+      const abandoned = new Promise<typeof ABANDONED>((resolve) => {
+        stopGrace = () => {
+          giveUp = setTimeout(() => resolve(ABANDONED), STOP_GRACE_MS);
+        };
+      });
       const stop = (error: RunError): void => {
         if (stopped) return;
         stopped = error;
         if (!isolate.isDisposed) isolate.dispose();
+        stopGrace();
       };
       const cpuLimitMs = limits.cpuSecs * 1000;
       const callEnv = { ...env, context: { ...env.context, deadline, signal: ending.signal } };
@@ -436,7 +452,13 @@ export function createSandbox(env: GgEnv) {
         const script = isolate.compileScriptSync(`__gg_settle(${program.code.trimEnd().replace(/;$/, "")})`, { filename: PROGRAM_FILE });
         // Synchronous up to the program's first wait on a command; the promise follows the rest natively.
         const timeout = Math.max(1, Math.ceil(Math.min(msLeft(), cpuLimitMs)));
-        const settled: unknown = await script.runSync(context, { timeout, promise: true, copy: true });
+        const running: Promise<unknown> = script.runSync(context, { timeout, promise: true, copy: true });
+        running.catch(() => {});
+        const settled = await Promise.race([running, abandoned]);
+        if (settled === ABANDONED && stopped) {
+          observer.abandoned?.();
+          return finish({ ...stopped, message: `${stopped.message} (its isolate did not stop when told to, so gg's runner is restarted, and the views of earlier programs are lost)` });
+        }
         if (stopped) return finish(stopped);
         const heap = isolate.getHeapStatisticsSync();
         report.usage.peakHeapBytes = Math.max(report.usage.peakHeapBytes, heap.used_heap_size);
@@ -464,6 +486,7 @@ export function createSandbox(env: GgEnv) {
         ending.abort();
         clearInterval(watchdog);
         clearTimeout(wallTimer);
+        clearTimeout(giveUp);
         report.usage.cpuMs = Math.round(cpuMs);
         prepared.slot.run = undefined;
         // Disposing this isolate and creating the next one are synchronous work: both wait until the report is out.
