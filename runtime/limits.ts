@@ -7,7 +7,7 @@ import type { RunReport } from "./sandbox.ts";
 export interface Limits {
   /** Wall-clock budget in seconds; gg.shell timeouts are clamped to what is left of it. */
   budgetSecs: number;
-  /** CPU time of the isolate in seconds. */
+  /** CPU time of the run in seconds: its isolate and the host work of its calls. */
   cpuSecs: number;
   /** Heap of the isolate in MB (isolated-vm's guideline: hostile code may reach 2-3 times it before it is stopped). */
   memoryMb: number;

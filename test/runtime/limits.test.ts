@@ -52,11 +52,12 @@ describe("limits", () => {
     expect(report.logsDropped).toBe(99000);
   });
 
-  test("cpu-limit before any wait: a loop of logs is stopped at the CPU limit, and says so", async () => {
+  test("cpu-limit: loops of logs or inline calls, before or after a wait, are stopped at the CPU limit (host work counts), and say so", async () => {
     using ws = engineWorkspace();
-    for (const source of ["for (;;) {}", "for (;;) console.log('x');"]) {
+    for (const source of ["for (;;) {}", "for (;;) console.log('x');", "await gg.shell.shell('true'); for (;;) console.log('x');", "await gg.shell.shell('true'); for (;;) gg.views.list();"]) {
       const report = await ws.run(source, { limits: { budgetSecs: 10, cpuSecs: 0.3 } });
       expect(report.error).toMatchObject({ code: "timeout", message: expect.stringContaining("CPU limit of 0.3 s") });
+      expect(report.usage.wallMs).toBeLessThan(3000);
     }
   });
 
