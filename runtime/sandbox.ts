@@ -406,7 +406,6 @@ export function createSandbox(env: GgEnv) {
         const spent = process.cpuUsage(cpuAtStart);
         return (spent.user + spent.system) / 1000;
       };
-      let cpuMs = 0;
       let stopped: RunError | undefined;
       const overBudget: RunError = { code: "timeout", message: `The program was stopped at its wall-clock budget of ${limits.budgetSecs} s; do less per run, or ask for a larger budget` };
       const memoryLimit: RunError = { code: "memory-limit", message: `The program was stopped at its memory limit of ${limits.memoryMb} MB; keep less in memory at once (stream through files, or read windows)` };
@@ -440,8 +439,7 @@ export function createSandbox(env: GgEnv) {
       const wallTimer = setTimeout(() => stop(isolate.isDisposed ? memoryLimit : overBudget), msLeft());
       const watchdog = setInterval(() => {
         if (isolate.isDisposed) return stop(memoryLimit);
-        cpuMs = cpuSpent();
-        if (cpuMs > cpuLimitMs) stop(cpuStop);
+        if (cpuSpent() > cpuLimitMs) stop(cpuStop);
         else {
           isolate
             .getHeapStatistics()
@@ -468,7 +466,6 @@ export function createSandbox(env: GgEnv) {
         if (stopped) return finish(stopped);
         const heap = isolate.getHeapStatisticsSync();
         report.usage.peakHeapBytes = Math.max(report.usage.peakHeapBytes, heap.used_heap_size);
-        cpuMs = cpuSpent();
         const read = readSettled(settled, program, limits);
         if (!read.ok) return finish(read.error);
         report.ok = true;
@@ -479,7 +476,6 @@ export function createSandbox(env: GgEnv) {
         const message = error instanceof Error ? error.message : String(error);
         // The synchronous run's own timeout: the program never waited, so the watchdog could not run.
         if (/execution timed out/i.test(message)) {
-          cpuMs = cpuSpent();
           return finish(cpuBound ? cpuStop : overBudget);
         }
         // Past the memory limit isolated-vm disposes the isolate: the program's promise is then "abandoned".
@@ -493,7 +489,7 @@ export function createSandbox(env: GgEnv) {
         clearInterval(watchdog);
         clearTimeout(wallTimer);
         clearTimeout(giveUp);
-        report.usage.cpuMs = Math.round(cpuMs);
+        report.usage.cpuMs = Math.round(cpuSpent());
         prepared.slot.run = undefined;
         // Disposing this isolate and creating the next one are synchronous work: both wait until the report is out.
         spare = new Promise((resolve) =>

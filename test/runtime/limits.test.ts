@@ -89,6 +89,7 @@ describe("limits", () => {
     const report = await ws.run(`console.log('start'); ${source}`, { limits: { budgetSecs: 1 } });
     expect(report.error?.code).toBe("timeout");
     expect(report.usage.wallMs).toBeLessThanOrEqual(1100);
+    expect(report.usage.cpuMs).toBeGreaterThan(500);
     expect(report.logs[0]?.text).toBe("start");
   });
 
