@@ -87,12 +87,11 @@ export function rootScope(given: string, workspaceGiven: string): IgnoreScope {
     dir = parent;
     repo = existsSync(`${dir}/.git`);
   }
+  const within = (path: string): boolean => path === workspace || path.startsWith(workspace === "/" ? "/" : `${workspace}/`);
   if (!repo) {
-    const inside = root === workspace || root.startsWith(workspace.endsWith("/") ? workspace : `${workspace}/`);
     const stop = chain.indexOf(workspace);
-    chain.length = inside && stop !== -1 ? stop + 1 : 0;
+    chain.length = within(root) && stop !== -1 ? stop + 1 : 0;
   }
-  const within = (dir: string): boolean => dir === workspace || dir.startsWith(workspace === "/" ? "/" : `${workspace}/`);
   const above: Level[] = [];
   const own: Level[] = [];
   for (const ancestor of chain.reverse()) {
