@@ -80,6 +80,8 @@ export interface CallDefinition<Schema extends TSchema = TSchema> {
   code: CodeSurface;
   /** What `gg call --json` prints for a success, beside `"ok": true`; default `{text, attachments}`. */
   json?(output: CallOutput): Record<string, unknown>;
+  /** True when the call changes the disk or starts a process: a run's report lists it even if its runner dies. */
+  effects?: true;
   /** True when `run` returns a promise (it waits on a process); every other call completes before it returns. */
   async?: true;
   /** The implementation; receives validated arguments and throws GgError on failure. */

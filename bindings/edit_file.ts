@@ -22,6 +22,7 @@ const toCrlf = (text: string): string => text.replace(/\r?\n/g, "\r\n");
 export const editFile = defineCall({
   name: "edit_file",
   capability: "edit-file",
+  effects: true,
   brief: "Replace one exact, unique occurrence of a string in a file.",
   code: { module: "files", name: "editFile", positional: ["path", "old", "new"], returns: "string", value: textValue },
   parameters: () =>

@@ -130,6 +130,7 @@ function describe(config: Configuration): string {
 export const shell = defineCall({
   name: "shell",
   capability: "shell",
+  effects: true,
   async: true,
   brief: "Run a shell command and get its exit code and output.",
   code: { module: "shell", name: "shell", positional: ["command"], returns: "ShellResult", value: (output) => output.details },

@@ -7,6 +7,7 @@ import { defineCall, textValue } from "./define.ts";
 export const writeFile = defineCall({
   name: "write_file",
   capability: "write-file",
+  effects: true,
   brief: "Create or overwrite a whole file, creating its parent directories.",
   code: { module: "files", name: "writeFile", positional: ["path", "content"], returns: "string", value: textValue },
   parameters: () =>

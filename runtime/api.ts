@@ -31,6 +31,8 @@ export interface GgFunction {
   errors: readonly string[];
   /** True when `run` completes before it returns (no process to wait on): the sandbox calls it inline. */
   sync: boolean;
+  /** True when it changes the disk or starts a process: recorded before it runs, so a runner's death cannot hide it. */
+  effects?: boolean;
   /** Runs with arguments already checked against `parameters`; returns a promise only when not `sync`. */
   run(args: Record<string, unknown>, env: GgEnv): unknown;
 }
@@ -63,6 +65,7 @@ function fromCall(call: CallDefinition): GgFunction {
     returns: call.code.returns,
     errors: ERRORS[call.name] ?? [],
     sync: !call.async,
+    effects: call.effects === true,
     run(args, env) {
       const unwrap = (result: CallResult): unknown => {
         if (!result.ok) throw new GgError(result.error.code, result.error.message);

@@ -1,13 +1,14 @@
 // createRuntime: runs programs in a runner process it starts and restarts, so nothing a program does (a hard
 // out-of-memory in V8 included) can take the embedding process down. Runs are queued, one at a time.
 import { type ChildProcess, fork } from "node:child_process";
-import { constants } from "node:os";
-import { extname } from "node:path";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { constants, tmpdir } from "node:os";
+import { extname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { EngineOptions } from "./engine.ts";
 import type { FromRunner, ToRunner } from "./runner.ts";
 import { blankReport, refusedRun, type RunOptions, runLimits } from "./limits.ts";
-import type { RunError, RunReport } from "./sandbox.ts";
+import type { CallRecord, RunError, RunReport } from "./sandbox.ts";
 import type { ViewContent } from "./views.ts";
 
 /**
@@ -22,6 +23,10 @@ const runnerPath = fileURLToPath(new URL(`./runner${extname(fileURLToPath(import
 interface Pending {
   id: number;
   report: RunReport;
+  /** performance.now() when the run was sent. */
+  started: number;
+  /** Where each call the runner reported sits in `report.calls`, by its seq: an ended call replaces its start. */
+  calls: Map<number, number>;
   done(report: RunReport): void;
   timer: NodeJS.Timeout;
 }
@@ -29,6 +34,8 @@ interface Pending {
 /** A runtime for one agent: its workspace, configuration and views persist across the programs it runs. */
 export function createRuntime(options: EngineOptions) {
   let runner: ChildProcess | undefined;
+  /** Removes the current runner's journal directory. */
+  let removeJournal = (): void => {};
   let ready: Promise<void> | undefined;
   let pending: Pending | undefined;
   let nextId = 1;
@@ -38,6 +45,11 @@ export function createRuntime(options: EngineOptions) {
   const start = (): Promise<void> => {
     // The runner gets none of this process's Node flags (an --input-type or a test runner's loader would break it).
     const child = fork(runnerPath, [], { stdio: ["ignore", "inherit", "inherit", "ipc"], serialization: "advanced", execArgv: [] });
+    // Where the runner writes the calls that change the disk or start a process, before and after each: read when it
+    // dies, since the channel may not have carried them out. A private directory, removed with the runner.
+    const journalDir = mkdtempSync(join(tmpdir(), "gg-runner-"));
+    const journal = join(journalDir, "calls.jsonl");
+    removeJournal = () => rmSync(journalDir, { recursive: true, force: true });
     runner = child;
     // The command groups this runner has running: if it dies before stopping them, they are killed here.
     const groups = new Set<number>();
@@ -56,8 +68,13 @@ export function createRuntime(options: EngineOptions) {
         }
         if (!pending || message.id !== pending.id) return;
         if (message.type === "progress") {
-          pending.report.calls.push(...message.calls);
-          pending.report.logs.push(...message.logs);
+          const { report, calls } = pending;
+          for (const { seq, record } of message.calls) {
+            const at = calls.get(seq);
+            if (at === undefined) calls.set(seq, report.calls.push(record) - 1);
+            else report.calls[at] = record;
+          }
+          report.logs.push(...message.logs);
         } else settle(message.report);
       });
     });
@@ -73,6 +90,9 @@ export function createRuntime(options: EngineOptions) {
         }
       }
       // The runner died under a program: report what it did before, and start afresh next time.
+      if (pending) mergeJournal(pending, journal);
+      rmSync(journalDir, { recursive: true, force: true });
+      if (pending) pending.report.usage.wallMs = Math.round(performance.now() - pending.started);
       const report = pending?.report ?? blankReport();
       settle({
         ...report,
@@ -80,7 +100,7 @@ export function createRuntime(options: EngineOptions) {
         error: report.error ?? runnerDeath(code, signal),
       });
     });
-    const message: ToRunner = { type: "init", options };
+    const message: ToRunner = { type: "init", options, journal };
     child.send(message);
     return ready;
   };
@@ -107,7 +127,7 @@ export function createRuntime(options: EngineOptions) {
         runner?.kill("SIGKILL");
         if (current) current.report.error = { code: "timeout", message: `The program did not finish within its ${budget} s budget and its runner was stopped` };
       }, (budget + RUNNER_GRACE_SECS) * 1000);
-      pending = { id, report: blankReport(), done, timer };
+      pending = { id, report: blankReport(), started: performance.now(), calls: new Map(), done, timer };
       const message: ToRunner = { type: "run", id, source, run };
       runner?.send(message);
     });
@@ -143,6 +163,8 @@ export function createRuntime(options: EngineOptions) {
     close(): void {
       runner?.disconnect();
       runner = undefined;
+      // Now, not when the runner's exit is seen: the embedding process may be gone by then.
+      removeJournal();
     },
   };
 }
@@ -156,11 +178,39 @@ export type { Baseline } from "./context.ts";
 export { DEFAULT_LIMITS, type Limits } from "./limits.ts";
 
 /**
+ * Adds the journal's records of the pending run to its report (each call once, its end replacing its start), and
+ * orders the calls as they started. A torn last line (the runner died writing it) is skipped.
+ */
+function mergeJournal(pending: Pending, journal: string): void {
+  let text = "";
+  try {
+    text = readFileSync(journal, "utf8");
+  } catch {
+    return;
+  }
+  const { report, calls } = pending;
+  for (const line of text.split("\n")) {
+    let entry: { id?: unknown; seq?: unknown; record?: CallRecord };
+    try {
+      entry = JSON.parse(line) as typeof entry;
+    } catch {
+      continue;
+    }
+    if (entry.id !== pending.id || typeof entry.seq !== "number" || !entry.record) continue;
+    const at = calls.get(entry.seq);
+    if (at === undefined) calls.set(entry.seq, report.calls.push(entry.record) - 1);
+    else report.calls[at] = entry.record;
+  }
+  report.calls = [...calls].sort(([a], [b]) => a - b).map(([, at]) => report.calls[at] as CallRecord);
+}
+
+/**
  * Why a runner ended under a program: V8 aborts it (SIGABRT or SIGTRAP) when a heap outgrows what it can hold. The
  * runner turns SIGINT, SIGTERM and SIGHUP into exit code 128 + the signal's number, after stopping its commands.
  */
 function runnerDeath(code: number | null, signal: NodeJS.Signals | null): RunError {
-  const lost = "the calls listed completed before that, and the views of earlier programs were lost with the runner";
+  const lost =
+    "the calls listed ran before that, except any marked unfinished, which were under way (a write or edit among them may or may not have reached the disk), and the views of earlier programs were lost with the runner";
   const relayed = code !== null && code > 128 ? Object.entries(constants.signals).find(([, number]) => number === code - 128)?.[0] : undefined;
   const ended = signal ?? relayed;
   if (code === 0 && !signal) return { code: "program-error", message: `The runtime was closed while the program ran; ${lost}` };

@@ -1,19 +1,20 @@
 // The runner process: hosts the isolates, so a program that brings V8 down (a hard out-of-memory aborts the
 // process) takes this process with it and never the embedding one. It runs what createRuntime sends, one at a
 // time, and streams each call and log entry back as it happens so they survive a crash.
+import { ftruncateSync, openSync, writeSync } from "node:fs";
 import { stopCommandsOnSignals, watchCommandGroups } from "../host/shell.ts";
 import { compileProgram } from "./compile.ts";
 import { createEngine, type EngineOptions } from "./engine.ts";
 import type { RunOptions } from "./limits.ts";
-import type { RunReport } from "./sandbox.ts";
+import type { CallRecord, RunReport } from "./sandbox.ts";
 import type { ViewContent } from "./views.ts";
 
 /** Messages from the embedding process. */
-export type ToRunner = { type: "init"; options: EngineOptions } | { type: "run"; id: number; source: string; run: RunOptions } | { type: "views"; id: number };
+export type ToRunner = { type: "init"; options: EngineOptions; journal: string } | { type: "run"; id: number; source: string; run: RunOptions } | { type: "views"; id: number };
 /** Messages to the embedding process. */
 export type FromRunner =
   | { type: "ready" }
-  | { type: "progress"; id: number; calls: RunReport["calls"]; logs: RunReport["logs"] }
+  | { type: "progress"; id: number; calls: { seq: number; record: CallRecord }[]; logs: RunReport["logs"] }
   | { type: "report"; id: number; report: RunReport }
   | { type: "group"; pgid: number; live: boolean }
   | { type: "views"; id: number; views: ViewContent[] };
@@ -28,9 +29,26 @@ watchCommandGroups((pgid, live) => send({ type: "group", pgid, live }));
 
 let engine: ReturnType<typeof createEngine> | undefined;
 let queue = Promise.resolve();
+/** The journal file's descriptor, when it could be opened. */
+let journal: number | undefined;
+
+/** Appends `line` to the journal; a journal that cannot be written leaves the records to the channel alone. */
+function journalWrite(line: string): void {
+  if (journal === undefined) return;
+  try {
+    writeSync(journal, line);
+  } catch {
+    journal = undefined;
+  }
+}
 
 process.on("message", (message: ToRunner) => {
   if (message.type === "init") {
+    try {
+      journal = openSync(message.journal, "a");
+    } catch {
+      journal = undefined;
+    }
     engine = createEngine(message.options);
     // Start esbuild's service now rather than in the first program's time.
     compileProgram("0", "js");
@@ -60,9 +78,29 @@ process.on("message", (message: ToRunner) => {
       }
       return progress;
     };
+    // A call that changes the disk or starts a process is written to the journal as it starts and as it ends, with
+    // a blocking write: the record is on disk before the program can do anything else, even bring this process down
+    // (a message could still sit in this process's queue for the channel).
+    if (journal !== undefined) {
+      try {
+        ftruncateSync(journal, 0);
+      } catch {
+        journal = undefined;
+      }
+    }
+    const effects = new Set<number>();
+    const journaled = (seq: number, record: CallRecord): void => journalWrite(`${JSON.stringify({ id, seq, record })}\n`);
     let lost = false;
     const report = await active.run(message.source, message.run, {
-      onCall: (record) => batch().calls.push(record),
+      onEffect: (record, seq) => {
+        effects.add(seq);
+        journaled(seq, record);
+        batch().calls.push({ seq, record });
+      },
+      onCall: (record, seq) => {
+        if (effects.delete(seq)) journaled(seq, record);
+        batch().calls.push({ seq, record });
+      },
       onLog: (entry) => batch().logs.push(entry),
       flush,
       abandoned: () => {

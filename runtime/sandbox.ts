@@ -60,7 +60,13 @@ export interface RunReport {
 
 /** Hooks that see a run as it happens (the supervisor keeps them if the runner dies). */
 export interface RunObserver {
-  onCall?(record: CallRecord): void;
+  /** A call ended; `seq` numbers the run's calls in the order they started. */
+  onCall?(record: CallRecord, seq: number): void;
+  /**
+   * A call that changes the disk or starts a process is about to run, recorded `unfinished` until its `onCall`: both
+   * must be made safe at once (the process may die before the call returns, or right after).
+   */
+  onEffect?(record: CallRecord, seq: number): void;
   onLog?(entry: LogEntry): void;
   /** The program is about to wait on the host (a command): what was observed so far should be made safe now. */
   flush?(): void;
@@ -263,6 +269,8 @@ interface RunState {
   ending: AbortController;
   logBytes: number;
   logLimit: number;
+  /** Calls started so far: the next call's `seq`. */
+  started: number;
 }
 
 /** A fresh isolate with the gg global installed, waiting for its one program. */
@@ -284,6 +292,7 @@ async function prepare(env: GgEnv, memoryMb: number, resultChars: number): Promi
   const dispatch = (index: unknown, argsJson: unknown, inline: boolean): string | Promise<string> => {
     const run = slot.run;
     const started = performance.now();
+    const seq = run ? run.started++ : 0;
     const fn = typeof index === "number" ? functions[index] : undefined;
     const name = fn ? `${fn.module}.${fn.name}` : "unknown";
     const text = typeof argsJson === "string" ? argsJson : "";
@@ -294,7 +303,7 @@ async function prepare(env: GgEnv, memoryMb: number, resultChars: number): Promi
         else {
           const entry: CallRecord = { name, args: clipArgs(text), ok: !code, ...(code ? { code } : {}), ms: Math.round(performance.now() - started) };
           run.report.calls.push(entry);
-          run.observer.onCall?.(entry);
+          run.observer.onCall?.(entry, seq);
         }
       }
       return JSON.stringify(code ? { ok: false, error: { code, message: value } } : { ok: true, value: value === undefined ? null : value });
@@ -311,9 +320,10 @@ async function prepare(env: GgEnv, memoryMb: number, resultChars: number): Promi
       if (!Array.isArray(given)) return reply(`Cannot call gg.${name}: arguments did not arrive as a list`, "invalid-argument");
       const args = argumentsObject(fn, given.map((value) => (value === null ? undefined : value)), env.context.config);
       if (!args.ok) return reply(args.message, "invalid-argument");
+      const pending: CallRecord = { name, args: clipArgs(text), ok: false, unfinished: true, ms: 0 };
+      if (fn.effects && run.report.calls.length < CALL_RECORDS) run.observer.onEffect?.(pending, seq);
       if (inline) return reply(fn.run(args.args, run.callEnv));
       run.observer.flush?.();
-      const pending: CallRecord = { name, args: clipArgs(text), ok: false, unfinished: true, ms: 0 };
       run.inFlight.set(pending, started);
       const settle = (answer: string): string => {
         run.inFlight.delete(pending);
@@ -432,7 +442,7 @@ export function createSandbox(env: GgEnv) {
         if (msLeft() < 0) stop(overBudget);
         else if (++guarded % 128 === 0 && cpuSpent() > cpuLimitMs) stop(cpuStop);
       };
-      prepared.slot.run = { report, program, guard, failures: new Map(), inFlight, observer, callEnv, ending, logBytes: 0, logLimit: limits.logBytes };
+      prepared.slot.run = { report, program, guard, failures: new Map(), inFlight, observer, callEnv, ending, logBytes: 0, logLimit: limits.logBytes, started: 0 };
       const tick = Math.min(100, Math.max(5, Math.min(budgetMs, cpuLimitMs) / 20));
       // The timers cover what runs after the program's first wait on a command; until then the synchronous run's own
       // timeout holds it.

@@ -1,9 +1,25 @@
-import { writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { createRuntime } from "../../runtime/index.ts";
 import { survivors, uniqueSleep } from "../processes.ts";
 import { tempWorkspace } from "../workspace.ts";
+
+/** The pid of this process's runner child. */
+const runnerPid = (): number | undefined => {
+  const found = spawnSync("pgrep", ["-P", String(process.pid), "-f", "runner"], { encoding: "utf8" }).stdout.trim().split("\n")[0];
+  return found ? Number(found) : undefined;
+};
+
+/** Polls `probe` every 10 ms until it gives a value (the test's own timeout bounds it). */
+async function waitFor<T>(probe: () => T | undefined): Promise<T> {
+  for (;;) {
+    const value = probe();
+    if (value !== undefined) return value;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
 
 describe("createRuntime", () => {
   test("runs programs in a runner process and keeps views across runs", async () => {
@@ -44,8 +60,59 @@ describe("createRuntime", () => {
       expect(crashed.error).toMatchObject({ code: "program-error", message: expect.stringContaining("runner process was ended by SIGKILL") });
       const terminated = await runtime.run("await gg.shell.shell('kill -TERM $PPID; sleep 1');");
       expect(terminated.error).toMatchObject({ code: "program-error", message: expect.stringContaining("runner process was ended by SIGTERM") });
-      expect(crashed.calls.map((call) => call.name)).toEqual(["files.writeFile"]);
+      expect(crashed.calls).toMatchObject([{ name: "files.writeFile", ok: true }, { name: "shell.shell", unfinished: true }]);
       expect(await runtime.run("return 'alive'")).toMatchObject({ ok: true, result: "alive" });
+    } finally {
+      runtime.close();
+    }
+  });
+
+  test("runner-oom-after-write: a write made just before the runner runs out of memory is in the report", async () => {
+    using ws = tempWorkspace();
+    const runtime = createRuntime({ workspace: ws.root });
+    try {
+      const report = await runtime.run("await gg.files.writeFile('pre-oom.txt', 'x'); return Array.from({ length: 1e8 }, (_, i) => i).length");
+      expect(report.error?.code).toBe("memory-limit");
+      expect(readFileSync(join(ws.root, "pre-oom.txt"), "utf8")).toBe("x");
+      expect(report.calls).toMatchObject([{ name: "files.writeFile", ok: true }]);
+      expect(report.calls[0]?.unfinished).toBeUndefined();
+      // Behind 16 MB of logs waiting for the channel, the write is still known.
+      const flooded = await runtime.run(
+        "for (let i = 0; i < 2000; i++) console.log('x'.repeat(8000)); await gg.files.writeFile('flood.txt', 'y'); return Array.from({ length: 1e8 }, (_, i) => i).length",
+        { limits: { logBytes: 32 * 1024 * 1024 } },
+      );
+      expect(flooded.error?.code).toBe("memory-limit");
+      expect(flooded.calls).toMatchObject([{ name: "files.writeFile", ok: true }]);
+    } finally {
+      runtime.close();
+    }
+  });
+
+  test("runner-killed-after-edit: an edit made just before the runner is killed by a signal is in the report", async () => {
+    using ws = tempWorkspace();
+    ws.put({ "a.txt": "alpha\n" });
+    const runtime = createRuntime({ workspace: ws.root });
+    try {
+      const running = runtime.run("await gg.files.editFile('a.txt', 'alpha', 'beta'); await gg.files.writeFile('b.txt', 'x'); for (;;) {}", { budget: 60 });
+      const runner = await waitFor(() => (existsSync(join(ws.root, "b.txt")) ? runnerPid() : undefined));
+      process.kill(runner, "SIGKILL");
+      const report = await running;
+      expect(report.error).toMatchObject({ code: "program-error", message: expect.stringContaining("SIGKILL") });
+      expect(report.calls).toMatchObject([
+        { name: "files.editFile", ok: true },
+        { name: "files.writeFile", ok: true },
+      ]);
+    } finally {
+      runtime.close();
+    }
+  });
+
+  test("runner-killed-during-shell: a command the runner started is listed unfinished when the runner dies under it", async () => {
+    using ws = tempWorkspace();
+    const runtime = createRuntime({ workspace: ws.root });
+    try {
+      const report = await runtime.run("await gg.shell.shell('kill -9 $PPID; sleep 5')");
+      expect(report.calls).toMatchObject([{ name: "shell.shell", ok: false, unfinished: true }]);
     } finally {
       runtime.close();
     }
