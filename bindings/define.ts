@@ -1,13 +1,16 @@
 // One declaration per gg call: schema, brief, model-facing description and implementation side by side. The JSON
 // tool surface and the gg.* code surface are derived from these. Arguments are validated here, once, and a
 // call never throws: every outcome is a CallResult.
-import type { Static, TSchema } from "typebox";
+import { type Static, type TSchema, Type } from "typebox";
 import { Compile } from "typebox/compile";
 import { Value } from "typebox/value";
-import { type CallError, fromSystemError, GgError, isGgError } from "../host/errors.ts";
+import { CALL_ERROR_CODES, type CallError, fromSystemError, GgError, isGgError } from "../host/errors.ts";
 import { resolvePath } from "../host/paths.ts";
 import type { FileHost } from "../host/files.ts";
 import type { CapabilityId, Configuration } from "./config.ts";
+
+/** The code of a failed call, as data. */
+export const ErrorCode = Type.Enum(CALL_ERROR_CODES, { $id: "ErrorCode", description: "Why a gg call failed." });
 
 /** A picture attached to a result. */
 export interface Attachment {
@@ -18,16 +21,16 @@ export interface Attachment {
 }
 
 /** What a successful call returns. */
-export interface CallOutput {
-  /** The text the model receives. */
+export interface CallOutput<Data = unknown> {
+  /** The text a tool-calling model receives: a rendering of `data`. */
   text: string;
   attachments?: Attachment[];
-  /** Structured fields for programs and `gg call --json`, when the call has more than text to give. */
-  details?: Record<string, unknown>;
+  /** The outcome as data: what a program receives (through `code.value` where the call has one). */
+  data: Data;
 }
 
 /** The outcome of any call. */
-export type CallResult = ({ ok: true } & CallOutput) | { ok: false; error: CallError };
+export type CallResult<Data = unknown> = ({ ok: true } & CallOutput<Data>) | { ok: false; error: CallError };
 
 /** What an implementation may use. */
 export interface CallContext {
@@ -46,7 +49,7 @@ export interface CallContext {
 }
 
 /** How a call appears on the `gg` global of a program. */
-export interface CodeSurface {
+export interface CodeSurface<Data> {
   /** `gg.<module>`. */
   module: "files" | "shell";
   /** `gg.<module>.<name>`. */
@@ -55,17 +58,12 @@ export interface CodeSurface {
   brief?: string;
   /** Parameters taken positionally, in order; the others go in a trailing options object. */
   positional: readonly string[];
-  /** TypeScript type of the value the program receives. */
-  returns: string;
-  /** The value the program receives for a successful call. */
-  value(output: CallOutput): unknown;
+  /** The value a program receives, when it is not the data itself (read_file keeps a picture's bytes back). */
+  value?(data: Data): unknown;
 }
 
-/** The value most calls hand a program: the same text the tool call returns. */
-export const textValue = (output: CallOutput): unknown => output.text;
-
 /** The declaration of one call. */
-export interface CallDefinition<Schema extends TSchema = TSchema> {
+export interface CallDefinition<Schema extends TSchema = TSchema, Data = unknown> {
   /** Tool name, e.g. "read_file". */
   name: string;
   /** The capability that provides it. */
@@ -74,22 +72,34 @@ export interface CallDefinition<Schema extends TSchema = TSchema> {
   brief: string;
   /** The parameter schema the model sees, under a configuration. */
   parameters(config: Configuration): Schema;
+  /** Schema of the value a program receives for a success (named by its `$id` in gg.d.ts). */
+  result: TSchema;
   /** The full model-facing description, built from the configured limits. */
   description(config: Configuration): string;
   /** The same call on the `gg` global. */
-  code: CodeSurface;
+  code: CodeSurface<Data>;
   /** What `gg call --json` prints for a success, beside `"ok": true`; default `{text, attachments}`. */
-  json?(output: CallOutput): Record<string, unknown>;
+  json?(output: CallOutput<Data>): Record<string, unknown>;
   /** True when the call changes the disk or starts a process: a run's report lists it even if its runner dies. */
   effects?: true;
   /** True when `run` returns a promise (it waits on a process); every other call completes before it returns. */
   async?: true;
-  /** The implementation; receives validated arguments and throws GgError on failure. */
-  run(args: Static<Schema>, context: CallContext): CallOutput | Promise<CallOutput>;
+  /** The implementation; receives validated arguments, returns the outcome as data, throws GgError on failure. */
+  run(args: Static<Schema>, context: CallContext): Data | Promise<Data>;
+  /** The text a tool-calling model receives: a rendering of the data (and the arguments) alone. */
+  render(data: Data, args: Static<Schema>): string;
+  /** Pictures that travel with the text. */
+  attachments?(data: Data): Attachment[] | undefined;
 }
 
-/** Declares a call (identity at run time; it fixes the argument type to the schema). */
-export const defineCall = <Schema extends TSchema>(definition: CallDefinition<Schema>): CallDefinition<Schema> => definition;
+/** Declares a call (identity at run time; it fixes the argument type to the schema and the data to `run`'s). */
+export const defineCall = <Schema extends TSchema, Data>(definition: CallDefinition<Schema, Data>): CallDefinition<Schema, Data> => definition;
+
+/** A successful result: the data, its rendering, and its pictures. */
+function succeeded<Data>(definition: CallDefinition<TSchema, Data>, data: Data, args: unknown): CallResult<Data> {
+  const attachments = definition.attachments?.(data);
+  return { ok: true, text: definition.render(data, args as Static<TSchema>), ...(attachments ? { attachments } : {}), data };
+}
 
 // Schemas are built once per configuration. A schema checked often (a program's calls) is compiled, after which a
 // check takes well under 1 µs; one checked a few times (a CLI call) is interpreted, since compiling costs more.
@@ -138,8 +148,8 @@ export function checkArguments(name: string, schema: TSchema, args: unknown): Ca
 }
 
 /** A failure as the caller sees it: its file named as the caller spelled it, not as the host resolved it. */
-const failed = (definition: CallDefinition, error: unknown, args: unknown, context: CallContext): CallResult => {
-  const typed = isGgError(error) ? error : fromSystemError(`run ${definition.name} on`, "its arguments", error);
+const failed = (name: string, error: unknown, args: unknown, context: CallContext): { ok: false; error: CallError } => {
+  const typed = isGgError(error) ? error : fromSystemError(`run ${name} on`, "its arguments", error);
   const path = (args as { path?: unknown } | undefined)?.path;
   const relative = typeof path === "string" && path !== "" && !path.startsWith("/") && !path.includes("\0");
   const absolute = relative ? resolvePath(context.cwd, path) : undefined;
@@ -156,21 +166,21 @@ export async function invoke(definition: CallDefinition, args: unknown, context:
 }
 
 /** Runs a call whose arguments were already checked against its schema. */
-export async function runChecked(definition: CallDefinition, args: unknown, context: CallContext): Promise<CallResult> {
+export async function runChecked<Data>(definition: CallDefinition<TSchema, Data>, args: unknown, context: CallContext): Promise<CallResult<Data>> {
   try {
-    return { ok: true, ...(await definition.run(args as Static<TSchema>, context)) };
+    return succeeded(definition, await definition.run(args as Static<TSchema>, context), args);
   } catch (error) {
-    return failed(definition, error, args, context);
+    return failed(definition.name, error, args, context);
   }
 }
 
 /** {@link runChecked} for a call that is not `async`: it completes before returning, so a sandbox can call it inline. */
-export function runCheckedSync(definition: CallDefinition, args: unknown, context: CallContext): CallResult {
+export function runCheckedSync<Data>(definition: CallDefinition<TSchema, Data>, args: unknown, context: CallContext): CallResult<Data> {
   try {
-    const output = definition.run(args as Static<TSchema>, context);
-    if (output instanceof Promise) throw new GgError("io-error", `Cannot run ${definition.name} inline: it is asynchronous`);
-    return { ok: true, ...output };
+    const data = definition.run(args as Static<TSchema>, context);
+    if (data instanceof Promise) throw new GgError("io-error", `Cannot run ${definition.name} inline: it is asynchronous`);
+    return succeeded(definition, data, args);
   } catch (error) {
-    return failed(definition, error, args, context);
+    return failed(definition.name, error, args, context);
   }
 }

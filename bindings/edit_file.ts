@@ -1,10 +1,22 @@
 // edit_file: replace one exact, unique occurrence of a string. The edit works on bytes, so line endings, a BOM and
 // bytes that are not UTF-8 outside the replaced span are written back unchanged.
-import { Type } from "typebox";
+import { type Static, Type } from "typebox";
 import { GgError } from "../host/errors.ts";
 import { countLines, countNewlines, lineAt, plural } from "../host/lines.ts";
 import { resolvePath } from "../host/paths.ts";
-import { defineCall, textValue } from "./define.ts";
+import { defineCall } from "./define.ts";
+
+/** An edit, as data. */
+export const EditResult = Type.Object(
+  {
+    path: Type.String({ description: "The file, as the call named it." }),
+    line: Type.Integer({ description: "1-based line where the replacement starts." }),
+    oldLines: Type.Integer({ description: "Lines the replaced text spanned." }),
+    newLines: Type.Integer({ description: "Lines the replacement spans." }),
+  },
+  { $id: "EditResult", description: "Where gg.files.editFile made its one replacement." },
+);
+export type EditResult = Static<typeof EditResult>;
 
 /** Every start offset of `needle` in `haystack`, overlapping ones included (they make the edit just as ambiguous). */
 function occurrences(haystack: Buffer, needle: Buffer): number[] {
@@ -24,7 +36,8 @@ export const editFile = defineCall({
   capability: "edit-file",
   effects: true,
   brief: "Replace one exact, unique occurrence of a string in a file.",
-  code: { module: "files", name: "editFile", positional: ["path", "old", "new"], returns: "string", value: textValue },
+  code: { module: "files", name: "editFile", positional: ["path", "old", "new"] },
+  result: EditResult,
   parameters: () =>
     Type.Object(
       {
@@ -39,7 +52,7 @@ export const editFile = defineCall({
     "included, and occur once: if it is not found the call fails with no-match (re-read the file), and if it occurs " +
     "more than once it fails with ambiguous, listing the lines (add surrounding lines to old to make it unique). " +
     "Line endings in the file are kept: LF text edits a CRLF file.",
-  run({ path, old, new: replacement }, context) {
+  run({ path, old, new: replacement }, context): EditResult {
     if (old === replacement) throw new GgError("invalid-argument", `Cannot edit ${path}: old and new are identical, so there is nothing to change`);
     const absolute = resolvePath(context.cwd, path);
     if (context.files.stat(absolute, "edit").kind !== "file") throw new GgError("invalid-argument", `Cannot edit ${path}: it is not a regular file`);
@@ -68,7 +81,8 @@ export const editFile = defineCall({
     const at = found[0] as number;
     const edited = Buffer.concat([bytes.subarray(0, at), insert, bytes.subarray(at + needle.length)]);
     context.files.writeAtomic(absolute, edited);
-    return { text: `Edited ${path}: replaced ${plural(countLines(needle), "line")} at line ${lineAt(bytes, at)} with ${plural(countLines(insert), "line")}` };
+    return { path, line: lineAt(bytes, at), oldLines: countLines(needle), newLines: countLines(insert) };
   },
+  render: (edit) => `Edited ${edit.path}: replaced ${plural(edit.oldLines, "line")} at line ${edit.line} with ${plural(edit.newLines, "line")}`,
 });
 

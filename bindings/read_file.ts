@@ -1,11 +1,11 @@
 // read_file: a file as text, windowed by lines under the configured read mode, or a picture as a picture.
-import { Type } from "typebox";
+import { type Static, Type } from "typebox";
 import { GgError } from "../host/errors.ts";
 import { detectImage, IMAGE_SNIFF_BYTES, imageDimensions, type ImageFormat } from "../host/image.ts";
 import { plural } from "../host/lines.ts";
 import { resolvePath } from "../host/paths.ts";
 import type { Configuration } from "./config.ts";
-import { type CallContext, type CallOutput, defineCall } from "./define.ts";
+import { type Attachment, type CallContext, defineCall } from "./define.ts";
 
 /** Bytes one read returns at most, whatever its line window. */
 export const READ_BYTE_CEILING = 256 * 1024;
@@ -20,42 +20,27 @@ export function defaultWindow(config: Configuration): number | undefined {
   return capability.implementation === "default-cap" ? Number(capability.params.lineCap) : undefined;
 }
 
-function describeImage(display: string, format: ImageFormat, size: number, dimensions: { width: number; height: number } | undefined): string {
-  const pixels = dimensions ? `${dimensions.width}x${dimensions.height} pixels` : "dimensions unreadable";
-  return `${display}: ${format.name} image, ${pixels}, ${plural(size, "byte")}`;
-}
-
 /** What a read of a picture says about it, whether or not the picture travels with it. */
-export interface ImageDescriptor {
-  /** The path as given. */
-  label: string;
-  /** "PNG", "JPEG", "GIF" or "WebP". */
-  format: string;
-  mime: string;
-  /** Size of the file in bytes. */
-  bytes: number;
-  /** Pixels, when the header could be read. */
-  width?: number;
-  height?: number;
-}
+export const ImageDescriptor = Type.Object(
+  {
+    label: Type.String({ description: "The path as given." }),
+    format: Type.String({ description: '"PNG", "JPEG", "GIF" or "WebP".' }),
+    mime: Type.String(),
+    bytes: Type.Integer({ description: "Size of the file in bytes." }),
+    width: Type.Optional(Type.Integer({ description: "Pixels, when the header could be read." })),
+    height: Type.Optional(Type.Integer()),
+  },
+  { $id: "ImageDescriptor", description: "What a read of a picture says about it, whether or not the picture travels with it." },
+);
+export type ImageDescriptor = Static<typeof ImageDescriptor>;
 
-function readImage(absolute: string, display: string, format: ImageFormat, size: number, context: CallContext): CallOutput {
-  const attach = size <= IMAGE_ATTACH_LIMIT && context.config.vision;
-  const bytes = attach ? context.files.readFile(absolute) : context.files.readHead(absolute, IMAGE_HEADER_BYTES);
-  const dimensions = imageDimensions(bytes);
-  const image: ImageDescriptor = { label: display, format: format.name, mime: format.mime, bytes: size, ...dimensions };
-  if (!attach) {
-    const why = size > IMAGE_ATTACH_LIMIT ? "it is over the 8 MiB limit for attached images" : "this model cannot see images";
-    return { text: `${describeImage(display, format, size, dimensions)}; not attached: ${why}.`, details: { image } };
-  }
-  return {
-    text: `${describeImage(display, format, size, dimensions)}; attached.`,
-    attachments: [{ type: "image", mime: format.mime, dataUrl: `data:${format.mime};base64,${bytes.toString("base64")}` }],
-    details: { image },
-  };
-}
+/** What gg.files.readFile hands a program for a picture. */
+export const ImageValue = Type.Intersect(
+  [ImageDescriptor, Type.Object({ shown: Type.Literal(false), reason: Type.String({ description: "Where the picture can be seen." }) })],
+  { $id: "ImageValue", description: "What gg.files.readFile returns for a PNG, JPEG, GIF or WebP file: its descriptor, never its pixels." },
+);
 
-/** Where a text read's window fell (`details.window`), for the view manager. */
+/** Where a text read's window fell, for the view manager. */
 export interface ReadWindow {
   /** 1-based lines returned, and the file's length in lines. */
   first: number;
@@ -69,11 +54,30 @@ export interface ReadWindow {
   cut: boolean;
 }
 
+/** A read, as data: a text window with its notes, or a picture with its attachment or the reason it has none. */
+export type ReadData = { text: string; window: ReadWindow } | { image: ImageDescriptor; attachment?: Attachment; withheld?: string };
+
+function readImage(absolute: string, display: string, format: ImageFormat, size: number, context: CallContext): ReadData {
+  const attach = size <= IMAGE_ATTACH_LIMIT && context.config.vision;
+  const bytes = attach ? context.files.readFile(absolute) : context.files.readHead(absolute, IMAGE_HEADER_BYTES);
+  const image: ImageDescriptor = { label: display, format: format.name, mime: format.mime, bytes: size, ...imageDimensions(bytes) };
+  if (!attach) return { image, withheld: size > IMAGE_ATTACH_LIMIT ? "it is over the 8 MiB limit for attached images" : "this model cannot see images" };
+  return { image, attachment: { type: "image", mime: format.mime, dataUrl: `data:${format.mime};base64,${bytes.toString("base64")}` } };
+}
+
+/** The text a tool-calling model receives for a read. */
+function renderRead(data: ReadData): string {
+  if ("text" in data) return data.text;
+  const { image } = data;
+  const pixels = image.width !== undefined ? `${image.width}x${image.height} pixels` : "dimensions unreadable";
+  const description = `${image.label}: ${image.format} image, ${pixels}, ${plural(image.bytes, "byte")}`;
+  return `${description}; ${data.attachment ? "attached" : `not attached: ${data.withheld}`}.`;
+}
+
 /** What gg.files.readFile hands a program: the text, or for a picture its descriptor and where to look at it. */
-function codeValue(output: CallOutput): unknown {
-  const image = output.details?.image as ImageDescriptor | undefined;
-  if (!image) return output.text;
-  return { ...image, shown: false, reason: `gg.files.readFile does not show pictures; gg.views.openFile(${JSON.stringify(image.label)}) puts it in front of you` };
+function codeValue(data: ReadData): unknown {
+  if ("text" in data) return data.text;
+  return { ...data.image, shown: false, reason: `gg.files.readFile does not show pictures; gg.views.openFile(${JSON.stringify(data.image.label)}) puts it in front of you` };
 }
 
 export const readFile = defineCall({
@@ -85,9 +89,9 @@ export const readFile = defineCall({
     name: "readFile",
     brief: "Read a text file by line window into your program, without showing it to you; a PNG, JPEG, GIF or WebP picture comes back as its descriptor (gg.views.openFile shows it).",
     positional: ["path"],
-    returns: "string | ImageValue",
     value: codeValue,
   },
+  result: Type.Union([Type.String(), ImageValue]),
   parameters: (config) => {
     const cap = defaultWindow(config);
     return Type.Object(
@@ -118,7 +122,7 @@ export const readFile = defineCall({
         : "Reading images is unsupported for this model: pictures are described, not shown.",
     ].join(" ");
   },
-  run({ path, offset = 1, limit }, context) {
+  run({ path, offset = 1, limit }, context): ReadData {
     const absolute = resolvePath(context.cwd, path);
     const stat = context.files.stat(absolute, "read");
     if (stat.kind === "directory") throw new GgError("invalid-argument", `Cannot read ${path}: it is a directory; list it with list_dir or tree`);
@@ -132,8 +136,7 @@ export const readFile = defineCall({
     const { firstLine, lastLine, totalLines } = window;
     const asked = count === undefined ? totalLines : Math.min(offset + count - 1, totalLines);
     const read: ReadWindow = { first: firstLine, last: lastLine, total: totalLines, asked, bytes: window.bytes.length, cut: window.cut !== "none" };
-    const details = { window: read };
-    if (firstLine === 1 && lastLine >= totalLines && window.cut === "none") return { text: body, details };
+    if (firstLine === 1 && lastLine >= totalLines && window.cut === "none") return { text: body, window: read };
 
     const notes: string[] = [];
     if (window.cut === "lines") notes.push(`[the 256 KiB read limit ended this window after line ${lastLine}]`);
@@ -147,6 +150,8 @@ export const readFile = defineCall({
         : `[showing lines ${firstLine}-${lastLine} of ${totalLines}]`,
     );
     const separator = body === "" || body.endsWith("\n") ? "" : "\n";
-    return { text: `${body}${separator}${notes.join("\n")}`, details };
+    return { text: `${body}${separator}${notes.join("\n")}`, window: read };
   },
+  render: renderRead,
+  attachments: (data) => ("attachment" in data && data.attachment ? [data.attachment] : undefined),
 });

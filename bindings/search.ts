@@ -1,12 +1,12 @@
 // search: matching lines across the workspace for a Rust regular expression, in path order then line order.
-import { Type } from "typebox";
+import { type Static, Type } from "typebox";
 import { GgError } from "../host/errors.ts";
 import { isIgnoredFile } from "../host/ignore.ts";
 import { plural } from "../host/lines.ts";
 import { joinDisplay, resolvePath } from "../host/paths.ts";
-import { createScanner, type LineMatch, scanFile, searchFiles } from "../host/search.ts";
+import { createScanner, scanFile, searchFiles } from "../host/search.ts";
 import { walkFiles, walkRoot } from "../host/walk.ts";
-import { defineCall, textValue } from "./define.ts";
+import { defineCall } from "./define.ts";
 
 /** Matches a call that names no limit gets. */
 export const SEARCH_DEFAULT_LIMIT = 50;
@@ -15,14 +15,38 @@ export const SEARCH_MAX_LIMIT = 200;
 /** Characters of a matching line shown before it is cut. */
 export const SEARCH_LINE_CHARS = 200;
 
-/** A matching line as shown: cut at 200 characters (code points), annotated with how many were left out. */
-const shown = (match: LineMatch): string => (match.more > 0 ? `${match.text} (${match.more} more chars...)` : match.text);
+/** One matching line, as data. */
+export const SearchMatch = Type.Object(
+  {
+    path: Type.String({ description: "The file: the call's path joined with the file's path below it (the path itself when it names a file)." }),
+    line: Type.Integer({ description: "1-based line number." }),
+    text: Type.String({ description: `The line without its ending: its first ${SEARCH_LINE_CHARS} characters.` }),
+    cut: Type.Optional(Type.Integer({ description: `Characters of the line beyond the first ${SEARCH_LINE_CHARS}, when it was cut.` })),
+  },
+  { $id: "SearchMatch", description: "One matching line." },
+);
+export type SearchMatch = Static<typeof SearchMatch>;
+
+/** A search, as data. */
+export const SearchResult = Type.Object(
+  {
+    matches: Type.Array(SearchMatch, { description: "Matching lines in path order, then line order." }),
+    filesSearched: Type.Integer({ description: "Files read before the search ended (at the limit, or having read them all)." }),
+    limitReached: Type.Boolean({ description: "True when the list is exactly limit long: more matches may exist, so narrow the query or the path." }),
+  },
+  { $id: "SearchResult", description: "What gg.files.search found." },
+);
+export type SearchResult = Static<typeof SearchResult>;
+
+/** A matching line as the tool shows it: path:line:text, a cut line annotated with how many characters were left out. */
+const shown = (match: SearchMatch): string => `${match.path}:${match.line}:${match.text}${match.cut ? ` (${match.cut} more chars...)` : ""}`;
 
 export const search = defineCall({
   name: "search",
   capability: "search",
   brief: "Find the lines matching a Rust regular expression across the workspace's files.",
-  code: { module: "files", name: "search", positional: ["query"], returns: "string", value: textValue },
+  code: { module: "files", name: "search", positional: ["query"] },
+  result: SearchResult,
   parameters: () =>
     Type.Object(
       {
@@ -38,26 +62,33 @@ export const search = defineCall({
     `as path:line:text. At most ${SEARCH_MAX_LIMIT} matches (default ${SEARCH_DEFAULT_LIMIT}): a list exactly limit long ` +
     "may have been cut, so narrow the query or the path rather than paging. Lines over 200 characters are cut. Files " +
     "excluded by .gitignore or .ignore, .git, and binary files (with a NUL byte) are skipped; read_file still reaches them by path.",
-  run({ query, path, limit = SEARCH_DEFAULT_LIMIT }, context) {
+  run({ query, path, limit = SEARCH_DEFAULT_LIMIT }, context): SearchResult {
     const wanted = Math.min(limit, SEARCH_MAX_LIMIT);
     const absolute = resolvePath(context.cwd, path ?? ".");
     const display = path ?? ".";
     const root = context.files.stat(absolute, "search");
     if (root.kind === "other") throw new GgError("invalid-argument", `Cannot search ${display}: it is not a regular file or a directory`);
     const scanner = createScanner(query, context.files, SEARCH_LINE_CHARS);
-    let lines: string[];
-    let searched = 1;
+    const matched = (file: string, found: { line: number; text: string; more: number }): SearchMatch => ({
+      path: file,
+      line: found.line,
+      text: found.text,
+      ...(found.more > 0 ? { cut: found.more } : {}),
+    });
+    let matches: SearchMatch[];
+    let filesSearched = 1;
     if (root.kind === "file") {
       // An ignored file is not searched even when named: it stays reachable through read_file and the other calls.
       const ignored = isIgnoredFile(absolute, context.workspace);
-      if (ignored) searched = 0;
-      lines = ignored ? [] : scanFile(scanner, absolute, wanted).map((match) => `${display}:${match.line}:${shown(match)}`);
+      if (ignored) filesSearched = 0;
+      matches = ignored ? [] : scanFile(scanner, absolute, wanted).map((found) => matched(display, found));
     } else {
       const outcome = searchFiles(scanner, walkFiles(walkRoot(absolute, context.workspace)), wanted, context.deadline);
-      lines = outcome.matches.map((match) => `${joinDisplay(path, match.file.relative)}:${match.line}:${shown(match)}`);
-      searched = outcome.searched;
+      matches = outcome.matches.map((found) => matched(joinDisplay(path, found.file.relative), found));
+      filesSearched = outcome.searched;
     }
-    if (lines.length > 0) return { text: lines.join("\n") };
-    return { text: `No matches for ${JSON.stringify(query)} in ${display} (${plural(searched, "file")} searched).` };
+    return { matches, filesSearched, limitReached: matches.length === wanted };
   },
+  render: ({ matches, filesSearched }, { query, path }) =>
+    matches.length > 0 ? matches.map(shown).join("\n") : `No matches for ${JSON.stringify(query)} in ${path ?? "."} (${plural(filesSearched, "file")} searched).`,
 });

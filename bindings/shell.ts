@@ -1,5 +1,5 @@
 // shell: run a command line through sh -c and hand back its exit code and output, under the output policy.
-import { Type } from "typebox";
+import { type Static, Type } from "typebox";
 import { GgError } from "../host/errors.ts";
 import { createOutputSink, createVerdictSink, OUTPUT_BYTE_CAP, OUTPUT_MODES, type OutputPolicy, SHELL_LOG_DIR } from "../host/output.ts";
 import { runCommand } from "../host/shell.ts";
@@ -26,16 +26,17 @@ export function shellPolicy(config: Configuration): OutputPolicy | undefined {
 }
 
 /** A finished command, as programs and `--json` receive it. */
-export interface ShellResult {
-  exitCode: number;
-  /** The inline output, the truncation note included when it was cut. */
-  output: string;
-  truncated: boolean;
-  /** Where the full streams are (offload only). */
-  files?: { stdout: string; stderr: string };
-  /** The signal that ended sh, if one did. */
-  signal?: string;
-}
+export const ShellResult = Type.Object(
+  {
+    exitCode: Type.Integer(),
+    output: Type.String({ description: "The inline output, the truncation note included when it was cut." }),
+    truncated: Type.Boolean(),
+    files: Type.Optional(Type.Object({ stdout: Type.String(), stderr: Type.String() }, { description: "Where the full streams are (offload only)." })),
+    signal: Type.Optional(Type.String({ description: "The signal that ended sh, if one did." })),
+  },
+  { $id: "ShellResult", description: "A finished command, as programs and `--json` receive it." },
+);
+export type ShellResult = Static<typeof ShellResult>;
 
 /** Where and how long to run a command. */
 export interface ExecuteOptions {
@@ -133,8 +134,9 @@ export const shell = defineCall({
   effects: true,
   async: true,
   brief: "Run a shell command and get its exit code and output.",
-  code: { module: "shell", name: "shell", positional: ["command"], returns: "ShellResult", value: (output) => output.details },
-  json: (output) => output.details ?? {},
+  code: { module: "shell", name: "shell", positional: ["command"] },
+  result: ShellResult,
+  json: (output) => ({ ...output.data }),
   parameters: () =>
     Type.Object(
       {
@@ -146,9 +148,9 @@ export const shell = defineCall({
       { additionalProperties: false },
     ),
   description: describe,
-  async run({ command, timeoutSecs }, context) {
+  async run({ command, timeoutSecs }, context): Promise<ShellResult> {
     if (command.includes("\0")) throw new GgError("invalid-argument", "Cannot run the command: it contains a NUL byte, which no command line can hold");
-    const result = await execute(command, {
+    return execute(command, {
       cwd: context.cwd,
       ...(timeoutSecs === undefined ? {} : { timeoutSecs }),
       policy: shellPolicy(context.config),
@@ -156,6 +158,6 @@ export const shell = defineCall({
       ...(context.deadline === undefined ? {} : { deadline: context.deadline }),
       ...(context.signal ? { signal: context.signal } : {}),
     });
-    return { text: formatShellResult(result), details: { ...result } };
   },
+  render: formatShellResult,
 });

@@ -1,11 +1,11 @@
 // tree: the shape of a directory, depth-bounded, ignore rules applied, and cut to a fixed size so one call cannot
 // flood a turn. The walk stops when the output is full, so its cost follows its output, not the workspace.
-import { Type } from "typebox";
-import { fromSystemError, GgError } from "../host/errors.ts";
-import { resolvePath } from "../host/paths.ts";
-import { enter, listDir, type WalkDir, walkRoot } from "../host/walk.ts";
-import { defineCall, textValue } from "./define.ts";
-import { requireDirectory } from "./list_dir.ts";
+import { type Static, Type } from "typebox";
+import { type CallErrorCode, fromSystemError, GgError } from "../host/errors.ts";
+import { joinDisplay, resolvePath } from "../host/paths.ts";
+import { enter, listDir, type WalkDir, type WalkEntry, walkRoot } from "../host/walk.ts";
+import { defineCall, ErrorCode } from "./define.ts";
+import { EntryKind, LinkTarget, requireDirectory } from "./list_dir.ts";
 
 /** Depth of a call that names none. */
 export const TREE_DEFAULT_DEPTH = 2;
@@ -21,14 +21,47 @@ const CUT_NOTE = {
   bytes: "[tree cut at 16 KiB; pass a smaller depth or a path deeper in]",
 } as const;
 
-function render(root: WalkDir, depth: number): string {
+/** One entry a tree shows, as data. */
+export const TreeEntry = Type.Object(
+  {
+    path: Type.String({ description: "The entry's path: the call's path joined with its path below it." }),
+    kind: EntryKind,
+    linksTo: Type.Optional(LinkTarget),
+    depth: Type.Integer({ description: "Level below the root: 1 for the root's own entries." }),
+    notShown: Type.Optional(Type.Integer({ description: "For a directory at the depth bound: how many entries it holds, none of them shown." })),
+    unreadable: Type.Optional({ ...ErrorCode, description: "For a directory whose entries could not be listed: why." }),
+  },
+  { $id: "TreeEntry", description: "One entry a tree shows." },
+);
+export type TreeEntry = Static<typeof TreeEntry>;
+
+/** A tree, as data. */
+export const TreeResult = Type.Object(
+  {
+    text: Type.String({ description: "The tree as the tree tool renders it." }),
+    entries: Type.Array(TreeEntry, { description: "The entries the text shows, in its order." }),
+    cut: Type.Boolean({ description: "True when the tree was cut at 1000 lines or 16 KiB: entries past the cut are missing." }),
+  },
+  { $id: "TreeResult", description: "What gg.files.tree renders: its text, and the entries it shows as data." },
+);
+export type TreeResult = Static<typeof TreeResult>;
+
+/** A line of the tree, and the entry it shows (a line saying a directory is unreadable shows none). */
+interface Line {
+  text: string;
+  entry?: TreeEntry;
+}
+
+function render(root: WalkDir, display: string, depth: number): TreeResult {
   // An ignored root is absent from trees like any ignored directory; saying so beats calling it empty.
-  if (root.inherited.hidden) return "(ignored: .gitignore, .ignore or .git/info/exclude excludes this directory, or it is in .git; list_dir still lists it)";
-  const lines: string[] = [];
+  if (root.inherited.hidden) {
+    return { text: "(ignored: .gitignore, .ignore or .git/info/exclude excludes this directory, or it is in .git; list_dir still lists it)", entries: [], cut: false };
+  }
+  const lines: Line[] = [];
   let bytes = -1;
   let cut: keyof typeof CUT_NOTE | undefined;
-  const emit = (line: string): boolean => {
-    const size = Buffer.byteLength(line) + 1;
+  const emit = (line: Line): boolean => {
+    const size = Buffer.byteLength(line.text) + 1;
     if (lines.length + 1 > TREE_MAX_LINES) cut = "lines";
     else if (bytes + size > TREE_MAX_BYTES) cut = "bytes";
     if (cut) return false;
@@ -36,52 +69,63 @@ function render(root: WalkDir, depth: number): string {
     bytes += size;
     return true;
   };
-  const countEntries = (dir: WalkDir): string => {
-    try {
-      const count = listDir(dir).entries.length;
-      // The seed's form, to the character, whatever the count: "(N entries not shown)".
-      return count > 0 ? ` (${count} entries not shown)` : "";
-    } catch {
-      return " (unreadable)";
-    }
+  const shown = (entry: WalkEntry, level: number): TreeEntry => {
+    const kind = entry.symlink ? "symlink" : entry.directory ? "dir" : entry.file ? "file" : "other";
+    const linksTo = entry.directory ? "dir" : entry.file ? "file" : "other";
+    return { path: joinDisplay(display, entry.relative), kind, ...(entry.symlink ? { linksTo } : {}), depth: level };
   };
-  const walk = (dir: WalkDir, level: number, indent: string): boolean => {
+  const walk = (dir: WalkDir, level: number, indent: string, parent: TreeEntry | undefined): boolean => {
     let listing;
     try {
       listing = listDir(dir);
     } catch (error) {
-      return emit(`${indent}(unreadable: ${fromSystemError("list", dir.relative, error).code})`);
+      const code = fromSystemError("list", dir.relative, error).code as CallErrorCode;
+      if (parent) parent.unreadable = code;
+      return emit({ text: `${indent}(unreadable: ${code})` });
     }
-    for (const entry of listing.entries) {
-      if (!entry.directory) {
-        if (!emit(`${indent}${entry.name}`)) return false;
-      } else if (entry.symlink) {
+    for (const found of listing.entries) {
+      const entry = shown(found, level);
+      if (!found.directory) {
+        if (!emit({ text: `${indent}${found.name}`, entry })) return false;
+      } else if (found.symlink) {
         // Never entered (no cycles, no walking out of the tree), and said so: it is not an empty directory.
-        if (!emit(`${indent}${entry.name}/ (symbolic link, not followed)`)) return false;
+        if (!emit({ text: `${indent}${found.name}/ (symbolic link, not followed)`, entry })) return false;
       } else if (level === depth) {
-        if (!emit(`${indent}${entry.name}/${countEntries(enter(listing.scope, entry))}`)) return false;
-      } else if (!emit(`${indent}${entry.name}/`) || !walk(enter(listing.scope, entry), level + 1, `${indent}  `)) {
+        let note = "";
+        try {
+          const count = listDir(enter(listing.scope, found)).entries.length;
+          entry.notShown = count;
+          // The seed's form, to the character, whatever the count: "(N entries not shown)".
+          if (count > 0) note = ` (${count} entries not shown)`;
+        } catch (error) {
+          entry.unreadable = fromSystemError("list", found.relative, error).code as CallErrorCode;
+          note = " (unreadable)";
+        }
+        if (!emit({ text: `${indent}${found.name}/${note}`, entry })) return false;
+      } else if (!emit({ text: `${indent}${found.name}/`, entry }) || !walk(enter(listing.scope, found), level + 1, `${indent}  `, entry)) {
         return false;
       }
     }
     return true;
   };
-  walk(root, 1, "");
+  walk(root, 1, "", undefined);
   if (cut) {
     const note = CUT_NOTE[cut];
     while (lines.length + 1 > TREE_MAX_LINES || bytes + Buffer.byteLength(note) + 1 > TREE_MAX_BYTES) {
-      bytes -= Buffer.byteLength(lines.pop() ?? "") + 1;
+      bytes -= Buffer.byteLength(lines.pop()?.text ?? "") + 1;
     }
-    lines.push(note);
+    lines.push({ text: note });
   }
-  return lines.length === 0 ? "(empty directory)" : lines.join("\n");
+  const entries = lines.flatMap((line) => (line.entry ? [line.entry] : []));
+  return { text: lines.length === 0 ? "(empty directory)" : lines.map((line) => line.text).join("\n"), entries, cut: cut !== undefined };
 }
 
 export const tree = defineCall({
   name: "tree",
   capability: "list-dir",
   brief: "Render the depth-bounded tree beneath a directory, skipping ignored files.",
-  code: { module: "files", name: "tree", positional: ["path"], returns: "string", value: textValue },
+  code: { module: "files", name: "tree", positional: ["path"] },
+  result: TreeResult,
   parameters: () =>
     Type.Object(
       {
@@ -95,10 +139,11 @@ export const tree = defineCall({
     "Files that .gitignore or .ignore exclude, and .git, are left out. A directory at the depth bound shows how many " +
     "entries it holds, e.g. render/ (4 entries not shown): ask for a deeper depth or a path rooted there. At most " +
     `${TREE_MAX_LINES} lines and 16 KiB; a tree cut by either ends with a line saying so.`,
-  run({ path = ".", depth = TREE_DEFAULT_DEPTH }, context) {
+  run({ path = ".", depth = TREE_DEFAULT_DEPTH }, context): TreeResult {
     if (depth < 1) throw new GgError("invalid-argument", `Cannot render a tree of depth ${depth}: depth counts levels below the root and must be 1 or more (1 lists the root's own entries)`);
     const absolute = resolvePath(context.cwd, path);
     requireDirectory(context.files.stat(absolute, "render a tree of").kind, path, "render a tree of");
-    return { text: render(walkRoot(absolute, context.workspace), Math.min(depth, TREE_MAX_DEPTH)) };
+    return render(walkRoot(absolute, context.workspace), path, Math.min(depth, TREE_MAX_DEPTH));
   },
+  render: (tree) => tree.text,
 });

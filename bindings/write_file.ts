@@ -1,15 +1,28 @@
 // write_file: create or replace a whole file, atomically unless that would break its hard links.
-import { Type } from "typebox";
+import { type Static, Type } from "typebox";
 import { countLines, plural } from "../host/lines.ts";
 import { resolvePath } from "../host/paths.ts";
-import { defineCall, textValue } from "./define.ts";
+import { defineCall } from "./define.ts";
+
+/** A write, as data. */
+export const WriteResult = Type.Object(
+  {
+    path: Type.String({ description: "The file, as the call named it." }),
+    bytes: Type.Integer({ description: "Bytes written (the content as UTF-8)." }),
+    lines: Type.Integer({ description: "Lines written." }),
+    created: Type.Boolean({ description: "True when the file did not exist before." }),
+  },
+  { $id: "WriteResult", description: "What gg.files.writeFile wrote." },
+);
+export type WriteResult = Static<typeof WriteResult>;
 
 export const writeFile = defineCall({
   name: "write_file",
   capability: "write-file",
   effects: true,
   brief: "Create or overwrite a whole file, creating its parent directories.",
-  code: { module: "files", name: "writeFile", positional: ["path", "content"], returns: "string", value: textValue },
+  code: { module: "files", name: "writeFile", positional: ["path", "content"] },
+  result: WriteResult,
   parameters: () =>
     Type.Object(
       {
@@ -23,9 +36,10 @@ export const writeFile = defineCall({
     "and owner. The write is atomic: the file holds either its old content or the new, never a mix (except a file " +
     "with several hard links, which is rewritten in place so every link sees the new content). To change part of a " +
     "file, use edit_file.",
-  run({ path, content }, context) {
+  run({ path, content }, context): WriteResult {
     const bytes = Buffer.from(content, "utf8");
     const { created } = context.files.writeAtomic(resolvePath(context.cwd, path), bytes);
-    return { text: `${created ? "Created" : "Overwrote"} ${path} (${plural(bytes.length, "byte")}, ${plural(countLines(bytes), "line")})` };
+    return { path, bytes: bytes.length, lines: countLines(bytes), created };
   },
+  render: (written) => `${written.created ? "Created" : "Overwrote"} ${written.path} (${plural(written.bytes, "byte")}, ${plural(written.lines, "line")})`,
 });

@@ -1,8 +1,7 @@
 // Writes the generated reference pages from the declarations: `npm run docs`.
 import { writeFileSync } from "node:fs";
 import { renderCallsDoc } from "../bindings/docs.ts";
-import { renderApiDoc } from "../runtime/docs.ts";
-import { renderDts } from "./dts.ts";
+import { renderApiDoc, renderDts } from "../runtime/docs.ts";
 
 writeFileSync(new URL("./calls.md", import.meta.url), renderCallsDoc());
 writeFileSync(new URL("./api.md", import.meta.url), renderApiDoc());

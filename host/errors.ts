@@ -13,6 +13,9 @@ export const CALL_ERROR_CODES = [
   "over-cap",
 ] as const;
 
+/** One of {@link CALL_ERROR_CODES}. */
+export type CallErrorCode = (typeof CALL_ERROR_CODES)[number];
+
 /** The codes only a run of a program reports: gg's own verdicts on it, which a program cannot throw. */
 export const RUN_ERROR_CODES = ["memory-limit", "syntax-error", "program-error", "invalid-result", "result-too-large"] as const;
 

@@ -7,7 +7,8 @@ import { type CallContext, type CallDefinition, type CallResult, checkArguments,
 import { CALLS, enabledCalls } from "../bindings/index.ts";
 import { readFile } from "../bindings/read_file.ts";
 import { GgError } from "../host/errors.ts";
-import type { Views } from "./views.ts";
+import { Breakdown } from "./context.ts";
+import { Closed, OpenedView, ViewSummary, type Views } from "./views.ts";
 
 /** What a gg function runs with. */
 export interface GgEnv {
@@ -25,8 +26,8 @@ export interface GgFunction {
   positional: readonly string[];
   /** Schema of all parameters, as one object. */
   parameters(config: Configuration): TSchema;
-  /** TypeScript type of what it resolves to. */
-  returns: string;
+  /** Schema of what it resolves to (named by its `$id` in gg.d.ts). */
+  result: TSchema;
   /** Error codes it can fail with, besides invalid-argument. */
   errors: readonly string[];
   /** True when `run` completes before it returns (no process to wait on): the sandbox calls it inline. */
@@ -62,14 +63,14 @@ function fromCall(call: CallDefinition): GgFunction {
     brief: call.code.brief ?? call.brief,
     positional: call.code.positional,
     parameters: call.parameters,
-    returns: call.code.returns,
+    result: call.result,
     errors: ERRORS[call.name] ?? [],
     sync: !call.async,
     effects: call.effects === true,
     run(args, env) {
       const unwrap = (result: CallResult): unknown => {
         if (!result.ok) throw new GgError(result.error.code, result.error.message);
-        return call.code.value(result);
+        return call.code.value ? call.code.value(result.data) : result.data;
       };
       return call.async ? runChecked(call, args, env.context).then(unwrap) : unwrap(runCheckedSync(call, args, env.context));
     },
@@ -85,7 +86,7 @@ const openFile: GgFunction = {
   brief: "Show a file to yourself: read it as read_file does and open a view of it in your context window.",
   positional: ["path"],
   parameters: (config) => readFile.parameters(config),
-  returns: "OpenedView",
+  result: OpenedView,
   errors: [...FILE_ERRORS, "over-cap"],
   sync: true,
   run: (args, env) => env.views.open(String(args.path), args.offset as number | undefined, args.limit as number | undefined),
@@ -98,7 +99,7 @@ const closer = (module: GgFunction["module"], name: string, brief: string): GgFu
   brief,
   positional: ["path"],
   parameters: pathOnly,
-  returns: "{ closed: number; tokens: number }",
+  result: Closed,
   errors: [],
   sync: true,
   run: (args, env) => env.views.close(String(args.path)),
@@ -112,7 +113,7 @@ const list: GgFunction = {
   brief: "List the open views, oldest first, with what each costs the context window.",
   positional: [],
   parameters: nothing,
-  returns: "ViewSummary[]",
+  result: Type.Array(ViewSummary),
   errors: [],
   sync: true,
   run: (_args, env) => env.views.list(),
@@ -126,7 +127,7 @@ const breakdown: GgFunction = {
   brief: "Tokens in the context window per band: system, messages, tool results, file views, images.",
   positional: [],
   parameters: nothing,
-  returns: "Breakdown",
+  result: Breakdown,
   errors: [],
   sync: true,
   run: (_args, env) => env.views.breakdown(),

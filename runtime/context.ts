@@ -2,6 +2,7 @@
 // estimate: providers' tokenizers differ, and this one needs no vocabulary at start-up). A picture is charged by its
 // pixel size, the way providers bill it: scaled, then counted in tiles, with constants that differ per model; a
 // header that cannot be read falls back to a charge by file size, flagged as an estimate.
+import { type Static, Type } from "typebox";
 
 /** Tokens of a text, estimated as one per 4 bytes of UTF-8. */
 export const textTokens = (text: string): number => Math.ceil(Buffer.byteLength(text) / 4);
@@ -41,14 +42,18 @@ export function imageTokens(image: { width?: number; height?: number; bytes: num
 }
 
 /** Tokens per band of the context window. */
-export interface Breakdown {
-  system: number;
-  messages: number;
-  toolResults: number;
-  fileViews: number;
-  images: number;
-  total: number;
-}
+export const Breakdown = Type.Object(
+  {
+    system: Type.Integer(),
+    messages: Type.Integer(),
+    toolResults: Type.Integer(),
+    fileViews: Type.Integer(),
+    images: Type.Integer(),
+    total: Type.Integer(),
+  },
+  { $id: "Breakdown", description: "Tokens per band of the context window." },
+);
+export type Breakdown = Static<typeof Breakdown>;
 
 /** Tokens of the bands gg does not hold itself (the agent loop's), as the embedder reports them. */
 export interface Baseline {

@@ -1,22 +1,23 @@
-// The reference of the gg global, generated from its declarations: docs/api.md, what `gg docs` prints (docs/dts.ts
-// writes docs/gg.d.ts from the same declarations). Both are checked for staleness by `npm test`.
+// The reference of the gg global, generated from its declarations: docs/api.md (what `gg docs` prints) and
+// docs/gg.d.ts (the types a model reads and a program is checked against). Parameter and result types are rendered
+// from the same schemas that validate arguments and describe results. Both files are checked for staleness by
+// `npm test`.
 import type { TSchema } from "typebox";
 import { type Configuration, defaultConfiguration } from "../bindings/config.ts";
+import { ErrorCode } from "../bindings/define.ts";
+import { declarations, docComment, type NamedTypes, typeOf } from "../bindings/types.ts";
 import { type GgFunction, ggFunctions } from "./api.ts";
-
-interface Property {
-  type?: string;
-  description?: string;
-}
 
 // Parameter names a declaration cannot use as they are.
 const RESERVED: Record<string, string> = { new: "replacement" };
 const label = (name: string): string => RESERVED[name] ?? name;
 
-const tsType = (property: Property): string => (property.type === "integer" || property.type === "number" ? "number" : (property.type ?? "unknown"));
+interface Property {
+  description?: string;
+}
 
 function parts(fn: GgFunction, config: Configuration) {
-  const schema = fn.parameters(config) as TSchema & { properties?: Record<string, Property>; required?: string[] };
+  const schema = fn.parameters(config) as TSchema & { properties?: Record<string, TSchema & Property>; required?: string[] };
   const properties = schema.properties ?? {};
   const required = new Set(schema.required ?? []);
   const positional = fn.positional.filter((name) => name in properties);
@@ -24,29 +25,63 @@ function parts(fn: GgFunction, config: Configuration) {
   return { properties, required, positional, options };
 }
 
-/** `readFile(path: string, options?: { offset?: number; limit?: number }): Promise<...>` */
-export function signature(fn: GgFunction, config: Configuration): string {
+/** `readFile(path: string, options?: { offset?: number; limit?: number }): Promise<...>`; named types go to `named`. */
+export function signature(fn: GgFunction, config: Configuration, named: NamedTypes = new Map()): string {
   const { properties, required, positional, options } = parts(fn, config);
-  const params = positional.map((name) => `${label(name)}${required.has(name) ? "" : "?"}: ${tsType(properties[name] as Property)}`);
+  const typed = (name: string): string => `${required.has(name) ? "" : "?"}: ${typeOf(properties[name] as TSchema, named)}`;
+  const params = positional.map((name) => `${label(name)}${typed(name)}`);
   if (options.length > 0) {
-    const fields = options.map((name) => `${name}${required.has(name) ? "" : "?"}: ${tsType(properties[name] as Property)}`).join("; ");
-    params.push(`options${options.some((name) => required.has(name)) ? "" : "?"}: { ${fields} }`);
+    params.push(`options${options.some((name) => required.has(name)) ? "" : "?"}: { ${options.map((name) => `${name}${typed(name)}`).join("; ")} }`);
   }
-  return `${fn.name}(${params.join(", ")}): Promise<${fn.returns}>`;
+  return `${fn.name}(${params.join(", ")}): Promise<${typeOf(fn.result, named)}>`;
 }
 
 /** The modules of the gg global, in the order the docs list them. */
 export const MODULES = ["files", "shell", "views", "context"] as const;
 
-/** docs/api.md: the API grouped by module, with signatures, briefs, parameters and errors. */
+const CONSOLE = `/** The program's console: each call is one entry of the run's logs (values joined by spaces, each value that is not a string as JSON). */
+declare const console: {
+  log(...values: unknown[]): void;
+  info(...values: unknown[]): void;
+  warn(...values: unknown[]): void;
+  error(...values: unknown[]): void;
+  debug(...values: unknown[]): void;
+};`;
+
+const GG_ERROR = `/** Every gg function rejects with an Error carrying the code of what failed. */
+interface GgError extends Error {
+  code: ErrorCode;
+}`;
+
+/**
+ * docs/gg.d.ts: the gg global under `config` as TypeScript declarations (with the console a program has), for a
+ * model, an editor, and the type-checking of programs.
+ */
+export function renderDts(config: Configuration = defaultConfiguration()): string {
+  const functions = ggFunctions(config);
+  const named: NamedTypes = new Map();
+  const modules = MODULES.map((module) => {
+    const members = functions
+      .filter((fn) => fn.module === module)
+      .map((fn) => `${docComment(fn.brief, "    ")}    ${signature(fn, config, named)};`)
+      .join("\n");
+    return members ? `  ${module}: {\n${members}\n  };` : "";
+  }).filter(Boolean);
+  typeOf(ErrorCode, named);
+  const types = declarations(named);
+  return `// Generated from gg's declarations; do not edit.\n\n${types.join("\n\n")}\n\n${GG_ERROR}\n\n${CONSOLE}\n\ndeclare const gg: {\n${modules.join("\n")}\n};\n`;
+}
+
+/** docs/api.md: the API grouped by module, with signatures, briefs, parameters and errors, then the types. */
 export function renderApiDoc(config: Configuration = defaultConfiguration()): string {
   const functions = ggFunctions(config);
+  const named: NamedTypes = new Map();
   const out = [
     "# The gg global",
     "",
     "A program is the body of an async function, run with `gg run` or `createRuntime().run()`. Every function returns a",
-    "promise and rejects with an Error whose `code` is one of the codes below. Generated from the declarations by",
-    "`npm run docs`; `npm test` fails when it is stale. Types: [gg.d.ts](gg.d.ts).",
+    "promise and rejects with an Error whose `code` is one of the codes listed with it. Generated from the declarations",
+    "by `npm run docs`; `npm test` fails when it is stale. The types below are also in [gg.d.ts](gg.d.ts).",
   ];
   for (const module of MODULES) {
     const members = functions.filter((fn) => fn.module === module);
@@ -54,12 +89,13 @@ export function renderApiDoc(config: Configuration = defaultConfiguration()): st
     out.push("", `## gg.${module}`);
     for (const fn of members) {
       const { properties, required } = parts(fn, config);
-      out.push("", `### gg.${module}.${fn.name}`, "", "```ts", signature(fn, config), "```", "", fn.brief, "");
+      out.push("", `### gg.${module}.${fn.name}`, "", "```ts", signature(fn, config, named), "```", "", fn.brief, "");
       for (const [name, property] of Object.entries(properties)) {
-        out.push(`- \`${name}\` (${tsType(property)}${required.has(name) ? "" : ", optional"}): ${property.description ?? ""}`);
+        out.push(`- \`${name}\` (${typeOf(property, named)}${required.has(name) ? "" : ", optional"}): ${property.description ?? ""}`);
       }
       out.push(`- Errors: ${["invalid-argument", ...fn.errors].map((code) => `\`${code}\``).join(", ")}`);
     }
   }
+  out.push("", "## Types", "", "```ts", declarations(named).join("\n\n"), "```");
   return `${out.join("\n")}\n`;
 }

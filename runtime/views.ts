@@ -2,8 +2,9 @@
 // and keeps what it returned as a view, keyed by the file's absolute path (any spelling of it, shown as given). Reads
 // are append-only: opening a file again appends a view and retires the older copy's picture, so a picture travels
 // once per request. What one view may carry is bounded by the view caps, and an over-cap window is refused, never cut.
-import type { ImageDescriptor, ReadWindow } from "../bindings/read_file.ts";
+import { type Static, Type } from "typebox";
 import type { CallResult } from "../bindings/define.ts";
+import type { ReadData, ReadWindow } from "../bindings/read_file.ts";
 import { GgError } from "../host/errors.ts";
 import { plural } from "../host/lines.ts";
 import { pathKey } from "../host/paths.ts";
@@ -21,23 +22,55 @@ export interface ViewCaps {
 export const DEFAULT_VIEW_CAPS: ViewCaps = { lines: 2000, bytes: 256 * 1024 };
 
 /** A view as programs and run reports see it. */
-export interface ViewSummary {
-  id: number;
-  path: string;
-  /** 1-based lines shown (inclusive) and the file's length in lines, for a text view; an empty file, which reads as
-   *  "", shows no lines: `{ first: 0, last: 0, total: 0 }`. */
-  window?: { first: number; last: number; total: number };
-  /** The picture, for an image view; `retired` once a newer view of the same file carries it; `estimated` when its
-   *  header could not be read, so it is charged by file size rather than by its tiles. */
-  image?: { format: string; bytes: number; width?: number; height?: number; attached: boolean; retired: boolean; estimated: boolean };
-  /** Tokens this view costs the window now. */
-  tokens: number;
-}
+export const ViewSummary = Type.Object(
+  {
+    id: Type.Integer(),
+    path: Type.String(),
+    window: Type.Optional(
+      Type.Object(
+        { first: Type.Integer(), last: Type.Integer(), total: Type.Integer() },
+        {
+          description:
+            'For a text view: 1-based lines shown (inclusive) and the file\'s length in lines; an empty file, which reads as\n"", shows no lines: `{ first: 0, last: 0, total: 0 }`.',
+        },
+      ),
+    ),
+    image: Type.Optional(
+      Type.Object(
+        {
+          format: Type.String(),
+          bytes: Type.Integer(),
+          width: Type.Optional(Type.Integer()),
+          height: Type.Optional(Type.Integer()),
+          attached: Type.Boolean(),
+          retired: Type.Boolean(),
+          estimated: Type.Boolean(),
+        },
+        {
+          description:
+            "The picture, for an image view; `retired` once a newer view of the same file carries it; `estimated` when its\nheader could not be read, so it is charged by file size rather than by its tiles.",
+        },
+      ),
+    ),
+    tokens: Type.Integer({ description: "Tokens this view costs the window now." }),
+  },
+  { $id: "ViewSummary", description: "A view as programs and run reports see it." },
+);
+export type ViewSummary = Static<typeof ViewSummary>;
 
 /** What opening a view returns: its summary and the text the model now sees (for a picture, its description). */
-export interface OpenedView extends ViewSummary {
-  text: string;
-}
+export const OpenedView = Type.Intersect([ViewSummary, Type.Object({ text: Type.String() })], {
+  $id: "OpenedView",
+  description: "What opening a view returns: its summary and the text the model now sees (for a picture, its description).",
+});
+export type OpenedView = Static<typeof OpenedView>;
+
+/** What closing or evicting a file's views returns. */
+export const Closed = Type.Object(
+  { closed: Type.Integer({ description: "Views closed." }), tokens: Type.Integer({ description: "Tokens they cost the window, now reclaimed." }) },
+  { $id: "Closed", description: "What closing or evicting a file's views returns." },
+);
+export type Closed = Static<typeof Closed>;
 
 /** A view as kept: its cost is derived each time from what it holds, never stored. */
 interface View extends Omit<ViewSummary, "tokens"> {
@@ -49,7 +82,7 @@ interface View extends Omit<ViewSummary, "tokens"> {
 }
 
 /** Reads a file as read_file does (the runtime passes the real call). */
-export type ViewRead = (path: string, offset: number | undefined, limit: number | undefined) => CallResult;
+export type ViewRead = (path: string, offset: number | undefined, limit: number | undefined) => CallResult<ReadData>;
 
 function costOf(view: View): number {
   const image = view.image && view.image.attached && !view.image.retired ? imageTokens(view.image).tokens : 0;
@@ -96,7 +129,7 @@ export function createViews(read: ViewRead, cwd: string, caps: ViewCaps = DEFAUL
     tokens: costOf(view),
   });
 
-  const remove = (path: string): { closed: number; tokens: number } => {
+  const remove = (path: string): Closed => {
     const key = pathKey(cwd, path);
     let tokens = 0;
     let closed = 0;
@@ -115,8 +148,8 @@ export function createViews(read: ViewRead, cwd: string, caps: ViewCaps = DEFAUL
     open(path: string, offset?: number, limit?: number): OpenedView {
       const result = read(path, offset, limit);
       if (!result.ok) throw new GgError(result.error.code, result.error.message);
-      const image = result.details?.image as ImageDescriptor | undefined;
-      const window = result.details?.window as ReadWindow | undefined;
+      const image = "image" in result.data ? result.data.image : undefined;
+      const window = "window" in result.data ? result.data.window : undefined;
       if (window) refuseOverCap(path, window, result.text, caps);
       const key = pathKey(cwd, path);
       for (const older of views) {

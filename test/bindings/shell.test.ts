@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
 import { createTools } from "../../bindings/index.ts";
 import { parseConfiguration } from "../../bindings/config.ts";
-import { effectiveTimeoutMs, SHELL_MAX_TIMEOUT_SECS } from "../../bindings/shell.ts";
+import { effectiveTimeoutMs, SHELL_MAX_TIMEOUT_SECS, type ShellResult } from "../../bindings/shell.ts";
 import { uniqueSleep } from "../processes.ts";
 import { tempWorkspace } from "../workspace.ts";
 
@@ -17,7 +17,7 @@ afterEach(() => {
 async function shell(ws: ReturnType<typeof tempWorkspace>, args: object, config?: unknown) {
   const result = await ws.call("shell", args, config);
   if (!result.ok) throw new Error(`shell failed: error[${result.error.code}]: ${result.error.message}`);
-  const details = result.details as { exitCode: number; output: string; truncated: boolean; files?: { stdout: string; stderr: string }; signal?: string };
+  const details = result.data as ShellResult;
   if (details.files) created.push(details.files.stdout, details.files.stderr);
   return { text: result.text, ...details };
 }

@@ -114,12 +114,12 @@ describe("the gg global", () => {
       return { tree, hits, page, cappedTail: capped.split("\\n").at(-1), edited: await gg.files.readFile("src/a.ts"), list: await gg.files.listDir("src") };
     `);
     expect(report.result).toEqual({
-      tree: await ws.text("tree"),
-      hits: "src/a.ts:2:// TODO one",
+      tree: { text: await ws.text("tree"), entries: [{ path: "big.txt", kind: "file", depth: 1 }, { path: "src", kind: "dir", depth: 1 }, { path: "src/a.ts", kind: "file", depth: 2 }], cut: false },
+      hits: { matches: [{ path: "src/a.ts", line: 2, text: "// TODO one" }], filesSearched: 1, limitReached: false },
       page: "l2999\nl3000\n[showing lines 2999-3000 of 3000]",
       cappedTail: "[showing lines 1-2000 of 3000; continue with offset: 2001]",
       edited: "export const a = 2;\n// TODO one\n",
-      list: "a.ts",
+      list: { entries: [{ name: "a.ts", kind: "file" }] },
     });
   });
 

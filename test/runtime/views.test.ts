@@ -124,13 +124,13 @@ describe("views", () => {
       const text = await gg.files.readFile("one.json", { offset: 1, limit: 1 });
       return { refusal, read: text.length, found: await gg.files.search("jjj", { path: "one.json", limit: 1 }) };
     `);
-    const { refusal, read, found } = report.result as { refusal: [string, string]; read: number; found: string };
+    const { refusal, read, found } = report.result as { refusal: [string, string]; read: number; found: { matches: { path: string; line: number }[] } };
     expect(refusal[0]).toBe("over-cap");
     expect(refusal[1]).toBe(
       'Cannot open a view of line 1 of one.json: line 1 alone is over the view cap of 262144 bytes, so no view can show it; gg.files.readFile("one.json", { offset: 1, limit: 1 }) hands its text to your program, and gg.files.search(query, { path: "one.json" }) finds text in it',
     );
     expect(read).toBeGreaterThan(256 * 1024);
-    expect(found).toContain("one.json:1");
+    expect(found.matches).toMatchObject([{ path: "one.json", line: 1 }]);
   });
 
   test("a picture is charged by its tiles; re-opening retires the older copy, evicting reclaims it", async () => {

@@ -20,7 +20,7 @@ describe("hostile: prototype pollution", () => {
       let code: unknown, message: unknown;
       try { await gg.files.readFile("missing.txt"); } catch (e: any) { code = e.code; message = e.message; }
       return { read, code, message, listed: await gg.files.listDir() };`);
-    expect(report.result).toEqual({ read: "alpha\n", code: "not-found", message: expect.stringContaining("no such file"), listed: "a.txt" });
+    expect(report.result).toEqual({ read: "alpha\n", code: "not-found", message: expect.stringContaining("no such file"), listed: { entries: [{ name: "a.txt", kind: "file" }] } });
     expect(report.calls.map((call) => [call.name, call.code])).toEqual([["files.readFile", undefined], ["files.readFile", "not-found"], ["files.listDir", undefined]]);
   });
 
@@ -36,7 +36,7 @@ describe("hostile: prototype pollution", () => {
     const withoutLength = await ws.run(`
       for (let i = 0; i < 4; i++) Object.defineProperty(Array.prototype, i, { get() { return "/etc/passwd"; }, set() {}, configurable: true });
       return [await gg.files.readFile("a.txt"), await gg.files.listDir()];`);
-    expect(withoutLength).toMatchObject({ ok: true, result: ["alpha\n", "a.txt"] });
+    expect(withoutLength).toMatchObject({ ok: true, result: ["alpha\n", { entries: [{ name: "a.txt", kind: "file" }] }] });
     expect(withoutLength.calls.map((call) => call.args)).toEqual(['["a.txt"]', "[]"]);
   });
 

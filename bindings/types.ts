@@ -1,0 +1,114 @@
+// TypeScript text from TypeBox schemas: the types of gg.d.ts, the docs and the checker are rendered from the same
+// schemas that validate arguments and describe results, so no type is written twice. A schema with an `$id` is a
+// named type: rendered once as a declaration, referred to by name everywhere else.
+import type { TSchema } from "typebox";
+
+/** The parts of JSON Schema the declarations use. */
+interface Schema {
+  $id?: string;
+  description?: string;
+  type?: string;
+  const?: unknown;
+  enum?: unknown[];
+  anyOf?: Schema[];
+  allOf?: Schema[];
+  items?: Schema;
+  properties?: Record<string, Schema>;
+  patternProperties?: Record<string, Schema>;
+  required?: string[];
+}
+
+/** Named types met while rendering, by name, in the order first met. */
+export type NamedTypes = Map<string, TSchema>;
+
+const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
+
+/** A `/** ... *\/` comment for `text`, indented; empty when there is no text. */
+export function docComment(text: string | undefined, indent: string): string {
+  if (!text) return "";
+  const lines = text.replaceAll("*/", "*\\/").split("\n");
+  return lines.length === 1 ? `${indent}/** ${lines[0]} */\n` : `${indent}/**\n${lines.map((line) => `${indent} * ${line}`).join("\n")}\n${indent} */\n`;
+}
+
+/** The members of an object type, one per line with their doc comments. */
+function members(schema: Schema, named: NamedTypes, indent: string): string {
+  const required = new Set(schema.required ?? []);
+  return Object.entries(schema.properties ?? {})
+    .map(([key, property]) => {
+      const name = IDENTIFIER.test(key) ? key : JSON.stringify(key);
+      // A named type carries its own description, on its declaration.
+      const doc = (property as Schema).$id ? "" : docComment(property.description, indent);
+      return `${doc}${indent}${name}${required.has(key) ? "" : "?"}: ${typeOf(property, named, indent)};`;
+    })
+    .join("\n");
+}
+
+/**
+ * The TypeScript type of `schema`; named types it holds are added to `named` and referred to by name (the schema
+ * itself too, unless `expand` asks for its structure).
+ */
+export function typeOf(input: TSchema, named: NamedTypes = new Map(), indent = "", expand = false): string {
+  const schema = input as Schema;
+  if (schema.$id && !expand) {
+    if (!named.has(schema.$id)) named.set(schema.$id, input);
+    return schema.$id;
+  }
+  if (schema.const !== undefined) return JSON.stringify(schema.const);
+  if (schema.enum) return schema.enum.map((value) => JSON.stringify(value)).join(" | ");
+  if (schema.anyOf) return schema.anyOf.map((member) => typeOf(member as TSchema, named, indent)).join(" | ");
+  if (schema.allOf) return schema.allOf.map((member) => typeOf(member as TSchema, named, indent)).join(" & ");
+  switch (schema.type) {
+    case "string":
+    case "boolean":
+    case "null":
+      return schema.type;
+    case "integer":
+    case "number":
+      return "number";
+    case "array": {
+      const item = schema.items ? typeOf(schema.items as TSchema, named, indent) : "unknown";
+      return /^[\w$.]+$/.test(item) ? `${item}[]` : `(${item})[]`;
+    }
+    case "object": {
+      const record = Object.values(schema.patternProperties ?? {})[0];
+      if (record && !schema.properties) return `Record<string, ${typeOf(record as TSchema, named, indent)}>`;
+      const body = members(schema, named, `${indent}  `);
+      return body === "" ? "{}" : `{\n${body}\n${indent}}`;
+    }
+    default:
+      return "unknown";
+  }
+}
+
+/** The declaration of one named type: an interface for an object (or an object extending named types), else a type alias. */
+function declaration(name: string, input: TSchema, named: NamedTypes): string {
+  const schema = input as Schema;
+  const doc = docComment(schema.description, "");
+  const parts = schema.allOf ?? [];
+  const bases = parts.filter((part) => part.$id);
+  const own = parts.filter((part) => !part.$id);
+  if (schema.type === "object" && !schema.patternProperties) return `${doc}interface ${name} {\n${members(schema, named, "  ")}\n}`;
+  if (parts.length > 0 && own.length === 1 && own[0]?.type === "object") {
+    const extended = bases.map((base) => typeOf(base as TSchema, named)).join(", ");
+    return `${doc}interface ${name} extends ${extended} {\n${members(own[0], named, "  ")}\n}`;
+  }
+  return `${doc}type ${name} = ${typeOf(input, named, "", true)};`;
+}
+
+/**
+ * Declarations of every named type in `named` and of those they refer to, each once: in the order first met, each
+ * followed by the types it is the first to refer to.
+ */
+export function declarations(named: NamedTypes): string[] {
+  const done = new Set<string>();
+  const out: string[] = [];
+  const declare = (name: string): void => {
+    if (done.has(name)) return;
+    done.add(name);
+    const known = new Set(named.keys());
+    out.push(declaration(name, named.get(name) as TSchema, named));
+    for (const found of [...named.keys()].filter((key) => !known.has(key))) declare(found);
+  };
+  for (const name of [...named.keys()]) declare(name);
+  return out;
+}
