@@ -1,6 +1,7 @@
 // Benchmark: programs in the sandbox. Program cold start (an idle runtime, then a trivial program, one fresh isolate
 // each, timed from run() to its report in the embedding process) median and p95; 1,000 sequential gg.files.readFile calls on small files against the same 1,000 reads made by
-// host code through the same host functions; and the same with Promise.all. Rerun: `node bench/runtime.ts`.
+// host code through the same host functions; the same with Promise.all; and the type-check of a 100-line program
+// (usage.checkMs of each run). Rerun: `node bench/runtime.ts`.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -59,11 +60,35 @@ try {
     const direct = quantile(onHost, 0.5);
     rows.push(`| ${FILES} readFile, ${name} | ${sandbox.toFixed(1)} | ${direct.toFixed(1)} | ${(sandbox / direct).toFixed(2)}x |`);
   }
+  // Type-checking: a 100-line program that uses the typed results, varied per run so no check can reuse another's.
+  const checked = (variant: number): string => {
+    const lines = [`const limit = ${variant};`, "const found = await gg.files.search('file', { limit: 10 });", "const byPath = new Map<string, number[]>();"];
+    for (let i = 0; lines.length < 97; i++) {
+      lines.push(
+        `for (const match of found.matches.filter((m) => m.line > ${i % 3})) byPath.set(match.path, [...(byPath.get(match.path) ?? []), match.line + ${i}]);`,
+        `const summary${i}: { path: string; count: number }[] = [...byPath].map(([path, found${i}]) => ({ path, count: found${i}.length }));`,
+        `if (summary${i}.length > limit + ${i}) console.log(summary${i}.map((entry) => entry.path.toUpperCase()).join(","));`,
+      );
+    }
+    lines.push("const listed = (await gg.files.listDir('small')).entries.filter((entry) => entry.kind === 'file');", "return listed.length + byPath.size;");
+    return lines.slice(0, 100).join("\n");
+  };
+  const checks: number[] = [];
+  let firstCheck = 0;
+  for (let i = 0; i < 21; i++) {
+    const report = await runtime.run(checked(i), { check: true });
+    if (!report.ok) throw new Error(`bench program failed its check: ${report.error?.message}`);
+    if (i === 0) firstCheck = report.usage.checkMs ?? 0;
+    else checks.push(report.usage.checkMs ?? 0);
+  }
+
   console.log(`## program cold start (${RUNS} runs after 20 warm-ups, each 20 ms after the last; goal: median <= 5 ms)\n`);
   console.log(`median ${quantile(cold, 0.5).toFixed(2)} ms, p95 ${quantile(cold, 0.95).toFixed(2)} ms\n`);
   console.log("## gg.files.readFile from a program against host code (medians of 7; goal: sequential <= 1.5x)\n");
   console.log("| case | program ms | host ms | ratio |\n| --- | ---: | ---: | ---: |");
   console.log(rows.join("\n"));
+  console.log("\n## type-checking a 100-line program before it runs (goal: median of the second and later checks <= 100 ms)\n");
+  console.log(`first check (loads the compiler) ${firstCheck} ms; later checks: median ${quantile(checks, 0.5)} ms, p95 ${quantile(checks, 0.95)} ms (20 checks)`);
   console.log(`\nmachine: ${cpus().length} cores, ${cpus()[0]?.model ?? "unknown cpu"}; node ${process.version}`);
   console.log("reproduce: node bench/runtime.ts (part of npm run bench)");
 } finally {

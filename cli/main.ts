@@ -13,7 +13,7 @@ import type { ViewSummary } from "../runtime/views.ts";
 
 const USAGE = `Usage:
   gg call TOOL [ARGS_JSON] [--workspace DIR] [--config FILE] [--budget SECONDS] [--json]
-  gg run PROGRAM.ts|- [--workspace DIR] [--config FILE] [--budget SECONDS] [--cpu SECONDS] [--memory MB] [--json]
+  gg run PROGRAM.ts|- [--workspace DIR] [--config FILE] [--budget SECONDS] [--cpu SECONDS] [--memory MB] [--check] [--json]
   gg tools [--config FILE]
   gg docs [--config FILE]
 
@@ -28,6 +28,8 @@ Options:
   --budget SECONDS wall-clock budget of the run (run: default 120); a shell command's timeout is clamped to it
   --cpu SECONDS    CPU time of a program (run: default the budget)
   --memory MB      heap of a program's isolate (default 128)
+  --check          type-check a TypeScript program first (against the gg global and the ES library); a program with
+                   type errors is reported with all of them and does not run
   --json           print one JSON object: {"ok": true, "text", "attachments"} (shell: {"ok": true, "exitCode",
                    "output", "truncated", "files"}) or {"ok": false, "error"}`;
 
@@ -76,6 +78,7 @@ interface RunFlags {
   budget: number | undefined;
   memory: number | undefined;
   cpu: number | undefined;
+  check: boolean;
   json: boolean;
 }
 
@@ -107,6 +110,7 @@ async function runProgramFile(rest: string[], flags: RunFlags, out: (text: strin
     ...(flags.budget === undefined ? {} : { budget: flags.budget }),
     ...(flags.memory === undefined ? {} : { memory: flags.memory }),
     ...(flags.cpu === undefined ? {} : { limits: { cpuSecs: flags.cpu } }),
+    ...(flags.check ? { check: true } : {}),
   };
   const problems = runProblems(options);
   if (problems.length > 0) throw new UsageError(`Cannot run with these limits: ${problems.join("; ")}`);
@@ -119,7 +123,8 @@ async function runProgramFile(rest: string[], flags: RunFlags, out: (text: strin
       if (report.logsDropped > 0) out(`[${report.logsDropped} more log entries dropped at the log limit]\n`);
       if (report.ok) out(`${typeof report.result === "string" ? report.result : JSON.stringify(report.result, null, 2)}\n`);
       else if (report.error) {
-        const where = report.error.line === undefined ? "" : ` (line ${report.error.line}, column ${report.error.column})`;
+        // A type error's message lists every position already.
+        const where = report.error.line === undefined || report.error.problems ? "" : ` (line ${report.error.line}, column ${report.error.column})`;
         out(`error[${report.error.code}]: ${report.error.message}${where}\n`);
       }
       if (report.views.length > 0) out(`[views open: ${report.views.map(describeView).join("; ")}]\n`);
@@ -145,6 +150,7 @@ export async function main(argv: readonly string[], out: (text: string) => void 
         memory: { type: "string" },
         cpu: { type: "string" },
         json: { type: "boolean", default: false },
+        check: { type: "boolean", default: false },
         help: { type: "boolean", short: "h", default: false },
       },
     });
@@ -167,7 +173,7 @@ export async function main(argv: readonly string[], out: (text: string) => void 
       return 0;
     }
     const budget = positiveNumber("--budget", values.budget);
-    if (command === "run") return await runProgramFile(rest, { workspace: workspaceOf(values.workspace), config, budget, memory: positiveNumber("--memory", values.memory), cpu: positiveNumber("--cpu", values.cpu), json }, out);
+    if (command === "run") return await runProgramFile(rest, { workspace: workspaceOf(values.workspace), config, budget, memory: positiveNumber("--memory", values.memory), cpu: positiveNumber("--cpu", values.cpu), check: values.check, json }, out);
     if (command !== "call") throw new UsageError(`Unknown command ${JSON.stringify(command)}; the commands are call, run, tools and docs`);
     const [tool, argsText, ...extra] = rest;
     if (tool === undefined) throw new UsageError("gg call needs a TOOL name, e.g. gg call tree '{\"depth\":2}'");

@@ -25,13 +25,15 @@ export interface CompileFailure {
 /** File name compiled code runs under, so stack frames can be told apart from gg's own. */
 export const PROGRAM_FILE = "program.js";
 // The body goes on its own lines inside the wrapper, so program line N is wrapped line N + 1.
-const HEAD = "(async () => {\n";
-const TAIL = "\n})()";
+/** What goes before a program's body: it runs (and is type-checked) as the body of an async function. */
+export const PROGRAM_HEAD = "(async () => {\n";
+/** What goes after a program's body. */
+export const PROGRAM_TAIL = "\n})()";
 
 /** Compiles a program, or returns why it does not compile. */
 export function compileProgram(source: string, language: Language): CompiledProgram | CompileFailure {
   try {
-    const out = transformSync(`${HEAD}${source}${TAIL}`, {
+    const out = transformSync(`${PROGRAM_HEAD}${source}${PROGRAM_TAIL}`, {
       loader: language,
       sourcemap: "external",
       sourcefile: `program.${language}`,

@@ -3,7 +3,9 @@
 import { callContext, type ToolsOptions } from "../bindings/index.ts";
 import { readFile } from "../bindings/read_file.ts";
 import { runCheckedSync } from "../bindings/define.ts";
+import { createChecker } from "./check.ts";
 import type { Baseline } from "./context.ts";
+import { renderDts } from "./docs.ts";
 import { refusedRun, type RunOptions, runLimits } from "./limits.ts";
 import { createSandbox, type RunObserver, type RunReport } from "./sandbox.ts";
 import { createViews, DEFAULT_VIEW_CAPS, type ViewCaps } from "./views.ts";
@@ -23,13 +25,17 @@ export function createEngine(options: EngineOptions) {
     options.baseline,
   );
   const sandbox = createSandbox({ context, views });
+  // Against the gg global this agent holds; the compiler loads on the first check and stays warm.
+  const checker = createChecker(renderDts(context.config));
   return {
     views,
     run: async (source: string, run: RunOptions = {}, observer?: RunObserver): Promise<RunReport> => {
       const refused = refusedRun(run);
       if (refused) return refused;
       if (run.baseline) views.setBaseline(run.baseline);
-      return sandbox.run(source, run.language ?? "ts", runLimits(run), observer);
+      const language = run.language ?? "ts";
+      // JavaScript is run as it is: only TypeScript declares the types a check needs.
+      return sandbox.run(source, language, runLimits(run), observer, run.check && language === "ts" ? checker.check : undefined);
     },
     /** Frees the isolate kept ready for the next program. */
     close: (): Promise<void> => sandbox.close(),

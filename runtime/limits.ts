@@ -31,6 +31,11 @@ export interface RunOptions {
   limits?: Partial<Limits>;
   /** Tokens of the context bands gg does not hold (system prompt, messages, tool results) as they stand now. */
   baseline?: Baseline;
+  /**
+   * Type-check a TypeScript program against the gg global and the ES library before it runs: a program with type
+   * errors fails with type-error, listing them, and nothing runs. JavaScript programs are run unchecked.
+   */
+  check?: boolean;
 }
 
 /** Bounds each limit must fall in; isolated-vm refuses heaps under 8 MB, and Node's timers stop at ~24.8 days. */
@@ -69,6 +74,8 @@ export const blankReport = (): RunReport => ({ ok: false, logs: [], logsDropped:
 /** What is wrong with a run's options: its limits, and a baseline that is not counts of tokens. */
 export function runProblems(run: RunOptions): string[] {
   const problems = limitProblems(runLimits(run));
+  if (run.check !== undefined && typeof run.check !== "boolean") problems.push(`check ${String(run.check)} is not true or false`);
+  if (run.language !== undefined && run.language !== "ts" && run.language !== "js") problems.push(`language ${String(run.language)} is not "ts" or "js"`);
   for (const [band, tokens] of Object.entries(run.baseline ?? {})) {
     if (!["system", "messages", "toolResults"].includes(band)) problems.push(`baseline has an unknown band "${band}"; the bands are system, messages, toolResults`);
     else if (!(typeof tokens === "number" && Number.isInteger(tokens) && tokens >= 0)) problems.push(`baseline.${band} ${String(tokens)} is not a whole number of tokens, 0 or more`);

@@ -8,6 +8,8 @@ import ivm from "isolated-vm";
 import { CALL_ERROR_CODES, type ErrorCode, isGgError } from "../host/errors.ts";
 import { argumentsObject, forPrograms, type GgEnv, ggFunctions } from "./api.ts";
 import { type CompiledProgram, compileProgram, type Language, originalPosition, PROGRAM_FILE } from "./compile.ts";
+import { plural } from "../host/lines.ts";
+import type { CheckOutcome, TypeProblem } from "./check.ts";
 import { blankReport, type Limits } from "./limits.ts";
 import type { ViewSummary } from "./views.ts";
 
@@ -38,6 +40,8 @@ export interface RunError {
   message: string;
   line?: number;
   column?: number;
+  /** For a type-error: every type error found (the first 20), at the program's own positions. */
+  problems?: TypeProblem[];
 }
 
 /** What a run reports. */
@@ -55,7 +59,8 @@ export interface RunReport {
   callsDropped: number;
   /** The views open at the end, with their token costs. */
   views: ViewSummary[];
-  usage: { wallMs: number; cpuMs: number; peakHeapBytes: number };
+  /** Wall-clock and CPU milliseconds, peak heap bytes, and for a checked program the milliseconds its check took. */
+  usage: { wallMs: number; cpuMs: number; peakHeapBytes: number; checkMs?: number };
 }
 
 /** Hooks that see a run as it happens (the supervisor keeps them if the runner dies). */
@@ -254,6 +259,20 @@ function readSettled(outcome: unknown, program: CompiledProgram, limits: Limits)
   return { ok: false, error: { code, message: `${label}${clip(thrown.message)}`, ...position(program, clip(thrown.stack, 65536)) } };
 }
 
+/** The report's error for a program that does not type-check: every problem listed, up to the shown bound. */
+function typeError({ problems, total }: CheckOutcome): RunError {
+  const first = problems[0] as TypeProblem;
+  const more = total > problems.length ? `\n(and ${total - problems.length} more)` : "";
+  const listed = problems.map((problem) => `line ${problem.line}, column ${problem.column}: ${problem.message}`).join("\n");
+  return {
+    code: "type-error",
+    message: `The program does not type-check (${plural(total, "error")}), so nothing ran; fix these and run it again:\n${listed}${more}`,
+    line: first.line,
+    column: first.column,
+    problems,
+  };
+}
+
 /** What the bridge of a prepared isolate writes into while a program runs; undefined before and after. */
 interface RunState {
   report: RunReport;
@@ -382,7 +401,7 @@ export function createSandbox(env: GgEnv) {
   };
   return {
     /** Runs `source` once under `limits` and reports what happened. Never throws. */
-    async run(source: string, language: Language, limits: Limits, observer: RunObserver = {}): Promise<RunReport> {
+    async run(source: string, language: Language, limits: Limits, observer: RunObserver = {}, check?: (source: string) => Promise<CheckOutcome>): Promise<RunReport> {
       const started = performance.now();
       const report = blankReport();
       const inFlight = new Map<CallRecord, number>();
@@ -395,6 +414,18 @@ export function createSandbox(env: GgEnv) {
       };
       const program = compileProgram(source, language);
       if (!("code" in program)) return finish({ code: "syntax-error", ...program, message: `The program does not compile: ${program.message}` });
+      if (check) {
+        const checkStarted = performance.now();
+        let outcome: CheckOutcome;
+        try {
+          outcome = await check(source);
+        } catch (error) {
+          return finish({ code: "io-error", message: `Cannot type-check the program: ${error instanceof Error ? error.message : String(error)}; run it without check` });
+        } finally {
+          report.usage.checkMs = Math.round(performance.now() - checkStarted);
+        }
+        if (outcome.total > 0) return finish(typeError(outcome));
+      }
       let prepared: Prepared;
       try {
         prepared = await take(limits);
@@ -402,7 +433,7 @@ export function createSandbox(env: GgEnv) {
         return finish({ code: "program-error", message: `Cannot start an isolate for the program: ${error instanceof Error ? error.message : String(error)}` });
       }
       const { isolate, context } = prepared;
-      // The budget counts from the call to run: compiling and taking an isolate come out of it.
+      // The budget counts from the call to run: compiling, checking and taking an isolate come out of it.
       const budgetMs = limits.budgetSecs * 1000;
       const msLeft = (): number => started + budgetMs - performance.now();
       // Commands end a little before the run does (5% of the budget, at most 1 s), so a program sees their timeout.

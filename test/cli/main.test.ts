@@ -135,6 +135,21 @@ describe("gg run", () => {
     expect(gg(["run", "loop.js", "--budget", "3000000"], ws.root)).toMatchObject({ status: 2, stderr: expect.stringContaining("budgetSecs 3000000") });
   });
 
+  test("gg run --check reports every type error with its position and runs nothing; without it the program runs", () => {
+    using ws = tempWorkspace();
+    writeFileSync(join(ws.root, "typed.ts"), "await gg.files.writeFile('ran.txt', 'x');\nconst n: number = 'two';\nreturn (await gg.files.listDir()).entries.length;\n");
+    writeFileSync(join(ws.root, "good.ts"), "const { entries } = await gg.files.listDir();\nreturn entries.map((entry) => entry.name).sort();\n");
+    expect(gg(["run", "typed.ts", "--check"], ws.root)).toMatchObject({
+      status: 1,
+      stdout: "error[type-error]: The program does not type-check (1 error), so nothing ran; fix these and run it again:\nline 2, column 7: Type 'string' is not assignable to type 'number'.\n",
+    });
+    expect(() => statSync(join(ws.root, "ran.txt"))).toThrow();
+    const json = JSON.parse(gg(["run", "typed.ts", "--check", "--json"], ws.root).stdout) as { error: object; calls: unknown[] };
+    expect(json).toMatchObject({ error: { code: "type-error", line: 2, column: 7, problems: [{ line: 2, column: 7 }] }, calls: [] });
+    expect(gg(["run", "good.ts", "--check"], ws.root)).toMatchObject({ status: 0, stdout: '[\n  "good.ts",\n  "typed.ts"\n]\n' });
+    expect(gg(["run", "typed.ts"], ws.root)).toMatchObject({ status: 0, stdout: "3\n" });
+  });
+
   test("gg run lists the views left open after the result, with what they cost", () => {
     using ws = tempWorkspace();
     ws.put({ "a.txt": "one\ntwo\n" });
@@ -145,7 +160,7 @@ describe("gg run", () => {
   test("gg run - reads the program from standard input", () => {
     using ws = tempWorkspace();
     ws.put({ "a.txt": "from a file" });
-    expect(gg(["run", "-", "--workspace", ws.root], undefined, "const text: string = await gg.files.readFile('a.txt');\nreturn text;\n")).toMatchObject({ status: 0, stdout: "from a file\n" });
+    expect(gg(["run", "-", "--workspace", ws.root], undefined, "const text = await gg.files.readFile('a.txt');\nreturn text;\n")).toMatchObject({ status: 0, stdout: "from a file\n" });
   });
 
   test("a command the program left running, even one that traps SIGTERM, does not outlive gg run", async () => {

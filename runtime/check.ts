@@ -1,0 +1,107 @@
+// Type-checking a TypeScript program before it runs, against the gg global its agent holds (the generated gg.d.ts)
+// and the ES library alone: no DOM, no Node, as in the sandbox. The compiler is loaded on the first check and kept
+// warm: the library's and gg.d.ts's parsed files are reused, so a later check costs the program's own file.
+import { dirname } from "node:path";
+import type ts from "typescript";
+import { PROGRAM_HEAD, PROGRAM_TAIL } from "./compile.ts";
+
+/** One type error, at the program's own 1-based line and column. */
+export interface TypeProblem {
+  line: number;
+  column: number;
+  message: string;
+}
+
+/** Type errors a check reports at most; the rest are counted. */
+export const TYPE_PROBLEMS_SHOWN = 20;
+
+/** What a check found: the first problems, and how many there were in all. */
+export interface CheckOutcome {
+  problems: TypeProblem[];
+  total: number;
+}
+
+// TypeScript's hints for a missing global (install @types/node, add 'dom' to lib) are wrong for a program, which
+// cannot change its environment; these codes get gg's own message instead.
+const ENVIRONMENT_HINTS = new Set([2580, 2581, 2582, 2584, 2591, 2592, 2593, 2867, 2868]);
+const NEWER_LIBRARY_HINT = 2583;
+
+/** The message a program's author can act on. */
+function messageOf(typescript: typeof ts, diagnostic: ts.Diagnostic): string {
+  const text = typescript.flattenDiagnosticMessageText(diagnostic.messageText, "\n");
+  const name = /^Cannot find name '([^']+)'/.exec(text)?.[1];
+  if (name && ENVIRONMENT_HINTS.has(diagnostic.code)) {
+    return `Cannot find name '${name}': a program runs in a bare V8 realm with the ES library, the gg global and console only; reach files and commands through gg`;
+  }
+  if (name && diagnostic.code === NEWER_LIBRARY_HINT) return `Cannot find name '${name}': it is not in the ES2024 library programs run with`;
+  return text;
+}
+
+const PROGRAM = "/gg/program.ts";
+const TYPES = "/gg/gg.d.ts";
+
+/** A checker for programs of an agent whose gg global `declarations` (gg.d.ts) describe. */
+export function createChecker(declarations: string) {
+  let compiler: Promise<(source: string) => CheckOutcome> | undefined;
+  return {
+    /** Type-checks `source` (the body of an async function). */
+    async check(source: string): Promise<CheckOutcome> {
+      compiler ??= load(declarations);
+      return (await compiler)(source);
+    },
+  };
+}
+
+async function load(declarations: string): Promise<(source: string) => CheckOutcome> {
+  const { default: typescript } = await import("typescript");
+  const options: ts.CompilerOptions = {
+    strict: true,
+    target: typescript.ScriptTarget.ES2024,
+    lib: ["lib.es2024.d.ts"],
+    types: [],
+    noEmit: true,
+    skipLibCheck: true,
+    noResolve: true,
+  };
+  const libDir = dirname(typescript.getDefaultLibFilePath(options));
+  // Parsed once: the library and the gg global never change under a checker.
+  const kept = new Map<string, ts.SourceFile>([[TYPES, typescript.createSourceFile(TYPES, declarations, typescript.ScriptTarget.ES2024, false)]]);
+  let program: ts.SourceFile | undefined;
+  const host: ts.CompilerHost = {
+    getSourceFile(name, target) {
+      if (name === PROGRAM) return program;
+      let file = kept.get(name);
+      if (!file) {
+        const text = typescript.sys.readFile(name);
+        if (text === undefined) return undefined;
+        file = typescript.createSourceFile(name, text, target, false);
+        kept.set(name, file);
+      }
+      return file;
+    },
+    getDefaultLibFileName: (given) => typescript.getDefaultLibFilePath(given),
+    getDefaultLibLocation: () => libDir,
+    writeFile: () => {},
+    getCurrentDirectory: () => "/gg",
+    getCanonicalFileName: (name) => name,
+    useCaseSensitiveFileNames: () => true,
+    getNewLine: () => "\n",
+    fileExists: (name) => name === PROGRAM || kept.has(name) || typescript.sys.fileExists(name),
+    readFile: (name) => (name === PROGRAM ? program?.text : kept.get(name)?.text ?? typescript.sys.readFile(name)),
+  };
+  let previous: ts.Program | undefined;
+  return (source) => {
+    // The program is checked as it runs: the body of an async function, so return and await are legal at its top.
+    program = typescript.createSourceFile(PROGRAM, `${PROGRAM_HEAD}${source}${PROGRAM_TAIL}`, typescript.ScriptTarget.ES2024, false);
+    const checked = typescript.createProgram({ rootNames: [TYPES, PROGRAM], options, host, ...(previous ? { oldProgram: previous } : {}) });
+    previous = checked;
+    const diagnostics = [...checked.getSyntacticDiagnostics(program), ...checked.getSemanticDiagnostics(program)];
+    const problems = diagnostics.slice(0, TYPE_PROBLEMS_SHOWN).map((diagnostic): TypeProblem => {
+      const at = program?.getLineAndCharacterOfPosition(diagnostic.start ?? 0) ?? { line: 1, character: 0 };
+      // Line 0 of the checked text is the wrapper's head: the program's line N is its line N.
+      const line = Math.min(Math.max(at.line, 1), source.split("\n").length);
+      return { line, column: at.character + 1, message: messageOf(typescript, diagnostic) };
+    });
+    return { problems, total: diagnostics.length };
+  };
+}
