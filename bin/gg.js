@@ -1,7 +1,47 @@
 #!/usr/bin/env node
-// The CLI is one esbuild bundle, and V8's compile cache keeps its parse cost off every later start.
+// gg needs Node 24 (isolated-vm 7). Started by an older Node (a machine's Node 20 running a linked gg), it runs
+// itself again under the Node 24 the project pins (the `node` package npm ci installs); on Node 24 it runs as it is.
+// Written for any Node that runs ES modules, since the old one must get as far as the hand-over.
 import module from "node:module";
 
-module.enableCompileCache?.();
-const { main } = await import("../dist/main.mjs");
-process.exitCode = await main(process.argv.slice(2));
+const REQUIRED_MAJOR = 24;
+
+if (Number(process.versions.node.split(".")[0]) < REQUIRED_MAJOR) {
+  process.exitCode = await handOver();
+} else {
+  // The CLI is one esbuild bundle, and V8's compile cache keeps its parse cost off every later start.
+  module.enableCompileCache?.();
+  const { main } = await import("../dist/main.mjs");
+  process.exitCode = await main(process.argv.slice(2));
+}
+
+/** Runs this script under the pinned Node, relaying signals and its exit; resolves to the exit status to end with. */
+async function handOver() {
+  let pinned;
+  try {
+    pinned = module.createRequire(import.meta.url).resolve("node/bin/node");
+  } catch {
+    process.stderr.write(
+      `gg: cannot start: gg needs Node ${REQUIRED_MAJOR} or later, this is Node ${process.versions.node}, and the pinned Node is not installed; run npm ci in gg's folder, or use Node ${REQUIRED_MAJOR}\n`,
+    );
+    return 2;
+  }
+  const { spawn } = await import("node:child_process");
+  const { fileURLToPath } = await import("node:url");
+  const child = spawn(pinned, [fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: "inherit" });
+  // A signal sent to this process alone (kill, a supervisor) reaches gg too; Ctrl-C reaches both already.
+  const relay = (signal) => child.kill(signal);
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) process.on(signal, relay);
+  return new Promise((resolve) => {
+    child.on("error", (error) => {
+      process.stderr.write(`gg: cannot start the pinned Node at ${pinned}: ${error.message}; run npm ci in gg's folder\n`);
+      resolve(2);
+    });
+    child.on("exit", (code, signal) => {
+      if (signal === null) return resolve(code ?? 1);
+      // Die of the same signal, so whoever started gg sees what ended it.
+      process.off(signal, relay);
+      process.kill(process.pid, signal);
+    });
+  });
+}
