@@ -12,7 +12,15 @@ export {
 } from "./bindings/config.ts";
 export { type CallError, ERROR_CODES, type ErrorCode, GgError, isGgError } from "./host/errors.ts";
 export { type CommandHook, type Hook, type HookContext, hookPolicy, parseHooks, runHook, type ScriptHook } from "./bindings/hooks.ts";
-export { execute, type ExecuteOptions, type ShellResult, shellPolicy } from "./bindings/shell.ts";
+export { execute, type ExecuteOptions, ShellResult, shellPolicy } from "./bindings/shell.ts";
+// The data a program receives from each call: a TypeBox schema and its type under one name.
+export { SearchMatch, SearchResult } from "./bindings/search.ts";
+export { DirEntry, ListDirResult } from "./bindings/list_dir.ts";
+export { TreeEntry, TreeResult } from "./bindings/tree.ts";
+export { WriteResult } from "./bindings/write_file.ts";
+export { EditResult } from "./bindings/edit_file.ts";
+export { ImageDescriptor } from "./bindings/read_file.ts";
 export { OUTPUT_BYTE_CAP, type OutputPolicy, SHELL_LOG_DIR } from "./host/output.ts";
 export { createRuntime, DEFAULT_LIMITS, type Limits, type RunOptions, type RunReport, type Runtime, type RuntimeOptions } from "./runtime/index.ts";
-export { renderApiDoc } from "./runtime/docs.ts";
+export type { TypeProblem } from "./runtime/check.ts";
+export { renderApiDoc, renderDts } from "./runtime/docs.ts";
