@@ -1,6 +1,7 @@
 // The capability configuration: which calls exist for a run and which implementation each one uses.
 // A configuration gg cannot honour exactly as written is refused whole, naming every bad value at once.
 import { OUTPUT_MODES } from "../host/output.ts";
+import { CALLS } from "./calls.ts";
 
 /**
  * Every capability this build knows: its implementations (the first is the default) and its params, each a count
@@ -46,6 +47,10 @@ export interface Configuration {
   capabilities: Record<CapabilityId, Capability>;
   /** Whether the model can see images: without it, read_file describes a picture instead of attaching it. */
   vision: boolean;
+  /** Each agent's allowlist, by agent id: the calls (tool names) it is given of those the capabilities enable. */
+  agents: Record<string, readonly string[]>;
+  /** The calls of the agent this configuration was selected for ({@link forAgent}); undefined gives every enabled call. */
+  allow?: readonly string[];
 }
 
 /** The refusal of a configuration, listing every value that cannot be honoured. */
@@ -75,14 +80,51 @@ export function defaultConfiguration(): Configuration {
       params: Object.fromEntries(params.map((name) => [name, DEFAULT_PARAMS[name]])),
     };
   }
-  return { capabilities, vision: true };
+  return { capabilities, vision: true, agents: {} };
 }
 
 /** True for a configuration already parsed (every capability present with its settings), not a file's raw form. */
 export function isConfiguration(value: unknown): value is Configuration {
   if (!isRecord(value) || typeof value.vision !== "boolean" || !isRecord(value.capabilities)) return false;
   const capabilities = value.capabilities;
-  return ids.every((id) => isRecord(capabilities[id]) && typeof capabilities[id].enabled === "boolean");
+  return isRecord(value.agents) && ids.every((id) => isRecord(capabilities[id]) && typeof capabilities[id].enabled === "boolean");
+}
+
+/**
+ * The configuration as agent `agent` sees it: only the calls its allowlist names, when the file gives it one; an agent
+ * without an entry, or no agent, gets every enabled call.
+ */
+export function forAgent(config: Configuration, agent: string | undefined): Configuration {
+  const allow = agent === undefined ? undefined : config.agents[agent];
+  if (allow === undefined) return config;
+  return { ...config, allow };
+}
+
+/** Checks the "agents" field against the parsed capabilities; every bad value lands in `problems`. */
+function checkAgents(input: unknown, config: Configuration, problems: string[]): Record<string, readonly string[]> {
+  const agents: Record<string, readonly string[]> = {};
+  if (!Array.isArray(input)) {
+    problems.push(`"agents" must be an array of entries like {"id": "reviewer", "allow": ["read_file", "search"]}`);
+    return agents;
+  }
+  const calls = new Map(CALLS.map((call) => [call.name, call.capability]));
+  input.forEach((entry, index) => {
+    const where = `agent #${index + 1}`;
+    if (!isRecord(entry)) return problems.push(`${where} must be an object like {"id": "reviewer", "allow": ["read_file", "search"]}`);
+    for (const key of Object.keys(entry)) if (key !== "id" && key !== "allow") problems.push(`${where} has an unknown field "${key}"; the fields are "id", "allow"`);
+    const { id, allow } = entry;
+    const name = typeof id === "string" && id !== "" ? `agent "${id}"` : where;
+    if (typeof id !== "string" || id === "") problems.push(`${where} has id ${show(id)}; an agent id is a non-empty string`);
+    else if (Object.hasOwn(agents, id)) problems.push(`${name} is listed more than once; keep one entry`);
+    if (!Array.isArray(allow)) return problems.push(`${name} has allow ${show(allow)}; it must be an array of call names, e.g. ["read_file", "search"]`);
+    for (const call of allow) {
+      const capability = typeof call === "string" ? calls.get(call) : undefined;
+      if (capability === undefined) problems.push(`${name} allows unknown call ${show(call)}; the calls are ${quote([...calls.keys()])}`);
+      else if (!config.capabilities[capability].enabled) problems.push(`${name} allows ${call}, whose capability "${capability}" is disabled; enable it or drop ${call}`);
+    }
+    if (typeof id === "string" && id !== "" && !Object.hasOwn(agents, id)) agents[id] = allow.filter((call): call is string => typeof call === "string");
+  });
+  return agents;
 }
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
@@ -147,16 +189,18 @@ function checkEntry(entry: unknown, index: number, seen: Set<string>, problems: 
 
 /**
  * Validates a configuration: either an array of capability entries, or an object
- * `{"capabilities": [...], "model": {"vision": false}}`. Capabilities it does not list keep their fresh defaults.
+ * `{"capabilities": [...], "model": {"vision": false}, "agents": [{"id": "reviewer", "allow": ["read_file"]}]}`.
+ * Capabilities it does not list keep their fresh defaults.
  * Throws {@link ConfigError} naming every problem.
  */
 export function parseConfiguration(input: unknown): Configuration {
   const config = defaultConfiguration();
   const problems: string[] = [];
   let entries: unknown = input;
+  const fields = ["capabilities", "model", "agents"];
   if (isRecord(input)) {
     for (const key of Object.keys(input)) {
-      if (key !== "capabilities" && key !== "model") problems.push(`the configuration has an unknown field "${key}"; the fields are "capabilities", "model"`);
+      if (!fields.includes(key)) problems.push(`the configuration has an unknown field "${key}"; the fields are ${quote(fields)}`);
     }
     entries = input.capabilities ?? [];
     const model = input.model ?? {};
@@ -175,6 +219,8 @@ export function parseConfiguration(input: unknown): Configuration {
     const capability = checkEntry(entry, index, seen, problems);
     if (capability && isRecord(entry)) config.capabilities[entry.id as CapabilityId] = capability;
   });
+  // Agents are checked against the capabilities as parsed: an allowlist may not name a disabled call.
+  if (isRecord(input) && input.agents !== undefined) config.agents = checkAgents(input.agents, config, problems);
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
 }

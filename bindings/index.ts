@@ -1,18 +1,11 @@
 // The registry of gg calls: the JSON tool surface is derived from the declarations, never written twice.
 import type { TSchema } from "typebox";
 import { nodeFileHost } from "../host/files.ts";
-import { type Configuration, defaultConfiguration, isConfiguration, parseConfiguration } from "./config.ts";
+import { type Configuration, defaultConfiguration, forAgent, isConfiguration, parseConfiguration } from "./config.ts";
 import { type CallContext, type CallDefinition, type CallResult, invoke } from "./define.ts";
-import { editFile } from "./edit_file.ts";
-import { listDir } from "./list_dir.ts";
-import { readFile } from "./read_file.ts";
-import { search } from "./search.ts";
-import { shell } from "./shell.ts";
-import { tree } from "./tree.ts";
-import { writeFile } from "./write_file.ts";
+import { CALLS } from "./calls.ts";
 
-/** Every call gg declares, in the order tools are listed. */
-export const CALLS: readonly CallDefinition[] = [readFile, writeFile, editFile, listDir, tree, search, shell] as unknown as CallDefinition[];
+export { CALLS } from "./calls.ts";
 
 /** A tool definition as a tool-calling model receives it. */
 export interface ToolDefinition {
@@ -22,9 +15,9 @@ export interface ToolDefinition {
   parameters: TSchema;
 }
 
-/** The calls that exist under `config`: a disabled capability's calls do not. */
+/** The calls that exist under `config`: not a disabled capability's, nor one the selected agent's allowlist leaves out. */
 export const enabledCalls = (config: Configuration): CallDefinition[] =>
-  CALLS.filter((call) => config.capabilities[call.capability].enabled);
+  CALLS.filter((call) => config.capabilities[call.capability].enabled && (config.allow === undefined || config.allow.includes(call.name)));
 
 /** The JSON tool definitions of the enabled calls. */
 export const toolDefinitions = (config: Configuration): ToolDefinition[] =>
@@ -42,7 +35,8 @@ export interface ToolsOptions {
   cwd?: string;
   /** A configuration: parsed, or as a configuration file holds it (an array of capabilities, or the object form). */
   config?: Configuration | unknown;
-  /** The agent's id, naming its offloaded command output (default: this process's id). */
+  /** The agent's id: its allowlist in the configuration, if it has one, decides its calls; it names its offloaded
+   *  command output (default: this process's id, and every enabled call). */
   agent?: string;
   /** The run's wall-clock budget in seconds: command timeouts are clamped to what is left of it. */
   budgetSecs?: number;
@@ -52,7 +46,7 @@ export interface ToolsOptions {
 export const callContext = (options: ToolsOptions): CallContext => ({
   workspace: options.workspace,
   cwd: options.cwd ?? options.workspace,
-  config: options.config === undefined ? defaultConfiguration() : isConfiguration(options.config) ? options.config : parseConfiguration(options.config),
+  config: forAgent(options.config === undefined ? defaultConfiguration() : isConfiguration(options.config) ? options.config : parseConfiguration(options.config), options.agent),
   files: nodeFileHost,
   agent: options.agent ?? String(process.pid),
   ...(options.budgetSecs === undefined ? {} : { deadline: Date.now() + options.budgetSecs * 1000 }),

@@ -3,7 +3,7 @@
 import { readFileSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { ConfigError, type Configuration, defaultConfiguration, parseConfiguration } from "../bindings/config.ts";
+import { ConfigError, type Configuration, defaultConfiguration, forAgent, parseConfiguration } from "../bindings/config.ts";
 import { createTools } from "../bindings/index.ts";
 import { stopCommandsOnSignals } from "../host/shell.ts";
 import { renderApiDoc } from "../runtime/docs.ts";
@@ -12,10 +12,10 @@ import { type RunOptions, runProblems } from "../runtime/limits.ts";
 import type { ViewSummary } from "../runtime/views.ts";
 
 const USAGE = `Usage:
-  gg call TOOL [ARGS_JSON] [--workspace DIR] [--config FILE] [--budget SECONDS] [--json]
-  gg run PROGRAM.ts|- [--workspace DIR] [--config FILE] [--budget SECONDS] [--cpu SECONDS] [--memory MB] [--check] [--json]
-  gg tools [--config FILE]
-  gg docs [--config FILE]
+  gg call TOOL [ARGS_JSON] [--workspace DIR] [--config FILE] [--agent ID] [--budget SECONDS] [--json]
+  gg run PROGRAM.ts|- [--workspace DIR] [--config FILE] [--agent ID] [--budget SECONDS] [--cpu SECONDS] [--memory MB] [--check] [--json]
+  gg tools [--config FILE] [--agent ID]
+  gg docs [--config FILE] [--agent ID]
 
   call   run one tool call and print its result exactly as the model receives it
   run    run a program (JS or TS, the body of an async function) against the gg global; - reads it from stdin
@@ -25,6 +25,7 @@ const USAGE = `Usage:
 Options:
   --workspace DIR  workspace root; relative paths resolve against it (default: the current directory)
   --config FILE    JSON capability configuration (default: every capability on, read-file default-cap, lineCap 2000)
+  --agent ID       the agent to act as: its allowlist in the configuration decides its calls; it names its shell logs
   --budget SECONDS wall-clock budget of the run (run: default 120); a shell command's timeout is clamped to it
   --cpu SECONDS    CPU time of a program (run: default the budget)
   --memory MB      heap of a program's isolate (default 128)
@@ -36,7 +37,17 @@ Options:
 /** A refused command line or configuration. */
 class UsageError extends Error {}
 
-function loadConfiguration(file: string | undefined): Configuration {
+/** The configuration in `file` (or the default one) as agent `agent` sees it; an agent the file does not list is refused. */
+function loadConfiguration(file: string | undefined, agent: string | undefined): Configuration {
+  const config = readConfiguration(file);
+  if (agent !== undefined && !Object.hasOwn(config.agents, agent)) {
+    const known = Object.keys(config.agents);
+    throw new UsageError(`No agent ${JSON.stringify(agent)} in ${file ?? "the configuration"}; ${known.length > 0 ? `the agents are ${known.map((id) => JSON.stringify(id)).join(", ")}` : 'it lists none (add "agents": [{"id": ..., "allow": [...]}])'}`);
+  }
+  return forAgent(config, agent);
+}
+
+function readConfiguration(file: string | undefined): Configuration {
   if (file === undefined) return defaultConfiguration();
   let text: string;
   try {
@@ -75,6 +86,7 @@ function positiveNumber(option: string, text: string | undefined): number | unde
 interface RunFlags {
   workspace: string;
   config: Configuration;
+  agent: string | undefined;
   budget: number | undefined;
   memory: number | undefined;
   cpu: number | undefined;
@@ -114,7 +126,7 @@ async function runProgramFile(rest: string[], flags: RunFlags, out: (text: strin
   };
   const problems = runProblems(options);
   if (problems.length > 0) throw new UsageError(`Cannot run with these limits: ${problems.join("; ")}`);
-  const runtime = createRuntime({ workspace: flags.workspace, config: flags.config });
+  const runtime = createRuntime({ workspace: flags.workspace, config: flags.config, ...(flags.agent === undefined ? {} : { agent: flags.agent }) });
   try {
     const report = await runtime.run(source, options);
     if (flags.json) out(`${JSON.stringify(report)}\n`);
@@ -146,6 +158,7 @@ export async function main(argv: readonly string[], out: (text: string) => void 
       options: {
         workspace: { type: "string" },
         config: { type: "string" },
+        agent: { type: "string" },
         budget: { type: "string" },
         memory: { type: "string" },
         cpu: { type: "string" },
@@ -160,7 +173,8 @@ export async function main(argv: readonly string[], out: (text: string) => void 
       out(`${USAGE}\n`);
       return command === undefined && !values.help ? 2 : 0;
     }
-    const config = loadConfiguration(values.config);
+    const config = loadConfiguration(values.config, values.agent);
+    const agent = values.agent === undefined ? {} : { agent: values.agent };
     // Ctrl-C or a kill of gg ends the commands it started too, rather than leaving them to init.
     if (command === "call" || command === "run") stopCommandsOnSignals();
     if (command === "tools") {
@@ -173,7 +187,7 @@ export async function main(argv: readonly string[], out: (text: string) => void 
       return 0;
     }
     const budget = positiveNumber("--budget", values.budget);
-    if (command === "run") return await runProgramFile(rest, { workspace: workspaceOf(values.workspace), config, budget, memory: positiveNumber("--memory", values.memory), cpu: positiveNumber("--cpu", values.cpu), check: values.check, json }, out);
+    if (command === "run") return await runProgramFile(rest, { workspace: workspaceOf(values.workspace), config, agent: values.agent, budget, memory: positiveNumber("--memory", values.memory), cpu: positiveNumber("--cpu", values.cpu), check: values.check, json }, out);
     if (command !== "call") throw new UsageError(`Unknown command ${JSON.stringify(command)}; the commands are call, run, tools and docs`);
     const [tool, argsText, ...extra] = rest;
     if (tool === undefined) throw new UsageError("gg call needs a TOOL name, e.g. gg call tree '{\"depth\":2}'");
@@ -186,7 +200,7 @@ export async function main(argv: readonly string[], out: (text: string) => void 
         throw new UsageError(`Cannot parse ARGS_JSON ${argsText}: ${(error as Error).message}; pass one JSON object, e.g. '{"path": "README.md"}'`);
       }
     }
-    const tools = createTools({ workspace: workspaceOf(values.workspace), config, ...(budget === undefined ? {} : { budgetSecs: budget }) });
+    const tools = createTools({ workspace: workspaceOf(values.workspace), config, ...agent, ...(budget === undefined ? {} : { budgetSecs: budget }) });
     // A tool this configuration lacks (unknown, or its capability disabled) is a refused command line.
     const names = tools.definitions().map((definition) => definition.name);
     if (!names.includes(tool)) throw new UsageError(`No tool ${JSON.stringify(tool)} in this configuration; the tools are ${names.join(", ")}`);

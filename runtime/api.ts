@@ -135,8 +135,10 @@ const breakdown: GgFunction = {
 
 /** The functions of the gg global under `config`: a disabled capability's functions do not exist. */
 export function ggFunctions(config: Configuration): GgFunction[] {
-  const calls = enabledCalls(config).map(fromCall);
-  const views = config.capabilities["read-file"].enabled ? [openFile] : [];
+  const enabled = enabledCalls(config);
+  const calls = enabled.map(fromCall);
+  // Opening a view is read_file's read: it exists for an agent that holds read_file.
+  const views = enabled.some((call) => call.name === readFile.name) ? [openFile] : [];
   return [...calls, ...views, close, list, evictFileView, breakdown];
 }
 

@@ -201,3 +201,21 @@ describe("gg call shell, ended from outside", () => {
     rmSync(result.files.stderr);
   });
 });
+
+describe("--agent", () => {
+  test("an agent's allowlist decides what gg tools, call, run and docs give it; an agent the file lacks exits 2", () => {
+    using ws = tempWorkspace();
+    ws.put({ "gg.json": JSON.stringify({ agents: [{ id: "reviewer", allow: ["read_file", "search"] }] }), "a.txt": "alpha\n" });
+    const config = ["--config", join(ws.root, "gg.json"), "--workspace", ws.root];
+    const tools = JSON.parse(gg(["tools", ...config, "--agent", "reviewer"]).stdout) as { name: string }[];
+    expect(tools.map((tool) => tool.name)).toEqual(["read_file", "search"]);
+    expect(gg(["call", "read_file", '{"path":"a.txt"}', ...config, "--agent", "reviewer"])).toMatchObject({ status: 0, stdout: "alpha\n" });
+    expect(gg(["call", "shell", '{"command":"true"}', ...config, "--agent", "reviewer"])).toMatchObject({ status: 2, stderr: expect.stringContaining('No tool "shell" in this configuration; the tools are read_file, search') });
+    expect(gg(["run", "-", ...config, "--agent", "reviewer"], undefined, "return [typeof gg.shell, typeof gg.files.tree]")).toMatchObject({ status: 0, stdout: '[\n  "undefined",\n  "undefined"\n]\n' });
+    const docs = gg(["docs", ...config, "--agent", "reviewer"]).stdout;
+    expect(docs).toContain("### gg.files.search");
+    expect(docs).not.toContain("gg.shell");
+    expect(gg(["tools", ...config, "--agent", "nobody"])).toMatchObject({ status: 2, stderr: 'gg: No agent "nobody" in ' + join(ws.root, "gg.json") + '; the agents are "reviewer"\n' });
+    expect(gg(["tools", "--agent", "reviewer"]).status).toBe(2);
+  });
+});
