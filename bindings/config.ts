@@ -2,6 +2,8 @@
 // A configuration gg cannot honour exactly as written is refused whole, naming every bad value at once.
 import { OUTPUT_MODES } from "../host/output.ts";
 import { CALLS } from "./calls.ts";
+import { GG_MODULES, type GgModule } from "./define.ts";
+import { TREE_DEFAULT_DEPTH, TREE_MAX_DEPTH } from "./tree.ts";
 
 /**
  * Every capability this build knows: its implementations (the first is the default) and its params, each a count
@@ -51,6 +53,8 @@ export interface Configuration {
   agents: Record<string, readonly string[]>;
   /** The calls of the agent this configuration was selected for ({@link forAgent}); undefined gives every enabled call. */
   allow?: readonly string[];
+  /** What a code agent is shown before its first turn: the workspace's tree to this depth, and these modules' docs. */
+  openingTurn: { treeDepth: number; modules: readonly GgModule[] };
 }
 
 /** The refusal of a configuration, listing every value that cannot be honoured. */
@@ -80,14 +84,14 @@ export function defaultConfiguration(): Configuration {
       params: Object.fromEntries(params.map((name) => [name, DEFAULT_PARAMS[name]])),
     };
   }
-  return { capabilities, vision: true, agents: {} };
+  return { capabilities, vision: true, agents: {}, openingTurn: { treeDepth: TREE_DEFAULT_DEPTH, modules: ["files", "shell"] } };
 }
 
 /** True for a configuration already parsed (every capability present with its settings), not a file's raw form. */
 export function isConfiguration(value: unknown): value is Configuration {
   if (!isRecord(value) || typeof value.vision !== "boolean" || !isRecord(value.capabilities)) return false;
   const capabilities = value.capabilities;
-  return isRecord(value.agents) && ids.every((id) => isRecord(capabilities[id]) && typeof capabilities[id].enabled === "boolean");
+  return isRecord(value.agents) && isRecord(value.openingTurn) && ids.every((id) => isRecord(capabilities[id]) && typeof capabilities[id].enabled === "boolean");
 }
 
 /**
@@ -98,6 +102,30 @@ export function forAgent(config: Configuration, agent: string | undefined): Conf
   const allow = agent === undefined ? undefined : config.agents[agent];
   if (allow === undefined) return config;
   return { ...config, allow };
+}
+
+/** Checks the "openingTurn" field; every bad value lands in `problems`. */
+function checkOpeningTurn(input: unknown, problems: string[]): Configuration["openingTurn"] {
+  const turn = { ...defaultConfiguration().openingTurn };
+  if (!isRecord(input)) {
+    problems.push(`"openingTurn" must be an object like {"treeDepth": 2, "modules": ["files", "shell"]}`);
+    return turn;
+  }
+  for (const key of Object.keys(input)) if (key !== "treeDepth" && key !== "modules") problems.push(`"openingTurn" has an unknown field "${key}"; its fields are "treeDepth", "modules"`);
+  const { treeDepth, modules } = input;
+  if (treeDepth !== undefined) {
+    if (typeof treeDepth === "number" && Number.isInteger(treeDepth) && treeDepth >= 1 && treeDepth <= TREE_MAX_DEPTH) turn.treeDepth = treeDepth;
+    else problems.push(`"openingTurn.treeDepth" is ${show(treeDepth)}; it must be a whole number from 1 to ${TREE_MAX_DEPTH}`);
+  }
+  if (modules !== undefined) {
+    const known: readonly string[] = GG_MODULES;
+    if (!Array.isArray(modules)) problems.push(`"openingTurn.modules" is ${show(modules)}; it must be an array of modules, e.g. ["files", "shell"], or [] for none`);
+    else {
+      for (const module of modules) if (typeof module !== "string" || !known.includes(module)) problems.push(`"openingTurn.modules" has unknown module ${show(module)}; the modules are ${quote(known)}`);
+      turn.modules = [...new Set(modules.filter((module): module is GgModule => known.includes(module)))];
+    }
+  }
+  return turn;
 }
 
 /** Checks the "agents" field against the parsed capabilities; every bad value lands in `problems`. */
@@ -197,7 +225,7 @@ export function parseConfiguration(input: unknown): Configuration {
   const config = defaultConfiguration();
   const problems: string[] = [];
   let entries: unknown = input;
-  const fields = ["capabilities", "model", "agents"];
+  const fields = ["capabilities", "model", "agents", "openingTurn"];
   if (isRecord(input)) {
     for (const key of Object.keys(input)) {
       if (!fields.includes(key)) problems.push(`the configuration has an unknown field "${key}"; the fields are ${quote(fields)}`);
@@ -221,6 +249,7 @@ export function parseConfiguration(input: unknown): Configuration {
   });
   // Agents are checked against the capabilities as parsed: an allowlist may not name a disabled call.
   if (isRecord(input) && input.agents !== undefined) config.agents = checkAgents(input.agents, config, problems);
+  if (isRecord(input) && input.openingTurn !== undefined) config.openingTurn = checkOpeningTurn(input.openingTurn, problems);
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
 }

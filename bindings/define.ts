@@ -9,6 +9,11 @@ import { resolvePath } from "../host/paths.ts";
 import type { FileHost } from "../host/files.ts";
 import type { CapabilityId, Configuration } from "./config.ts";
 
+/** The modules of the gg global: the calls' (files, shell) and the view manager's (views, context). */
+export const GG_MODULES = ["files", "shell", "views", "context"] as const;
+/** One of {@link GG_MODULES}. */
+export type GgModule = (typeof GG_MODULES)[number];
+
 /** The code of a failed call, as data. */
 export const ErrorCode = Type.Enum(CALL_ERROR_CODES, { $id: "ErrorCode", description: "Why a gg call failed." });
 

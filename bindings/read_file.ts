@@ -57,6 +57,21 @@ export interface ReadWindow {
 /** A read, as data: a text window with its notes, or a picture with its attachment or the reason it has none. */
 export type ReadData = { text: string; window: ReadWindow } | { image: ImageDescriptor; attachment?: Attachment; withheld?: string };
 
+/** How a model learns that a read was partial and where to go on. */
+export const FOOTER_RULE = "A partial read ends with a line like [showing lines 251-500 of 1200; continue with offset: 501].";
+
+/** The line cap as a model is told it, under default-cap; undefined under unlimited, where no cap is stated. */
+export function capRule(config: Configuration): string | undefined {
+  const cap = defaultWindow(config);
+  return cap === undefined ? undefined : `Without a limit a read returns at most ${cap} lines; pass a larger limit to read more at once.`;
+}
+
+/** What reading a picture does for this model: attached, or unsupported for a model without image input. */
+export const imageRule = (config: Configuration): string =>
+  config.vision
+    ? "PNG, JPEG, GIF and WebP files (recognised by content) are attached as pictures, up to 8 MiB; larger ones are described."
+    : "Reading images is unsupported for this model: pictures are described, not shown.";
+
 function readImage(absolute: string, display: string, format: ImageFormat, size: number, context: CallContext): ReadData {
   const attach = size <= IMAGE_ATTACH_LIMIT && context.config.vision;
   const bytes = attach ? context.files.readFile(absolute) : context.files.readHead(absolute, IMAGE_HEADER_BYTES);
@@ -108,20 +123,14 @@ export const readFile = defineCall({
       { additionalProperties: false },
     );
   },
-  description: (config) => {
-    const cap = defaultWindow(config);
-    return [
+  description: (config) =>
+    [
       "Read a file. Text comes back exactly as stored when the whole file is returned (bytes that are not UTF-8 read as U+FFFD).",
-      cap === undefined
-        ? "Without a limit the read runs from offset to the end of the file."
-        : `Without a limit a read returns at most ${cap} lines; pass a larger limit to read more at once.`,
-      "A partial read ends with a line like [showing lines 251-500 of 1200; continue with offset: 501].",
+      capRule(config) ?? "Without a limit the read runs from offset to the end of the file.",
+      FOOTER_RULE,
       "One read returns at most 256 KiB; a read cut by that limit says so.",
-      config.vision
-        ? "PNG, JPEG, GIF and WebP files (recognised by content) are attached as pictures, up to 8 MiB; larger ones are described."
-        : "Reading images is unsupported for this model: pictures are described, not shown.",
-    ].join(" ");
-  },
+      imageRule(config),
+    ].join(" "),
   run({ path, offset = 1, limit }, context): ReadData {
     const absolute = resolvePath(context.cwd, path);
     const stat = context.files.stat(absolute, "read");

@@ -110,21 +110,24 @@ export function formatShellResult(result: ShellResult): string {
   return `${result.output}${result.output.endsWith("\n") ? "" : "\n"}${status}`;
 }
 
-function describe(config: Configuration): string {
+/** What happens to long output under the configured policy, and what to do about it. */
+export function outputRule(config: Configuration): string {
   const policy = shellPolicy(config);
-  const rule =
-    policy?.mode === "offload"
+  return policy?.mode === "offload"
       ? `Output longer than ${policy.maxLines} lines or ${policy.maxChars} characters (or ${OUTPUT_BYTE_CAP / 1024} KiB) comes back as its tail, followed by a note ` +
         `naming two files under ${SHELL_LOG_DIR} that hold the full stdout and stderr of every command, with their line counts ` +
         "and longest lines. When output is truncated, read or search those files (read_file with offset and limit, or " +
         "search with path) instead of running the command again."
       : `Output over ${OUTPUT_BYTE_CAP / 1024} KiB is cut to its last ${OUTPUT_BYTE_CAP / 1024} KiB and nothing is kept on disk, ` +
         "so pipe long output through tail, grep or head.";
+}
+
+function describe(config: Configuration): string {
   return (
     "Run a command line with sh -c in the working directory, stdin closed. Returns stdout and stderr merged in " +
     "arrival order, then [exit code: N]. A non-zero exit code is a result, not a failure: read it to tell whether a " +
     `build or test passed. timeoutSecs defaults to ${SHELL_DEFAULT_TIMEOUT_SECS}; on timeout every process the command ` +
-    `started is killed and the call fails with the output so far. Background processes are stopped when the command ends. ${rule}`
+    `started is killed and the call fails with the output so far. Background processes are stopped when the command ends. ${outputRule(config)}`
   );
 }
 

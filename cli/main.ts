@@ -6,8 +6,9 @@ import { parseArgs } from "node:util";
 import { ConfigError, type Configuration, defaultConfiguration, forAgent, parseConfiguration } from "../bindings/config.ts";
 import { createTools } from "../bindings/index.ts";
 import { stopCommandsOnSignals } from "../host/shell.ts";
-import { renderApiDoc } from "../runtime/docs.ts";
+import { renderApiDoc, searchDocs } from "../runtime/docs.ts";
 import { createRuntime } from "../runtime/index.ts";
+import { printPrompt } from "./prompt.ts";
 import { type RunOptions, runProblems } from "../runtime/limits.ts";
 import type { ViewSummary } from "../runtime/views.ts";
 
@@ -15,12 +16,14 @@ const USAGE = `Usage:
   gg call TOOL [ARGS_JSON] [--workspace DIR] [--config FILE] [--agent ID] [--budget SECONDS] [--json]
   gg run PROGRAM.ts|- [--workspace DIR] [--config FILE] [--agent ID] [--budget SECONDS] [--cpu SECONDS] [--memory MB] [--check] [--json]
   gg tools [--config FILE] [--agent ID]
-  gg docs [--config FILE] [--agent ID]
+  gg docs [--search QUERY] [--config FILE] [--agent ID] [--json]
+  gg prompt --arm tools|code [--workspace DIR] [--config FILE] [--agent ID]
 
   call   run one tool call and print its result exactly as the model receives it
   run    run a program (JS or TS, the body of an async function) against the gg global; - reads it from stdin
   tools  print the JSON tool definitions of the enabled calls
-  docs   print the gg API reference (docs/api.md)
+  docs   print the gg API reference (docs/api.md); --search ranks the functions whose name, module or brief match
+  prompt print the system prompt of an arm; a code agent's is followed by its opening turn on the workspace
 
 Options:
   --workspace DIR  workspace root; relative paths resolve against it (default: the current directory)
@@ -164,6 +167,8 @@ export async function main(argv: readonly string[], out: (text: string) => void 
         cpu: { type: "string" },
         json: { type: "boolean", default: false },
         check: { type: "boolean", default: false },
+        arm: { type: "string" },
+        search: { type: "string" },
         help: { type: "boolean", short: "h", default: false },
       },
     });
@@ -183,12 +188,24 @@ export async function main(argv: readonly string[], out: (text: string) => void 
       return 0;
     }
     if (command === "docs") {
-      out(renderApiDoc(config));
+      if (rest.length > 0) throw new UsageError(`gg docs takes no arguments, got ${rest.join(" ")}; to search, pass --search QUERY`);
+      if (values.search === undefined) out(renderApiDoc(config));
+      else {
+        const matches = searchDocs(values.search, config);
+        if (json) out(`${JSON.stringify(matches)}\n`);
+        else if (matches.length === 0) out(`No function of the gg global matches ${JSON.stringify(values.search)}.\n`);
+        else out(matches.map((match) => `${match.function}: ${match.brief}\n  ${match.signature}\n`).join(""));
+      }
       return 0;
+    }
+    if (command === "prompt") {
+      if (rest.length > 0) throw new UsageError(`gg prompt takes no arguments, got ${rest.join(" ")}`);
+      if (values.arm !== "tools" && values.arm !== "code") throw new UsageError(`gg prompt needs --arm tools or --arm code${values.arm === undefined ? "" : `, got ${JSON.stringify(values.arm)}`}`);
+      return await printPrompt(values.arm, { config, ...agent, workspace: workspaceOf(values.workspace) }, out);
     }
     const budget = positiveNumber("--budget", values.budget);
     if (command === "run") return await runProgramFile(rest, { workspace: workspaceOf(values.workspace), config, agent: values.agent, budget, memory: positiveNumber("--memory", values.memory), cpu: positiveNumber("--cpu", values.cpu), check: values.check, json }, out);
-    if (command !== "call") throw new UsageError(`Unknown command ${JSON.stringify(command)}; the commands are call, run, tools and docs`);
+    if (command !== "call") throw new UsageError(`Unknown command ${JSON.stringify(command)}; the commands are call, run, tools, docs and prompt`);
     const [tool, argsText, ...extra] = rest;
     if (tool === undefined) throw new UsageError("gg call needs a TOOL name, e.g. gg call tree '{\"depth\":2}'");
     if (extra.length > 0) throw new UsageError(`gg call takes TOOL and one ARGS_JSON, got extra ${extra.join(" ")}`);

@@ -3,7 +3,7 @@
 // dispatcher all read this list.
 import { type TSchema, Type } from "typebox";
 import type { Configuration } from "../bindings/config.ts";
-import { type CallContext, type CallDefinition, type CallResult, checkArguments, parametersOf, runChecked, runCheckedSync } from "../bindings/define.ts";
+import { type CallContext, type CallDefinition, type CallResult, checkArguments, type GgModule, parametersOf, runChecked, runCheckedSync } from "../bindings/define.ts";
 import { CALLS, enabledCalls } from "../bindings/index.ts";
 import { readFile } from "../bindings/read_file.ts";
 import { GgError } from "../host/errors.ts";
@@ -18,7 +18,7 @@ export interface GgEnv {
 
 /** One function of the gg global. */
 export interface GgFunction {
-  module: "files" | "shell" | "views" | "context";
+  module: GgModule;
   name: string;
   /** One line saying what it does. */
   brief: string;

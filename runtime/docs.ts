@@ -4,7 +4,7 @@
 // `npm test`.
 import type { TSchema } from "typebox";
 import { type Configuration, defaultConfiguration } from "../bindings/config.ts";
-import { ErrorCode } from "../bindings/define.ts";
+import { ErrorCode, GG_MODULES } from "../bindings/define.ts";
 import { declarations, docComment, type NamedTypes, typeOf } from "../bindings/types.ts";
 import { type GgFunction, ggFunctions } from "./api.ts";
 
@@ -37,7 +37,7 @@ export function signature(fn: GgFunction, config: Configuration, named: NamedTyp
 }
 
 /** The modules of the gg global, in the order the docs list them. */
-export const MODULES = ["files", "shell", "views", "context"] as const;
+export const MODULES = GG_MODULES;
 
 const CONSOLE = `/** The program's console: each call is one entry of the run's logs (values joined by spaces, each value that is not a string as JSON). */
 declare const console: {
@@ -98,4 +98,60 @@ export function renderApiDoc(config: Configuration = defaultConfiguration()): st
   }
   out.push("", "## Types", "", "```ts", declarations(named).join("\n\n"), "```");
   return `${out.join("\n")}\n`;
+}
+
+/** One function a search over the briefs found. */
+export interface DocMatch {
+  /** e.g. "gg.files.search". */
+  function: string;
+  module: GgFunction["module"];
+  signature: string;
+  brief: string;
+  /** Higher is a better match. */
+  score: number;
+}
+
+/** Lower-case words of `text`, camelCase and dotted names split: "gg.files.readFile" → gg, files, read, file. */
+const words = (text: string): string[] =>
+  text
+    .replace(/([a-z])([A-Z])/g, "$1 $2")
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter((word) => word.length > 1 || /\d/.test(word));
+
+/** Whether `word` is `term`, or `term` a prefix of it long enough to mean it (read → reads, reading). */
+const meets = (word: string, term: string): boolean => word === term || (term.length >= 3 && word.startsWith(term));
+
+/**
+ * The gg functions `config` gives, ranked by how well `query` matches them: a query word in the function's name
+ * counts 3, in its module 2, in its brief 1. The functions that match nothing are left out.
+ */
+export function searchDocs(query: string, config: Configuration = defaultConfiguration()): DocMatch[] {
+  const terms = [...new Set(words(query))].filter((term) => term !== "gg");
+  const matches: DocMatch[] = [];
+  for (const fn of ggFunctions(config)) {
+    const fields: [string[], number][] = [
+      [words(fn.name), 3],
+      [[fn.module], 2],
+      [words(fn.brief), 1],
+    ];
+    let score = 0;
+    for (const term of terms) score += Math.max(0, ...fields.map(([found, weight]) => (found.some((word) => meets(word, term)) ? weight : 0)));
+    if (score > 0) matches.push({ function: `gg.${fn.module}.${fn.name}`, module: fn.module, signature: signature(fn, config), brief: fn.brief, score });
+  }
+  // Stable: equal scores keep the declarations' order.
+  return matches.sort((a, b) => b.score - a.score);
+}
+
+/**
+ * The documentation of one module as the opening turn shows it, found by a search over the briefs for the module:
+ * each function's brief and signature, then the types they use.
+ */
+export function moduleDoc(module: GgFunction["module"], config: Configuration = defaultConfiguration()): string {
+  const named: NamedTypes = new Map();
+  const found = searchDocs(module, config).filter((match) => match.module === module);
+  const functions = ggFunctions(config).filter((fn) => found.some((match) => match.function === `gg.${fn.module}.${fn.name}`));
+  const entries = functions.map((fn) => `/** ${fn.brief} */\ngg.${module}.${signature(fn, config, named)};`);
+  const types = declarations(named);
+  return ["```ts", ...entries, ...(types.length > 0 ? ["", ...types] : []), "```"].join("\n");
 }

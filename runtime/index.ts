@@ -9,7 +9,7 @@ import type { EngineOptions } from "./engine.ts";
 import type { FromRunner, ToRunner } from "./runner.ts";
 import { blankReport, refusedRun, type RunOptions, runLimits } from "./limits.ts";
 import type { CallRecord, RunError, RunReport } from "./sandbox.ts";
-import type { ViewContent } from "./views.ts";
+import type { OpenedView, ViewContent } from "./views.ts";
 
 /**
  * Seconds past a run's budget after which a runner that has not answered is killed. The runner stops overruns
@@ -40,7 +40,8 @@ export function createRuntime(options: EngineOptions) {
   let pending: Pending | undefined;
   let nextId = 1;
   let queue: Promise<unknown> = Promise.resolve();
-  const viewRequests = new Map<number, (views: ViewContent[]) => void>();
+  /** Answers awaited from the runner for `ask`, by request id. */
+  const requests = new Map<number, (answer: unknown) => void>();
 
   const start = (): Promise<void> => {
     // The runner gets none of this process's Node flags (an --input-type or a test runner's loader would break it).
@@ -56,9 +57,9 @@ export function createRuntime(options: EngineOptions) {
     ready = new Promise((resolve) => {
       child.on("message", (message: FromRunner) => {
         if (message.type === "ready") return resolve();
-        if (message.type === "views") {
-          viewRequests.get(message.id)?.(message.views);
-          viewRequests.delete(message.id);
+        if (message.type === "answer") {
+          requests.get(message.id)?.(message.answer);
+          requests.delete(message.id);
           return;
         }
         if (message.type === "group") {
@@ -80,8 +81,9 @@ export function createRuntime(options: EngineOptions) {
     });
     child.on("exit", (code, signal) => {
       if (runner === child) runner = undefined;
-      for (const answer of viewRequests.values()) answer([]);
-      viewRequests.clear();
+      // The views died with the runner: a question about them gets the answer of a runtime that has none.
+      for (const answer of requests.values()) answer([]);
+      requests.clear();
       for (const pgid of groups) {
         try {
           process.kill(-pgid, "SIGKILL");
@@ -133,6 +135,24 @@ export function createRuntime(options: EngineOptions) {
     });
   };
 
+  /** Asks the runner about its views, after every run asked for so far; `start` starts a runner there is none of. */
+  const ask = <T>(question: "views" | "opening", startRunner: boolean): Promise<T> => {
+    const result = queue.then(async (): Promise<T> => {
+      if (!runner && !startRunner) return [] as T;
+      if (!runner) await start();
+      else await ready;
+      const child = runner;
+      const id = nextId++;
+      return new Promise((answer) => {
+        requests.set(id, answer as (value: unknown) => void);
+        const message: ToRunner = { type: question, id };
+        child?.send(message);
+      });
+    });
+    queue = result.catch(() => {});
+    return result;
+  };
+
   return {
     /** Runs one program; never throws: every outcome is in the report. */
     run(source: string, run: RunOptions = {}): Promise<RunReport> {
@@ -144,21 +164,13 @@ export function createRuntime(options: EngineOptions) {
      * What the open views put in front of the model (each view's text, and its picture while it is current), after
      * every run asked for so far: what an agent loop sends with its next request.
      */
-    views(): Promise<ViewContent[]> {
-      const result = queue.then(async (): Promise<ViewContent[]> => {
-        if (!runner) return [];
-        await ready;
-        const child = runner;
-        const id = nextId++;
-        return new Promise((answer) => {
-          viewRequests.set(id, answer);
-          const message: ToRunner = { type: "views", id };
-          child.send(message);
-        });
-      });
-      queue = result.catch(() => {});
-      return result;
-    },
+    views: (): Promise<ViewContent[]> => ask<ViewContent[]>("views", false),
+    /**
+     * Opens the window a code agent meets before its first turn, as the configuration's openingTurn sets it: a view
+     * of the workspace's tree and one of each held module's docs. Returns the views opened, with their costs: what an
+     * embedder sends as its first messages.
+     */
+    openingTurn: (): Promise<OpenedView[]> => ask<OpenedView[]>("opening", true),
     /** Stops the runner process. */
     close(): void {
       runner?.disconnect();
@@ -173,7 +185,7 @@ export type Runtime = ReturnType<typeof createRuntime>;
 export type { EngineOptions as RuntimeOptions } from "./engine.ts";
 export type { RunOptions } from "./limits.ts";
 export type { CallRecord, LogEntry, RunError, RunReport } from "./sandbox.ts";
-export type { ViewContent } from "./views.ts";
+export type { OpenedView, ViewContent, ViewSummary } from "./views.ts";
 export type { Baseline } from "./context.ts";
 export { DEFAULT_LIMITS, type Limits } from "./limits.ts";
 

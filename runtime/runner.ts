@@ -7,17 +7,17 @@ import { compileProgram } from "./compile.ts";
 import { createEngine, type EngineOptions } from "./engine.ts";
 import type { RunOptions } from "./limits.ts";
 import type { CallRecord, RunReport } from "./sandbox.ts";
-import type { ViewContent } from "./views.ts";
+import type { OpenedView, ViewContent } from "./views.ts";
 
 /** Messages from the embedding process. */
-export type ToRunner = { type: "init"; options: EngineOptions; journal: string } | { type: "run"; id: number; source: string; run: RunOptions } | { type: "views"; id: number };
+export type ToRunner = { type: "init"; options: EngineOptions; journal: string } | { type: "run"; id: number; source: string; run: RunOptions } | { type: "views" | "opening"; id: number };
 /** Messages to the embedding process. */
 export type FromRunner =
   | { type: "ready" }
   | { type: "progress"; id: number; calls: { seq: number; record: CallRecord }[]; logs: RunReport["logs"] }
   | { type: "report"; id: number; report: RunReport }
   | { type: "group"; pgid: number; live: boolean }
-  | { type: "views"; id: number; views: ViewContent[] };
+  | { type: "answer"; id: number; answer: ViewContent[] | OpenedView[] };
 
 const send = (message: FromRunner): void => {
   process.send?.(message);
@@ -57,9 +57,9 @@ process.on("message", (message: ToRunner) => {
   }
   const active = engine;
   if (!active) return;
-  if (message.type === "views") {
-    const { id } = message;
-    queue = queue.then(() => send({ type: "views", id, views: active.views.contents() }));
+  if (message.type !== "run") {
+    const { id, type } = message;
+    queue = queue.then(() => send({ type: "answer", id, answer: type === "views" ? active.views.contents() : active.openingTurn() }));
     return;
   }
   queue = queue.then(async () => {

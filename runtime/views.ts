@@ -10,6 +10,9 @@ import { plural } from "../host/lines.ts";
 import { pathKey } from "../host/paths.ts";
 import { type Baseline, type Breakdown, imageTokens, textTokens } from "./context.ts";
 
+/** How the labels of views gg opens itself begin: no path on disk does. */
+export const GG_LABEL = "gg://";
+
 /** What one view may carry. */
 export interface ViewCaps {
   /** Lines of a text window. */
@@ -130,7 +133,8 @@ export function createViews(read: ViewRead, cwd: string, caps: ViewCaps = DEFAUL
   });
 
   const remove = (path: string): Closed => {
-    const key = pathKey(cwd, path);
+    // A view gg opened itself (the opening turn's) is named by its gg:// label, never a path on disk.
+    const key = path.startsWith(GG_LABEL) ? path : pathKey(cwd, path);
     let tokens = 0;
     let closed = 0;
     for (let i = views.length - 1; i >= 0; i--) {
@@ -144,6 +148,16 @@ export function createViews(read: ViewRead, cwd: string, caps: ViewCaps = DEFAUL
   };
 
   return {
+    /**
+     * Opens a view of text gg produced itself (a tree, the docs of a module), named by a `gg://` label that closes it.
+     * It is charged and listed like any view.
+     */
+    openText(label: string, text: string): OpenedView {
+      if (!label.startsWith(GG_LABEL)) throw new GgError("invalid-argument", `Cannot open a view labelled ${JSON.stringify(label)}: gg's own views are labelled ${GG_LABEL}...`);
+      const view: View = { id: nextId++, path: label, key: label, text };
+      views.push(view);
+      return { ...summary(view), text };
+    },
     /** Opens a view of `path` (offset and limit as read_file takes them). */
     open(path: string, offset?: number, limit?: number): OpenedView {
       const result = read(path, offset, limit);

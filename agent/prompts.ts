@@ -1,0 +1,101 @@
+// The system prompts of the two arms, generated from the declarations and the configuration: the tools a tool-calling
+// agent holds with their briefs and the rules their descriptions state, or for a code agent what a program is, the
+// limits it runs under, the Views rules and the types of the gg global it holds. Nothing here restates a description
+// by hand: each rule is the sentence the declaration itself gives the model.
+import { type Configuration, defaultConfiguration, forAgent } from "../bindings/config.ts";
+import { enabledCalls } from "../bindings/index.ts";
+import { capRule, FOOTER_RULE, imageRule, readFile } from "../bindings/read_file.ts";
+import { outputRule, shell } from "../bindings/shell.ts";
+import { ggFunctions } from "../runtime/api.ts";
+import { renderDts } from "../runtime/docs.ts";
+import { DEFAULT_LIMITS, type Limits } from "../runtime/limits.ts";
+import { DEFAULT_VIEW_CAPS, type ViewCaps } from "../runtime/views.ts";
+
+/** The two ways a model acts: JSON tool calls, or programs against the gg global. */
+export type Arm = "tools" | "code";
+
+/** What a system prompt is generated for. */
+export interface PromptOptions {
+  arm: Arm;
+  /** The configuration (default: a fresh one). */
+  config?: Configuration;
+  /** The agent whose allowlist applies, if the configuration gives it one. */
+  agent?: string;
+  /** How a code agent hands in a program: in its reply (a fenced block), or as the run_program tool's source. */
+  delivery?: "reply" | "tool";
+  /** The limits programs run under (default: a fresh runtime's). */
+  limits?: Limits;
+  /** The view caps (default: a fresh runtime's). */
+  viewCaps?: ViewCaps;
+}
+
+const KIB = 1024;
+
+/** The system prompt of `arm` for the agent and configuration given. */
+export function systemPrompt(options: PromptOptions): string {
+  const config = forAgent(options.config ?? defaultConfiguration(), options.agent);
+  return options.arm === "tools" ? toolsPrompt(config) : codePrompt(config, options);
+}
+
+function toolsPrompt(config: Configuration): string {
+  const calls = enabledCalls(config);
+  const holds = (name: string): boolean => calls.some((call) => call.name === name);
+  const out = [
+    "You are a coding agent working in a workspace on disk. You act through the tools below, one JSON tool call at a time or several in one reply; each result comes back as a tool message. Relative paths resolve against the workspace root; absolute paths are used as they are. When the task is done, reply with your answer and no tool call.",
+    "",
+    "# Tools",
+    "",
+    ...calls.map((call) => `- ${call.name}: ${call.brief}`),
+    "",
+    "A failed call returns error[CODE]: message, saying what failed and how to go on; read it before trying again.",
+  ];
+  if (holds(readFile.name)) {
+    const cap = capRule(config);
+    out.push("", "# Reading Files", "", ...(cap ? [`- ${cap}`] : []), `- ${FOOTER_RULE}`, `- ${imageRule(config)}`);
+  }
+  if (holds(shell.name)) out.push("", "# Running Commands", "", `- ${outputRule(config)}`);
+  return `${out.join("\n")}\n`;
+}
+
+function codePrompt(config: Configuration, options: PromptOptions): string {
+  const limits = options.limits ?? DEFAULT_LIMITS;
+  const caps = options.viewCaps ?? DEFAULT_VIEW_CAPS;
+  const functions = ggFunctions(config);
+  const opens = functions.some((fn) => fn.module === "views" && fn.name === "openFile");
+  const handIn =
+    options.delivery === "tool"
+      ? "Run a program with the run_program tool, its source the program."
+      : "Reply with one program in a fenced code block (```ts or ```js); its first such block is run. When the work is done, reply with your answer and no program.";
+  const out = [
+    "You are a coding agent working in a workspace on disk. You act by writing programs: each one runs, and what it returns comes back to you as the next message.",
+    "",
+    "# Programs",
+    "",
+    `- ${handIn}`,
+    "- A program is the body of an async function, in TypeScript or JavaScript: await and return work at its top level; import and export do not exist.",
+    "- It reaches files and commands through the gg global (types below); every gg function returns a promise and rejects with an Error whose code says what failed. Relative paths resolve against the workspace root.",
+    `- What comes back: the returned value as JSON (at most ${limits.resultChars / KIB} KiB), what it wrote with console.log and the other console methods (at most ${limits.logBytes / KIB} KiB), or the error with its code, line and column.`,
+    `- Limits: ${limits.budgetSecs} s wall-clock, ${limits.cpuSecs} s of CPU time, ${limits.memoryMb} MB of heap. The realm is bare: no timers, no network, no Node or browser APIs.`,
+    "- Work on data in the program and return what you need to see: a summary costs less of your context window than the data.",
+  ];
+  if (opens) {
+    out.push(
+      "",
+      "# Views",
+      "",
+      "- gg.files.readFile gets a file's bytes for your program; gg.views.openFile shows a file to you. A view is the only way a file enters your context window.",
+      "- Views are append-only: opening a file again appends a new view, so re-open a file you changed to see it as it is now.",
+      `- A view over the view caps (${caps.lines} lines, ${caps.bytes / KIB} KiB) is refused with over-cap, never cut: open a smaller window.`,
+      "- gg.views.close and gg.context.evictFileView take a file's views out of the window and reclaim their tokens; gg.context.breakdown() gives the tokens per band.",
+    );
+    if (!config.vision) out.push("", "Reading images is unsupported for this model.");
+  }
+  // gg.d.ts without its "generated" header, which says nothing to a model.
+  out.push("", "# The gg global", "", "```ts", renderDts(config).replace(/^\/\/.*\n\n/, "").trimEnd(), "```");
+  return `${out.join("\n")}\n`;
+}
+
+/** Views as the text of a message: each one under its label and cost (what `gg prompt --arm code` shows of the opening turn). */
+export function viewsText(views: readonly { path: string; text: string; tokens: number }[]): string {
+  return views.map((view) => `## ${view.path} (${view.tokens} tokens)\n\n${view.text.endsWith("\n") ? view.text : `${view.text}\n`}`).join("\n");
+}

@@ -1,0 +1,40 @@
+// Every variant of both system prompts is pinned as the model reads it: both arms, both read modes, vision on and
+// off, and an agent whose allowlist leaves out shell.
+import { describe, expect, test } from "vitest";
+import { parseConfiguration } from "../../bindings/config.ts";
+import { type Arm, systemPrompt } from "../../agent/prompts.ts";
+
+const configuration = (mode: "default-cap" | "unlimited", vision: boolean) =>
+  parseConfiguration({
+    capabilities: [{ id: "read-file", implementation: mode, params: { lineCap: 250 } }],
+    model: { vision },
+    agents: [{ id: "reviewer", allow: ["read_file", "search", "tree", "list_dir"] }],
+  });
+
+const VARIANTS = (["tools", "code"] as Arm[]).flatMap((arm) =>
+  (["default-cap", "unlimited"] as const).flatMap((mode) => [true, false].map((vision) => ({ arm, mode, vision }))),
+);
+
+describe("system prompts", () => {
+  test.each(VARIANTS)("$arm arm, read-file $mode, vision $vision", async ({ arm, mode, vision }) => {
+    const prompt = systemPrompt({ arm, config: configuration(mode, vision) });
+    await expect(prompt).toMatchFileSnapshot(`__snapshots__/${arm}-${mode}-${vision ? "vision" : "text-only"}.md`);
+    // The cap is stated by the tool-calling prompt alone, and only under default-cap, with this run's own lineCap.
+    expect(prompt.includes("at most 250 lines")).toBe(arm === "tools" && mode === "default-cap");
+    expect(prompt.includes("Reading images is unsupported for this model")).toBe(!vision);
+  });
+
+  test.each(["tools", "code"] as Arm[])("%s arm for an agent without shell: nothing of shell is in it", async (arm) => {
+    const prompt = systemPrompt({ arm, config: configuration("default-cap", true), agent: "reviewer" });
+    await expect(prompt).toMatchFileSnapshot(`__snapshots__/${arm}-reviewer.md`);
+    expect(prompt).not.toMatch(/shell|write_file|writeFile|edit_file|editFile|Running Commands/);
+  });
+
+  test("the tool-calling prompt states the shell's offload rule; a text-only code prompt says so by itself under Views", () => {
+    const tools = systemPrompt({ arm: "tools" });
+    expect(tools).toContain("# Running Commands\n\n- Output longer than 200 lines or 8000 characters");
+    expect(tools).toContain("# Reading Files\n\n- Without a limit a read returns at most 2000 lines");
+    const code = systemPrompt({ arm: "code", config: parseConfiguration({ model: { vision: false } }) });
+    expect(code).toMatch(/# Views\n\n(- .*\n)+\nReading images is unsupported for this model\.\n\n# The gg global/);
+  });
+});
