@@ -17,7 +17,7 @@ export const CALL_ERROR_CODES = [
 export type CallErrorCode = (typeof CALL_ERROR_CODES)[number];
 
 /** The codes only a run of a program reports: gg's own verdicts on it, which a program cannot throw. */
-export const RUN_ERROR_CODES = ["memory-limit", "syntax-error", "type-error", "program-error", "invalid-result", "result-too-large"] as const;
+export const RUN_ERROR_CODES = ["memory-limit", "syntax-error", "type-error", "program-error", "invalid-result", "result-too-large", "cancelled"] as const;
 
 /** The one closed set of error codes. */
 export const ERROR_CODES = [...CALL_ERROR_CODES, ...RUN_ERROR_CODES] as const;

@@ -31,13 +31,19 @@ export function createEngine(options: EngineOptions) {
   const checker = createChecker(renderDts(context.config));
   return {
     views,
-    run: async (source: string, run: RunOptions = {}, observer?: RunObserver): Promise<RunReport> => {
+    run: async (source: string, run: RunOptions = {}, observer?: RunObserver, cancel?: AbortSignal): Promise<RunReport> => {
       const refused = refusedRun(run);
       if (refused) return refused;
       if (run.baseline) views.setBaseline(run.baseline);
       const language = run.language ?? "ts";
-      // JavaScript is run as it is: only TypeScript declares the types a check needs.
-      return sandbox.run(source, language, runLimits(run), observer, run.check && language === "ts" ? checker.check : undefined);
+      return sandbox.run(source, {
+        language,
+        limits: runLimits(run),
+        ...(observer ? { observer } : {}),
+        // JavaScript is run as it is: only TypeScript declares the types a check needs.
+        ...(run.check && language === "ts" ? { check: checker.check } : {}),
+        ...(cancel ? { cancel } : {}),
+      });
     },
     /** Opens the opening turn's views (see Runtime.openingTurn) and returns them. */
     openingTurn(): OpenedView[] {

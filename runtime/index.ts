@@ -115,20 +115,38 @@ export function createRuntime(options: EngineOptions) {
     current.done(report);
   };
 
-  const execute = async (source: string, run: RunOptions): Promise<RunReport> => {
+  const execute = async (source: string, run: RunOptions, signal: AbortSignal | undefined): Promise<RunReport> => {
+    const refused = refusedRun(run);
+    if (refused) return refused;
+    if (signal?.aborted) return { ...blankReport(), error: { code: "cancelled", message: "The program was cancelled by its caller before it started; nothing ran" } };
     if (!runner) await start();
     else await ready;
     const id = nextId++;
-    const refused = refusedRun(run);
-    if (refused) return refused;
     const budget = runLimits(run).budgetSecs;
-    return new Promise<RunReport>((done) => {
-      const timer = setTimeout(() => {
-        // A runner stuck past the budget (a host call that never returns): stop it, and report a timeout.
-        const current = pending;
-        runner?.kill("SIGKILL");
-        if (current) current.report.error = { code: "timeout", message: `The program did not finish within its ${budget} s budget and its runner was stopped` };
-      }, (budget + RUNNER_GRACE_SECS) * 1000);
+    /** Stops a runner that does not answer in time, and says why in the report. */
+    const giveUp = (error: RunError): void => {
+      const current = pending;
+      if (current?.id !== id) return;
+      runner?.kill("SIGKILL");
+      current.report.error = error;
+    };
+    // A cancel reaches the runner between two steps of the program; a program that never yields its thread is
+    // stopped with its runner after the grace.
+    const onAbort = (): void => {
+      const cancel: ToRunner = { type: "cancel", id };
+      runner?.send(cancel);
+      setTimeout(() => giveUp({ code: "cancelled", message: "The program was cancelled by its caller and did not stop, so its runner was stopped; the calls listed ran before that" }), RUNNER_GRACE_SECS * 1000).unref();
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
+    return new Promise<RunReport>((resolve) => {
+      // Aborted while the runner was starting: the run is sent, and its cancel right after it.
+      if (signal?.aborted) queueMicrotask(onAbort);
+      const done = (report: RunReport): void => {
+        signal?.removeEventListener("abort", onAbort);
+        resolve(report);
+      };
+      // A runner stuck past the budget (a host call that never returns): stop it, and report a timeout.
+      const timer = setTimeout(() => giveUp({ code: "timeout", message: `The program did not finish within its ${budget} s budget and its runner was stopped` }), (budget + RUNNER_GRACE_SECS) * 1000);
       pending = { id, report: blankReport(), started: performance.now(), calls: new Map(), done, timer };
       const message: ToRunner = { type: "run", id, source, run };
       runner?.send(message);
@@ -154,9 +172,9 @@ export function createRuntime(options: EngineOptions) {
   };
 
   return {
-    /** Runs one program; never throws: every outcome is in the report. */
-    run(source: string, run: RunOptions = {}): Promise<RunReport> {
-      const result = queue.then(() => execute(source, run));
+    /** Runs one program; never throws: every outcome is in the report. Aborting `signal` cancels it (cancelled). */
+    run(source: string, run: RunOptions = {}, control: { signal?: AbortSignal } = {}): Promise<RunReport> {
+      const result = queue.then(() => execute(source, run, control.signal));
       queue = result.catch(() => {});
       return result;
     },

@@ -10,7 +10,8 @@ import type { CallRecord, RunReport } from "./sandbox.ts";
 import type { OpenedView, ViewContent } from "./views.ts";
 
 /** Messages from the embedding process. */
-export type ToRunner = { type: "init"; options: EngineOptions; journal: string } | { type: "run"; id: number; source: string; run: RunOptions } | { type: "views" | "opening"; id: number };
+export type ToRunner = { type: "init"; options: EngineOptions; journal: string } | { type: "run"; id: number; source: string; run: RunOptions } | { type: "views" | "opening"; id: number }
+  | { type: "cancel"; id: number };
 /** Messages to the embedding process. */
 export type FromRunner =
   | { type: "ready" }
@@ -29,6 +30,9 @@ watchCommandGroups((pgid, live) => send({ type: "group", pgid, live }));
 
 let engine: ReturnType<typeof createEngine> | undefined;
 let queue = Promise.resolve();
+/** The runs under way or queued, by id, and those cancelled before they started. */
+const cancels = new Map<number, AbortController>();
+const cancelledEarly = new Set<number>();
 /** The journal file's descriptor, when it could be opened. */
 let journal: number | undefined;
 
@@ -57,6 +61,13 @@ process.on("message", (message: ToRunner) => {
   }
   const active = engine;
   if (!active) return;
+  if (message.type === "cancel") {
+    // At once, not after the queue: the run it names may be the one under way.
+    const run = cancels.get(message.id);
+    if (run) run.abort();
+    else cancelledEarly.add(message.id);
+    return;
+  }
   if (message.type !== "run") {
     const { id, type } = message;
     queue = queue.then(() => send({ type: "answer", id, answer: type === "views" ? active.views.contents() : active.openingTurn() }));
@@ -91,6 +102,9 @@ process.on("message", (message: ToRunner) => {
     const effects = new Set<number>();
     const journaled = (seq: number, record: CallRecord): void => journalWrite(`${JSON.stringify({ id, seq, record })}\n`);
     let lost = false;
+    const cancel = new AbortController();
+    cancels.set(id, cancel);
+    if (cancelledEarly.delete(id)) cancel.abort();
     const report = await active.run(message.source, message.run, {
       onEffect: (record, seq) => {
         effects.add(seq);
@@ -106,7 +120,8 @@ process.on("message", (message: ToRunner) => {
       abandoned: () => {
         lost = true;
       },
-    });
+    }, cancel.signal);
+    cancels.delete(id);
     progress = undefined;
     const answer: FromRunner = { type: "report", id, report };
     // A thread still running a stopped program ends only with this process: leave once the report is out.

@@ -385,6 +385,17 @@ function discard(prepared: Prepared): void {
   if (!prepared.isolate.isDisposed) prepared.isolate.dispose();
 }
 
+/** How one program runs in the sandbox. */
+export interface SandboxRun {
+  language: Language;
+  limits: Limits;
+  observer?: RunObserver;
+  /** Type-checks the program before it runs, when given. */
+  check?: (source: string) => Promise<CheckOutcome>;
+  /** Stops the program (cancelled) when aborted. */
+  cancel?: AbortSignal;
+}
+
 /**
  * Runs programs with the gg functions of `env`, one fresh isolate each. The next isolate is prepared as soon as a
  * run ends, so a program's start costs only its own compilation.
@@ -401,7 +412,8 @@ export function createSandbox(env: GgEnv) {
   };
   return {
     /** Runs `source` once under `limits` and reports what happened. Never throws. */
-    async run(source: string, language: Language, limits: Limits, observer: RunObserver = {}, check?: (source: string) => Promise<CheckOutcome>): Promise<RunReport> {
+    async run(source: string, how: SandboxRun): Promise<RunReport> {
+      const { language, limits, observer = {}, check, cancel } = how;
       const started = performance.now();
       const report = blankReport();
       const inFlight = new Map<CallRecord, number>();
@@ -412,6 +424,8 @@ export function createSandbox(env: GgEnv) {
         report.usage.wallMs = Math.round(performance.now() - started);
         return report;
       };
+      const cancelled: RunError = { code: "cancelled", message: "The program was cancelled by its caller, with the commands it started; the calls listed ran before that" };
+      if (cancel?.aborted) return finish(cancelled);
       const program = compileProgram(source, language);
       if (!("code" in program)) return finish({ code: "syntax-error", ...program, message: `The program does not compile: ${program.message}` });
       if (check) {
@@ -465,6 +479,8 @@ export function createSandbox(env: GgEnv) {
         if (!isolate.isDisposed) isolate.dispose();
         stopGrace();
       };
+      const onCancel = (): void => stop(cancelled);
+      cancel?.addEventListener("abort", onCancel, { once: true });
       const cpuLimitMs = limits.cpuSecs * 1000;
       const callEnv = { ...env, context: { ...env.context, deadline, signal: ending.signal } };
       const cpuStop: RunError = { code: "timeout", message: `The program was stopped at its CPU limit of ${limits.cpuSecs} s; look for a loop that never ends` };
@@ -526,6 +542,7 @@ export function createSandbox(env: GgEnv) {
         const stack = error instanceof Error && typeof error.stack === "string" ? error.stack : "";
         return finish({ code: prepared.slot.run?.failures.get(message) ?? "program-error", message, ...position(program, stack) });
       } finally {
+        cancel?.removeEventListener("abort", onCancel);
         ending.abort();
         clearInterval(watchdog);
         clearTimeout(wallTimer);

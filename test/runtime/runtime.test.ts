@@ -118,6 +118,32 @@ describe("createRuntime", () => {
     }
   });
 
+  test("run-cancelled: aborting a run's signal stops the program and the commands it started; one that never yields is stopped with its runner", async () => {
+    using ws = tempWorkspace();
+    const runtime = createRuntime({ workspace: ws.root });
+    const sleep = uniqueSleep();
+    try {
+      await runtime.run("return 1");
+      const waiting = new AbortController();
+      const running = runtime.run(`await gg.files.writeFile('a.txt', 'x'); await gg.shell.shell('sleep ${sleep}'); return 1`, { budget: 60 }, { signal: waiting.signal });
+      await waitFor(() => (survivors(sleep).length > 0 ? true : undefined));
+      waiting.abort();
+      const report = await running;
+      expect(report.error?.code).toBe("cancelled");
+      expect(report.calls).toMatchObject([{ name: "files.writeFile", ok: true }, { name: "shell.shell", unfinished: true }]);
+      await waitFor(() => (survivors(sleep).length === 0 ? true : undefined));
+      const busy = new AbortController();
+      setTimeout(() => busy.abort(), 200);
+      expect((await runtime.run("for (;;) {}", { budget: 60 }, { signal: busy.signal })).error).toMatchObject({ code: "cancelled", message: expect.stringContaining("did not stop, so its runner was stopped") });
+      const early = new AbortController();
+      early.abort();
+      expect((await runtime.run("return 1", {}, { signal: early.signal })).error).toMatchObject({ code: "cancelled", message: expect.stringContaining("nothing ran") });
+      expect(await runtime.run("return 'alive'")).toMatchObject({ ok: true, result: "alive" });
+    } finally {
+      runtime.close();
+    }
+  });
+
   test("takes the configuration as a file holds it, and run options budget and memory", async () => {
     using ws = tempWorkspace();
     const runtime = createRuntime({ workspace: ws.root, config: [{ id: "shell", enabled: false }] });
