@@ -57,26 +57,33 @@ function toolsPrompt(config: Configuration): string {
   return `${out.join("\n")}\n`;
 }
 
-function codePrompt(config: Configuration, options: PromptOptions): string {
+/** What a program is, how it is handed in, what comes back and its limits: the code prompt's Programs section. */
+export function programRules(options: Pick<PromptOptions, "delivery" | "limits"> = {}): string[] {
   const limits = options.limits ?? DEFAULT_LIMITS;
-  const caps = options.viewCaps ?? DEFAULT_VIEW_CAPS;
-  const functions = ggFunctions(config);
-  const opens = functions.some((fn) => fn.module === "views" && fn.name === "openFile");
   const handIn =
     options.delivery === "tool"
       ? "Run a program with the run_program tool, its source the program."
       : "Reply with one program in a fenced code block (```ts or ```js); its first such block is run. When the work is done, reply with your answer and no program.";
+  return [
+    handIn,
+    "A program is the body of an async function, in TypeScript or JavaScript: await and return work at its top level; import and export do not exist.",
+    "It reaches files and commands through the gg global; every gg function returns a promise and rejects with an Error whose code says what failed. Relative paths resolve against the workspace root.",
+    `What comes back: the returned value as JSON (at most ${limits.resultChars / KIB} KiB), what it wrote with console.log and the other console methods (at most ${limits.logBytes / KIB} KiB), or the error with its code, line and column.`,
+    `Limits: ${limits.budgetSecs} s wall-clock, ${limits.cpuSecs} s of CPU time, ${limits.memoryMb} MB of heap. The realm is bare: no timers, no network, no Node or browser APIs.`,
+    "Work on data in the program and return what you need to see: a summary costs less of your context window than the data.",
+  ];
+}
+
+function codePrompt(config: Configuration, options: PromptOptions): string {
+  const caps = options.viewCaps ?? DEFAULT_VIEW_CAPS;
+  const functions = ggFunctions(config);
+  const opens = functions.some((fn) => fn.module === "views" && fn.name === "openFile");
   const out = [
-    "You are a coding agent working in a workspace on disk. You act by writing programs: each one runs, and what it returns comes back to you as the next message.",
+    "You are a coding agent working in a workspace on disk. You act by writing programs: each one runs, and what it returns comes back to you as the next message. The types of the gg global are at the end.",
     "",
     "# Programs",
     "",
-    `- ${handIn}`,
-    "- A program is the body of an async function, in TypeScript or JavaScript: await and return work at its top level; import and export do not exist.",
-    "- It reaches files and commands through the gg global (types below); every gg function returns a promise and rejects with an Error whose code says what failed. Relative paths resolve against the workspace root.",
-    `- What comes back: the returned value as JSON (at most ${limits.resultChars / KIB} KiB), what it wrote with console.log and the other console methods (at most ${limits.logBytes / KIB} KiB), or the error with its code, line and column.`,
-    `- Limits: ${limits.budgetSecs} s wall-clock, ${limits.cpuSecs} s of CPU time, ${limits.memoryMb} MB of heap. The realm is bare: no timers, no network, no Node or browser APIs.`,
-    "- Work on data in the program and return what you need to see: a summary costs less of your context window than the data.",
+    ...programRules(options).map((rule) => `- ${rule}`),
   ];
   if (opens) {
     out.push(

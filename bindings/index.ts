@@ -64,13 +64,14 @@ export function createTools(options: ToolsOptions) {
       const call = calls.get(name);
       return { ok: true, ...(call?.json ? call.json(result) : { text: result.text, attachments: result.attachments ?? [] }) };
     },
-    async call(name: string, args: unknown): Promise<CallResult> {
+    /** Runs tool `name`; aborting `signal` stops what the call started (a command, with its process group). */
+    async call(name: string, args: unknown, signal?: AbortSignal): Promise<CallResult> {
       const call = calls.get(name);
       if (!call) {
         const known = [...calls.keys()].join(", ");
         return { ok: false, error: { code: "invalid-argument", message: `Cannot call ${JSON.stringify(name)}: no such tool in this run; the tools are ${known}` } };
       }
-      return invoke(call, args, context);
+      return invoke(call, args, signal ? { ...context, signal } : context);
     },
   };
 }

@@ -8,6 +8,7 @@ import { createTools } from "../bindings/index.ts";
 import { stopCommandsOnSignals } from "../host/shell.ts";
 import { renderApiDoc, searchDocs } from "../runtime/docs.ts";
 import { createRuntime } from "../runtime/index.ts";
+import { serveStdio } from "../mcp/server.ts";
 import { printPrompt } from "./prompt.ts";
 import { type RunOptions, runProblems } from "../runtime/limits.ts";
 import type { ViewSummary } from "../runtime/views.ts";
@@ -18,12 +19,14 @@ const USAGE = `Usage:
   gg tools [--config FILE] [--agent ID]
   gg docs [--search QUERY] [--config FILE] [--agent ID] [--json]
   gg prompt --arm tools|code [--workspace DIR] [--config FILE] [--agent ID]
+  gg mcp [--workspace DIR] [--config FILE] [--agent ID]
 
   call   run one tool call and print its result exactly as the model receives it
   run    run a program (JS or TS, the body of an async function) against the gg global; - reads it from stdin
   tools  print the JSON tool definitions of the enabled calls
   docs   print the gg API reference (docs/api.md); --search ranks the functions whose name, module or brief match
   prompt print the system prompt of an arm; a code agent's is followed by its opening turn on the workspace
+  mcp    serve the agent's tools, run_program, search_docs, the docs and the prompts over MCP on stdio
 
 Options:
   --workspace DIR  workspace root; relative paths resolve against it (default: the current directory)
@@ -181,7 +184,7 @@ export async function main(argv: readonly string[], out: (text: string) => void 
     const config = loadConfiguration(values.config, values.agent);
     const agent = values.agent === undefined ? {} : { agent: values.agent };
     // Ctrl-C or a kill of gg ends the commands it started too, rather than leaving them to init.
-    if (command === "call" || command === "run") stopCommandsOnSignals();
+    if (command === "call" || command === "run" || command === "mcp") stopCommandsOnSignals();
     if (command === "tools") {
       if (rest.length > 0) throw new UsageError(`gg tools takes no arguments, got ${rest.join(" ")}`);
       out(`${JSON.stringify(createTools({ workspace: process.cwd(), config }).definitions(), null, 2)}\n`);
@@ -198,6 +201,10 @@ export async function main(argv: readonly string[], out: (text: string) => void 
       }
       return 0;
     }
+    if (command === "mcp") {
+      if (rest.length > 0) throw new UsageError(`gg mcp takes no arguments, got ${rest.join(" ")}`);
+      return await serveStdio({ workspace: workspaceOf(values.workspace), config, ...agent });
+    }
     if (command === "prompt") {
       if (rest.length > 0) throw new UsageError(`gg prompt takes no arguments, got ${rest.join(" ")}`);
       if (values.arm !== "tools" && values.arm !== "code") throw new UsageError(`gg prompt needs --arm tools or --arm code${values.arm === undefined ? "" : `, got ${JSON.stringify(values.arm)}`}`);
@@ -205,7 +212,7 @@ export async function main(argv: readonly string[], out: (text: string) => void 
     }
     const budget = positiveNumber("--budget", values.budget);
     if (command === "run") return await runProgramFile(rest, { workspace: workspaceOf(values.workspace), config, agent: values.agent, budget, memory: positiveNumber("--memory", values.memory), cpu: positiveNumber("--cpu", values.cpu), check: values.check, json }, out);
-    if (command !== "call") throw new UsageError(`Unknown command ${JSON.stringify(command)}; the commands are call, run, tools, docs and prompt`);
+    if (command !== "call") throw new UsageError(`Unknown command ${JSON.stringify(command)}; the commands are call, run, tools, docs, prompt and mcp`);
     const [tool, argsText, ...extra] = rest;
     if (tool === undefined) throw new UsageError("gg call needs a TOOL name, e.g. gg call tree '{\"depth\":2}'");
     if (extra.length > 0) throw new UsageError(`gg call takes TOOL and one ARGS_JSON, got extra ${extra.join(" ")}`);

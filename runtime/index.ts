@@ -45,7 +45,8 @@ export function createRuntime(options: EngineOptions) {
 
   const start = (): Promise<void> => {
     // The runner gets none of this process's Node flags (an --input-type or a test runner's loader would break it).
-    const child = fork(runnerPath, [], { stdio: ["ignore", "inherit", "inherit", "ipc"], serialization: "advanced", execArgv: [] });
+    // Its stdout is this process's stderr: stdout may be a protocol channel (gg mcp) that nothing else may write to.
+    const child = fork(runnerPath, [], { stdio: ["ignore", 2, "inherit", "ipc"], serialization: "advanced", execArgv: [] });
     // Where the runner writes the calls that change the disk or start a process, before and after each: read when it
     // dies, since the channel may not have carried them out. A private directory, removed with the runner.
     const journalDir = mkdtempSync(join(tmpdir(), "gg-runner-"));

@@ -1,0 +1,215 @@
+// gg mcp: the agent surface as a Model Context Protocol server. A thin layer: the tools are the calls the agent holds
+// (their TypeBox schemas served as they are), run_program runs programs in one runtime for the whole session, and
+// search_docs, the resources and the prompts are the generated docs, types and system prompts. Nothing is declared
+// twice; stdout carries the protocol and nothing else.
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { readFileSync } from "node:fs";
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ErrorCode as McpErrorCode,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
+  ListResourcesRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+  ReadResourceRequestSchema,
+} from "@modelcontextprotocol/sdk/types.js";
+import { type Static, Type } from "typebox";
+import { type Arm, programRules, systemPrompt, viewsText } from "../agent/prompts.ts";
+import { type Configuration, forAgent } from "../bindings/config.ts";
+import { checkArguments, type Attachment } from "../bindings/define.ts";
+import { createTools } from "../bindings/index.ts";
+import { killAllCommands } from "../host/shell.ts";
+import { renderApiDoc, renderDts, searchDocs } from "../runtime/docs.ts";
+import { createRuntime, type OpenedView, type RunReport, type ViewContent } from "../runtime/index.ts";
+import { DEFAULT_LIMITS } from "../runtime/limits.ts";
+
+/** What a server serves: a workspace, a configuration, and the agent whose allowlist applies. */
+export interface McpOptions {
+  workspace: string;
+  config: Configuration;
+  agent?: string;
+}
+
+const RunProgram = Type.Object(
+  {
+    source: Type.String({ description: "The program: the body of an async function, using the gg global; return what you want to read." }),
+    language: Type.Optional(Type.Enum(["ts", "js"], { description: 'TypeScript or JavaScript. Default "ts".' })),
+    budget: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 86400, description: `Wall-clock budget in seconds. Default ${DEFAULT_LIMITS.budgetSecs}.` })),
+    check: Type.Optional(Type.Boolean({ description: "Type-check a TypeScript program first; with type errors it does not run. Default false." })),
+  },
+  { additionalProperties: false },
+);
+
+const SearchDocs = Type.Object({ query: Type.String({ description: "Words of what you want to do, e.g. read a file, run a command." }) }, { additionalProperties: false });
+
+const RESOURCES = [
+  { uri: "gg://docs/api.md", name: "api.md", mimeType: "text/markdown", description: "The gg global: every function with its signature, brief, parameters and errors, then the types." },
+  { uri: "gg://types/gg.d.ts", name: "gg.d.ts", mimeType: "text/typescript", description: "The gg global as TypeScript declarations: what programs are type-checked against." },
+] as const;
+
+const PROMPTS = [
+  { name: "tools-agent", description: "The system prompt of an agent that acts through gg's tools." },
+  { name: "code-agent", description: "The system prompt of an agent that acts by writing programs (run_program), then its opening turn: the workspace's tree and the docs of the modules it holds." },
+] as const;
+
+/** A tool's failure as the model reads it. */
+const failure = (code: string, message: string): CallToolResult => ({ isError: true, content: [{ type: "text", text: `error[${code}]: ${message}` }], structuredContent: { code, message } });
+
+/** A picture's data: URL as an image block: its base64 and its mime type. */
+const imageBlock = (dataUrl: string) => ({ type: "image" as const, data: dataUrl.slice(dataUrl.indexOf(",") + 1), mimeType: dataUrl.slice(5, dataUrl.indexOf(";")) });
+
+/** What the model reads of a run: the returned value, the console, or the error with where it happened. */
+function reportText(report: RunReport): string {
+  const parts: string[] = [];
+  if (report.logs.length > 0 || report.logsDropped > 0) {
+    const lines = report.logs.map((entry) => `${entry.level === "log" ? "" : `[${entry.level}] `}${entry.text}`);
+    if (report.logsDropped > 0) lines.push(`[${report.logsDropped} more entries dropped at the log limit]`);
+    parts.push(`Console:\n${lines.join("\n")}`);
+  }
+  if (report.ok) parts.push(`Returned:\n${JSON.stringify(report.result ?? null, null, 2)}`);
+  else if (report.error) {
+    const { code, message, line, column, problems } = report.error;
+    const where = line === undefined || problems ? "" : ` (line ${line}, column ${column})`;
+    parts.push(`error[${code}]: ${message}${where}`);
+    const calls = report.calls.map((call) => `${call.name} ${call.unfinished ? "unfinished" : call.ok ? "ok" : `failed (${call.code})`}`);
+    if (calls.length > 0) parts.push(`Calls made before it ended: ${calls.join(", ")}${report.callsDropped > 0 ? `, and ${report.callsDropped} more` : ""}`);
+  }
+  return parts.join("\n\n");
+}
+
+/** gg's version, from its package.json: above this file in the sources and in the CLI's bundle, two above in dist/. */
+function version(): string {
+  for (const up of ["../package.json", "../../package.json"]) {
+    try {
+      const found = JSON.parse(readFileSync(new URL(up, import.meta.url), "utf8")) as { name?: string; version?: string };
+      if (found.name === "gg" && found.version) return found.version;
+    } catch {
+      // Not there: look further up.
+    }
+  }
+  return "unknown";
+}
+
+/** Creates the server for one session; `close` stops its runtime. */
+export function createMcpServer(options: McpOptions) {
+  const config = forAgent(options.config, options.agent);
+  const agent = options.agent === undefined ? {} : { agent: options.agent };
+  const tools = createTools({ workspace: options.workspace, config, ...agent });
+  const runtime = createRuntime({ workspace: options.workspace, config, ...agent });
+  const server = new Server({ name: "gg", version: version() }, { capabilities: { tools: {}, resources: {}, prompts: {} } });
+  /** The highest view id the session has seen, so a run's report tells which views it opened. */
+  let lastView = 0;
+  /** run_program runs one at a time, each with the views it reads, so a report and the views line up. */
+  let queue: Promise<unknown> = Promise.resolve();
+  let opening: Promise<OpenedView[]> | undefined;
+
+  const ownTools = [
+    {
+      name: "run_program",
+      description: [
+        "Run a program against the gg global in this session's runtime, where the views programs open stay open.",
+        ...programRules({ delivery: "tool" }).slice(1),
+        "The gg global's types are the resource gg://types/gg.d.ts; search_docs finds a function.",
+      ].join(" "),
+      inputSchema: RunProgram,
+    },
+    { name: "search_docs", description: "Find the gg functions for what you want to do: ranked matches with their signatures and briefs.", inputSchema: SearchDocs },
+  ];
+
+  const runProgram = async (args: Static<typeof RunProgram>, signal: AbortSignal): Promise<CallToolResult> => {
+    const report = await runtime.run(args.source, { ...(args.language ? { language: args.language } : {}), ...(args.budget ? { budget: args.budget } : {}), ...(args.check ? { check: true } : {}) }, { signal });
+    const contents: ViewContent[] = report.views.some((view) => view.id > lastView) ? await runtime.views() : [];
+    const content: CallToolResult["content"] = [{ type: "text", text: reportText(report) }];
+    report.views.forEach((view, index) => {
+      const shown = contents[index];
+      if (view.id <= lastView || !shown) return;
+      content.push({ type: "text", text: `[view ${view.path}, ${view.tokens} tokens]\n${shown.text}` });
+      if (shown.dataUrl) content.push(imageBlock(shown.dataUrl));
+    });
+    lastView = Math.max(lastView, ...report.views.map((view) => view.id));
+    return { ...(report.ok ? {} : { isError: true }), content, structuredContent: report as unknown as Record<string, unknown> };
+  };
+
+  server.setRequestHandler(ListToolsRequestSchema, () => ({
+    tools: [...tools.definitions().map((tool) => ({ name: tool.name, description: tool.description, inputSchema: tool.parameters })), ...ownTools],
+  }) as never);
+
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+    const { name } = request.params;
+    const args: unknown = request.params.arguments ?? {};
+    if (name === "run_program" || name === "search_docs") {
+      const refused = checkArguments(name, name === "run_program" ? RunProgram : SearchDocs, args);
+      if (refused) return failure(refused.code, refused.message);
+      if (name === "search_docs") {
+        const matches = searchDocs((args as Static<typeof SearchDocs>).query, config);
+        const text = matches.length === 0 ? "No function of the gg global matches that." : matches.map((match) => `${match.function}: ${match.brief}\n  ${match.signature}`).join("\n");
+        return { content: [{ type: "text", text }], structuredContent: { matches } };
+      }
+      const result = queue.then(() => runProgram(args as Static<typeof RunProgram>, extra.signal));
+      queue = result.catch(() => {});
+      return result;
+    }
+    if (!tools.definitions().some((tool) => tool.name === name)) {
+      throw new McpError(McpErrorCode.InvalidParams, `Unknown tool ${JSON.stringify(name)}; the tools are ${[...tools.definitions().map((tool) => tool.name), ...ownTools.map((tool) => tool.name)].join(", ")}`);
+    }
+    const result = await tools.call(name, args, extra.signal);
+    if (!result.ok) return failure(result.error.code, result.error.message);
+    const pictures = (result.attachments ?? []).map((picture: Attachment) => imageBlock(picture.dataUrl));
+    return { content: [{ type: "text", text: result.text }, ...pictures] };
+  });
+
+  server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: RESOURCES.map((resource) => ({ ...resource })) }));
+  server.setRequestHandler(ReadResourceRequestSchema, (request) => {
+    const { uri } = request.params;
+    const resource = RESOURCES.find((candidate) => candidate.uri === uri);
+    if (!resource) throw new McpError(McpErrorCode.InvalidParams, `Unknown resource ${uri}; the resources are ${RESOURCES.map((candidate) => candidate.uri).join(", ")}`);
+    return { contents: [{ uri, mimeType: resource.mimeType, text: uri === "gg://docs/api.md" ? renderApiDoc(config) : renderDts(config) }] };
+  });
+
+  server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts: PROMPTS.map((prompt) => ({ ...prompt })) }));
+  server.setRequestHandler(GetPromptRequestSchema, async (request) => {
+    const prompt = PROMPTS.find((candidate) => candidate.name === request.params.name);
+    if (!prompt) throw new McpError(McpErrorCode.InvalidParams, `Unknown prompt ${request.params.name}; the prompts are ${PROMPTS.map((candidate) => candidate.name).join(", ")}`);
+    const arm: Arm = prompt.name === "tools-agent" ? "tools" : "code";
+    const messages = [{ role: "user" as const, content: { type: "text" as const, text: systemPrompt({ arm, config, delivery: "tool" }) } }];
+    if (arm === "code") {
+      // Opened once per session: its views stay in the session's window like any other.
+      opening ??= runtime.openingTurn();
+      const views = await opening;
+      lastView = Math.max(lastView, ...views.map((view) => view.id));
+      if (views.length > 0) messages.push({ role: "user", content: { type: "text", text: `# Opening turn\n\n${viewsText(views)}` } });
+    }
+    return { description: prompt.description, messages };
+  });
+
+  return {
+    server,
+    /** Stops the runtime and every command the session started. */
+    async close(): Promise<void> {
+      runtime.close();
+      killAllCommands();
+      await server.close();
+    },
+  };
+}
+
+/** Serves one session over stdio; resolves with the exit status once stdin closes. */
+export async function serveStdio(options: McpOptions): Promise<number> {
+  const session = createMcpServer(options);
+  const transport = new StdioServerTransport();
+  await session.server.connect(transport);
+  return new Promise((resolve) => {
+    let closing = false;
+    const shutdown = (): void => {
+      if (closing) return;
+      closing = true;
+      session.close().finally(() => resolve(0));
+    };
+    process.stdin.once("end", shutdown);
+    process.stdin.once("close", shutdown);
+    transport.onclose = shutdown;
+  });
+}

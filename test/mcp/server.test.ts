@@ -1,0 +1,185 @@
+// gg mcp, tested as a client meets it: the SDK's own Client over StdioClientTransport, spawning `gg mcp`.
+import { spawnSync } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { describe, expect, test } from "vitest";
+import { createTools } from "../../bindings/index.ts";
+import { survivors, uniqueSleep } from "../processes.ts";
+import { tempWorkspace } from "../workspace.ts";
+
+const bin = join(import.meta.dirname, "../../bin/gg.js");
+const PNG = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==", "base64");
+
+/** A client connected to `gg mcp` on `workspace`, closed (and the server with it) when the scope ends. */
+async function connect(workspace: string, ...extra: string[]) {
+  const transport = new StdioClientTransport({ command: process.execPath, args: [bin, "mcp", "--workspace", workspace, ...extra], stderr: "pipe" });
+  const client = new Client({ name: "gg-test", version: "0.0.0" });
+  await client.connect(transport);
+  return {
+    client,
+    pid: transport.pid,
+    call: (name: string, args: Record<string, unknown> = {}, signal?: AbortSignal) => client.callTool({ name, arguments: args }, undefined, signal ? { signal } : {}) as Promise<CallToolResult>,
+    async [Symbol.asyncDispose]() {
+      await client.close();
+    },
+  };
+}
+
+const text = (result: CallToolResult): string => result.content.map((block) => (block.type === "text" ? block.text : `<${block.type}>`)).join("\n");
+
+/** Polls until `probe` holds (the test's own timeout bounds it). */
+async function until(probe: () => boolean): Promise<void> {
+  while (!probe()) await new Promise((resolve) => setTimeout(resolve, 20));
+}
+
+describe("gg mcp", () => {
+  test("lists every call with the schema gg tools gives, and answers each as the tool call does", async () => {
+    using ws = tempWorkspace();
+    ws.put({ "a.txt": "alpha\nbeta\n", "src/b.ts": "// TODO one\n" });
+    await using mcp = await connect(ws.root);
+    const listed = await mcp.client.listTools();
+    const definitions = createTools({ workspace: ws.root }).definitions();
+    expect(listed.tools.map((tool) => tool.name)).toEqual([...definitions.map((tool) => tool.name), "run_program", "search_docs"]);
+    for (const definition of definitions) {
+      expect(listed.tools.find((tool) => tool.name === definition.name)).toMatchObject({ description: definition.description, inputSchema: JSON.parse(JSON.stringify(definition.parameters)) });
+    }
+    const cases: [string, Record<string, unknown>][] = [
+      ["read_file", { path: "a.txt" }],
+      ["list_dir", {}],
+      ["tree", { depth: 2 }],
+      ["search", { query: "TODO" }],
+      ["shell", { command: "echo hi; exit 3" }],
+      ["edit_file", { path: "a.txt", old: "beta", new: "gamma" }],
+      ["write_file", { path: "c.txt", content: "new\n" }],
+    ];
+    using mirror = tempWorkspace();
+    mirror.put({ "a.txt": "alpha\nbeta\n", "src/b.ts": "// TODO one\n" });
+    for (const [name, args] of cases) {
+      const expected = await mirror.call(name, args);
+      const result = await mcp.call(name, args);
+      expect(result.isError).toBeFalsy();
+      expect(text(result)).toBe(expected.ok ? expected.text.replaceAll(mirror.root, ws.root) : "");
+    }
+    expect(readFileSync(join(ws.root, "a.txt"), "utf8")).toBe("alpha\ngamma\n");
+  });
+
+  test("a picture comes back as an image block; a failure as isError with its code", async () => {
+    using ws = tempWorkspace();
+    ws.put({ "dot.png": PNG });
+    await using mcp = await connect(ws.root);
+    const picture = await mcp.call("read_file", { path: "dot.png" });
+    expect(picture.content).toEqual([
+      { type: "text", text: "dot.png: PNG image, 1x1 pixels, 70 bytes; attached." },
+      { type: "image", data: PNG.toString("base64"), mimeType: "image/png" },
+    ]);
+    const missing = await mcp.call("read_file", { path: "missing.txt" });
+    expect(missing).toMatchObject({ isError: true, structuredContent: { code: "not-found", message: expect.stringContaining("missing.txt") } });
+    expect(text(missing)).toMatch(/^error\[not-found\]: Cannot read missing\.txt/);
+    expect(await mcp.call("read_file", { path: 3 })).toMatchObject({ isError: true, structuredContent: { code: "invalid-argument" } });
+    expect(await mcp.call("run_program", { source: "return 1", language: "py" })).toMatchObject({ isError: true, structuredContent: { code: "invalid-argument" } });
+  });
+
+  test("run_program: one runtime for the session; the value, the console and the views a program opened come back", async () => {
+    using ws = tempWorkspace();
+    ws.put({ "notes.md": "# Notes\nfirst\n", "dot.png": PNG });
+    await using mcp = await connect(ws.root);
+    const first = await mcp.call("run_program", { source: "console.log('opening'); await gg.views.openFile('notes.md'); await gg.views.openFile('dot.png'); return { n: 1 }" });
+    expect(first.isError).toBeFalsy();
+    expect(first.content).toEqual([
+      { type: "text", text: 'Console:\nopening\n\nReturned:\n{\n  "n": 1\n}' },
+      { type: "text", text: expect.stringMatching(/^\[view notes\.md, \d+ tokens\]\n# Notes\nfirst\n$/) },
+      { type: "text", text: expect.stringMatching(/^\[view dot\.png, \d+ tokens\]\ndot\.png: PNG image, 1x1 pixels, 70 bytes; attached\.$/) },
+      { type: "image", data: PNG.toString("base64"), mimeType: "image/png" },
+    ]);
+    expect(first.structuredContent).toMatchObject({ ok: true, result: { n: 1 }, views: [{ path: "notes.md" }, { path: "dot.png" }] });
+    // The views stay open for the next program, and only what a program opens comes back with it.
+    const second = await mcp.call("run_program", { source: "return (await gg.views.list()).map((view) => view.path)" });
+    expect(second.content).toEqual([{ type: "text", text: 'Returned:\n[\n  "notes.md",\n  "dot.png"\n]' }]);
+    const failed = await mcp.call("run_program", { source: "await gg.files.writeFile('w.txt', 'x');\nnull.x;" });
+    expect(failed).toMatchObject({ isError: true, structuredContent: { ok: false, error: { code: "program-error", line: 2 } } });
+    expect(text(failed)).toMatch(/^error\[program-error\]: .* \(line 2, column \d+\)\n\nCalls made before it ended: files\.writeFile ok$/);
+    const typed = await mcp.call("run_program", { source: "const n: number = 'x';", check: true });
+    expect(text(typed)).toContain("error[type-error]: The program does not type-check (1 error)");
+  });
+
+  test("a program that brings the runner down is reported as what it is, and the next program runs", async () => {
+    using ws = tempWorkspace();
+    await using mcp = await connect(ws.root);
+    const crashed = await mcp.call("run_program", { source: "await gg.files.writeFile('pre.txt', 'x'); return Array.from({ length: 1e8 }, (_, i) => i).length" });
+    expect(crashed).toMatchObject({ isError: true, structuredContent: { error: { code: "memory-limit" }, calls: [{ name: "files.writeFile", ok: true }] } });
+    expect(await mcp.call("run_program", { source: "return 'alive'" })).toMatchObject({ structuredContent: { ok: true, result: "alive" } });
+  });
+
+  test("cancelling a call stops its command, process group included; cancelling a program stops it", async () => {
+    using ws = tempWorkspace();
+    await using mcp = await connect(ws.root);
+    const sleep = uniqueSleep();
+    const cancel = new AbortController();
+    const pending = mcp.call("shell", { command: `sleep ${sleep} & sleep ${sleep}; wait` }, cancel.signal);
+    await until(() => survivors(sleep).length >= 2);
+    cancel.abort();
+    await expect(pending).rejects.toThrow();
+    await until(() => survivors(sleep).length === 0);
+    const program = new AbortController();
+    const running = mcp.call("run_program", { source: `await gg.shell.shell('sleep ${sleep}')` }, program.signal);
+    await until(() => survivors(sleep).length > 0);
+    program.abort();
+    await expect(running).rejects.toThrow();
+    await until(() => survivors(sleep).length === 0);
+    expect(await mcp.call("run_program", { source: "return 2" })).toMatchObject({ structuredContent: { ok: true, result: 2 } });
+  });
+
+  test("an allowlisted agent is served nothing it does not hold: tools, gg global, types, docs, prompts", async () => {
+    using ws = tempWorkspace();
+    ws.put({ "gg.json": JSON.stringify({ agents: [{ id: "reviewer", allow: ["read_file", "search"] }] }) });
+    await using mcp = await connect(ws.root, "--config", join(ws.root, "gg.json"), "--agent", "reviewer");
+    expect((await mcp.client.listTools()).tools.map((tool) => tool.name)).toEqual(["read_file", "search", "run_program", "search_docs"]);
+    expect(await mcp.call("run_program", { source: "return [typeof gg.shell, typeof gg.files.writeFile, typeof gg.files.search]" })).toMatchObject({ structuredContent: { result: ["undefined", "undefined", "function"] } });
+    expect(await mcp.call("shell", { command: "true" }).catch((error: Error) => error.message)).toContain('Unknown tool "shell"');
+    for (const uri of ["gg://types/gg.d.ts", "gg://docs/api.md"]) {
+      const [content] = (await mcp.client.readResource({ uri })).contents;
+      expect(content && "text" in content ? content.text : "").not.toMatch(/shell|writeFile/);
+    }
+    for (const name of ["tools-agent", "code-agent"]) {
+      const prompt = await mcp.client.getPrompt({ name });
+      expect(JSON.stringify(prompt.messages)).not.toMatch(/shell|write_file|writeFile/);
+    }
+    expect(text(await mcp.call("search_docs", { query: "run a command" }))).toBe("No function of the gg global matches that.");
+  });
+
+  test("serves the docs and types as resources, and both system prompts, the code one with its opening turn", async () => {
+    using ws = tempWorkspace();
+    ws.put({ "src/a.ts": "" });
+    await using mcp = await connect(ws.root);
+    expect((await mcp.client.listResources()).resources.map((resource) => resource.uri)).toEqual(["gg://docs/api.md", "gg://types/gg.d.ts"]);
+    const types = (await mcp.client.readResource({ uri: "gg://types/gg.d.ts" })).contents[0];
+    expect(types && "text" in types ? types.text : "").toBe(readFileSync(join(import.meta.dirname, "../../docs/gg.d.ts"), "utf8"));
+    expect((await mcp.client.listPrompts()).prompts.map((prompt) => prompt.name)).toEqual(["tools-agent", "code-agent"]);
+    const tools = await mcp.client.getPrompt({ name: "tools-agent" });
+    expect(tools.messages).toHaveLength(1);
+    expect(JSON.stringify(tools.messages[0])).toContain("# Reading Files");
+    const code = await mcp.client.getPrompt({ name: "code-agent" });
+    expect(code.messages.map((message) => (message.content.type === "text" ? message.content.text : "")).join("\n")).toMatch(/run_program[\s\S]*# Opening turn\n\n## gg:\/\/workspace\/tree \(\d+ tokens\)\n\nsrc\/\n  a\.ts/);
+    // The opening turn's views are the session's: programs see them.
+    expect(await mcp.call("run_program", { source: "return (await gg.views.list()).map((view) => view.path)" })).toMatchObject({ structuredContent: { result: ["gg://workspace/tree", "gg://docs/files", "gg://docs/shell"] } });
+    expect(text(await mcp.call("search_docs", { query: "evict" }))).toMatch(/^gg\.context\.evictFileView: /);
+  });
+
+  test("the server exits when stdin closes, leaving no runner and no command behind", async () => {
+    using ws = tempWorkspace();
+    const sleep = uniqueSleep();
+    const mcp = await connect(ws.root);
+    const pid = mcp.pid as number;
+    void mcp.call("shell", { command: `sleep ${sleep}` }).catch(() => {});
+    await mcp.call("run_program", { source: "return 1" });
+    await until(() => survivors(sleep).length > 0);
+    const runner = Number(spawnSync("pgrep", ["-P", String(pid), "-f", "runner"], { encoding: "utf8" }).stdout.trim());
+    expect(runner).toBeGreaterThan(0);
+    await mcp.client.close();
+    await until(() => !existsSync(`/proc/${pid}`) && !existsSync(`/proc/${runner}`));
+    await until(() => survivors(sleep).length === 0);
+  });
+});
