@@ -20,8 +20,8 @@ export const SearchMatch = Type.Object(
   {
     path: Type.String({ description: "The file: the call's path joined with the file's path below it (the path itself when it names a file)." }),
     line: Type.Integer({ description: "1-based line number." }),
-    text: Type.String({ description: `The line without its ending: its first ${SEARCH_LINE_CHARS} characters.` }),
-    cut: Type.Optional(Type.Integer({ description: `Characters of the line beyond the first ${SEARCH_LINE_CHARS}, when it was cut.` })),
+    text: Type.String({ description: `The line without its ending: its first ${SEARCH_LINE_CHARS} characters (Unicode code points, not UTF-16 units).` }),
+    cut: Type.Optional(Type.Integer({ description: `Characters (code points) of the line beyond the first ${SEARCH_LINE_CHARS}, when it was cut.` })),
   },
   { $id: "SearchMatch", description: "One matching line." },
 );

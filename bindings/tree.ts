@@ -5,7 +5,7 @@ import { type CallErrorCode, fromSystemError, GgError } from "../host/errors.ts"
 import { joinDisplay, resolvePath } from "../host/paths.ts";
 import { enter, listDir, type WalkDir, type WalkEntry, walkRoot } from "../host/walk.ts";
 import { defineCall, ErrorCode } from "./define.ts";
-import { EntryKind, LinkTarget, requireDirectory } from "./list_dir.ts";
+import { EntryKind, entryKind, LinkTarget, requireDirectory } from "./list_dir.ts";
 
 /** Depth of a call that names none. */
 export const TREE_DEFAULT_DEPTH = 2;
@@ -29,7 +29,8 @@ export const TreeEntry = Type.Object(
     linksTo: Type.Optional(LinkTarget),
     depth: Type.Integer({ description: "Level below the root: 1 for the root's own entries." }),
     notShown: Type.Optional(Type.Integer({ description: "For a directory at the depth bound: how many entries it holds, none of them shown." })),
-    unreadable: Type.Optional({ ...ErrorCode, description: "For a directory whose entries could not be listed: why." }),
+    // Wrapped, so the property keeps its own description and still refers to the named ErrorCode.
+    unreadable: Type.Optional(Type.Intersect([ErrorCode], { description: "For a directory whose entries could not be listed: why." })),
   },
   { $id: "TreeEntry", description: "One entry a tree shows." },
 );
@@ -69,11 +70,11 @@ function render(root: WalkDir, display: string, depth: number): TreeResult {
     bytes += size;
     return true;
   };
-  const shown = (entry: WalkEntry, level: number): TreeEntry => {
-    const kind = entry.symlink ? "symlink" : entry.directory ? "dir" : entry.file ? "file" : "other";
-    const linksTo = entry.directory ? "dir" : entry.file ? "file" : "other";
-    return { path: joinDisplay(display, entry.relative), kind, ...(entry.symlink ? { linksTo } : {}), depth: level };
-  };
+  const shown = (entry: WalkEntry, level: number): TreeEntry => ({
+    path: joinDisplay(display, entry.relative),
+    ...entryKind(entry.directory ? "directory" : entry.file ? "file" : "other", entry.symlink),
+    depth: level,
+  });
   const walk = (dir: WalkDir, level: number, indent: string, parent: TreeEntry | undefined): boolean => {
     let listing;
     try {
@@ -124,7 +125,7 @@ export const tree = defineCall({
   name: "tree",
   capability: "list-dir",
   brief: "Render the depth-bounded tree beneath a directory, skipping ignored files.",
-  code: { module: "files", name: "tree", positional: ["path"] },
+  code: { module: "files", name: "tree", positional: ["path"], brief: "Render the depth-bounded tree beneath a directory, skipping ignored files: its text and its entries as data." },
   result: TreeResult,
   parameters: () =>
     Type.Object(

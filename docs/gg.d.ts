@@ -84,6 +84,7 @@ interface TreeEntry {
   depth: number;
   /** For a directory at the depth bound: how many entries it holds, none of them shown. */
   notShown?: number;
+  /** For a directory whose entries could not be listed: why. */
   unreadable?: ErrorCode;
 }
 
@@ -103,9 +104,9 @@ interface SearchMatch {
   path: string;
   /** 1-based line number. */
   line: number;
-  /** The line without its ending: its first 200 characters. */
+  /** The line without its ending: its first 200 characters (Unicode code points, not UTF-16 units). */
   text: string;
-  /** Characters of the line beyond the first 200, when it was cut. */
+  /** Characters (code points) of the line beyond the first 200, when it was cut. */
   cut?: number;
 }
 
@@ -186,13 +187,14 @@ interface GgError extends Error {
 }
 
 /** The program's console: each call is one entry of the run's logs (values joined by spaces, each value that is not a string as JSON). */
-declare const console: {
+interface Console {
   log(...values: unknown[]): void;
   info(...values: unknown[]): void;
   warn(...values: unknown[]): void;
   error(...values: unknown[]): void;
   debug(...values: unknown[]): void;
-};
+}
+declare var console: Console;
 
 declare const gg: {
   files: {
@@ -202,9 +204,9 @@ declare const gg: {
     writeFile(path: string, content: string): Promise<WriteResult>;
     /** Replace one exact, unique occurrence of a string in a file. */
     editFile(path: string, old: string, replacement: string): Promise<EditResult>;
-    /** List one directory's entries, directories suffixed with /. */
+    /** List one directory's entries, each with its kind (file, dir, symlink or other). */
     listDir(path?: string): Promise<ListDirResult>;
-    /** Render the depth-bounded tree beneath a directory, skipping ignored files. */
+    /** Render the depth-bounded tree beneath a directory, skipping ignored files: its text and its entries as data. */
     tree(path?: string, options?: { depth?: number }): Promise<TreeResult>;
     /** Find the lines matching a Rust regular expression across the workspace's files. */
     search(query: string, options?: { path?: string; limit?: number }): Promise<SearchResult>;

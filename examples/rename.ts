@@ -7,6 +7,7 @@ const word = new RegExp(`\\b${FROM}\\b`, "g");
 const renamed = new Set<string>();
 let edits = 0;
 for (;;) {
+  const before = edits;
   const { matches, limitReached } = await gg.files.search(`\\b${FROM}\\b`, { limit: 200 });
   for (const path of new Set(matches.map((match) => match.path))) {
     for (;;) {
@@ -27,6 +28,7 @@ for (;;) {
       edits++;
     }
   }
-  if (!limitReached) break;
+  // Done when the search was complete, or when a pass changed nothing (what is left is beyond what readFile reads).
+  if (!limitReached || edits === before) break;
 }
 return edits === 0 ? `no ${FROM} found` : `renamed ${FROM} to ${TO}: ${edits} edits in ${renamed.size} files`;

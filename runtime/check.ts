@@ -1,5 +1,5 @@
 // Type-checking a TypeScript program before it runs, against the gg global its agent holds (the generated gg.d.ts)
-// and the ES library alone: no DOM, no Node, as in the sandbox. The compiler is loaded on the first check and kept
+// and the ES library alone (as V8 runs it): no DOM, no Node, as in the sandbox. The compiler is loaded on the first check and kept
 // warm: the library's and gg.d.ts's parsed files are reused, so a later check costs the program's own file.
 import { dirname } from "node:path";
 import type ts from "typescript";
@@ -25,6 +25,8 @@ export interface CheckOutcome {
 // cannot change its environment; these codes get gg's own message instead.
 const ENVIRONMENT_HINTS = new Set([2580, 2581, 2582, 2584, 2591, 2592, 2593, 2867, 2868]);
 const NEWER_LIBRARY_HINT = 2583;
+// "Cannot find module": a program imports nothing, whatever TypeScript suggests about module resolution.
+const MODULE_HINTS = new Set([2307, 2792]);
 
 /** The message a program's author can act on. */
 function messageOf(typescript: typeof ts, diagnostic: ts.Diagnostic): string {
@@ -33,8 +35,22 @@ function messageOf(typescript: typeof ts, diagnostic: ts.Diagnostic): string {
   if (name && ENVIRONMENT_HINTS.has(diagnostic.code)) {
     return `Cannot find name '${name}': a program runs in a bare V8 realm with the ES library, the gg global and console only; reach files and commands through gg`;
   }
-  if (name && diagnostic.code === NEWER_LIBRARY_HINT) return `Cannot find name '${name}': it is not in the ES2024 library programs run with`;
+  if (name && diagnostic.code === NEWER_LIBRARY_HINT) return `Cannot find name '${name}': it is not in the ES library programs run with`;
+  const module = /^Cannot find module '([^']+)'/.exec(text)?.[1];
+  if (module && MODULE_HINTS.has(diagnostic.code)) return `Cannot import '${module}': a program imports nothing; reach files and commands through gg`;
   return text;
+}
+
+/**
+ * The 1-based line and column of `offset` in the program, lines ending at \n only (as the run's own positions
+ * count them); an offset in the wrapper around it is clamped to the program's first or last character.
+ */
+function positionIn(source: string, offset: number): { line: number; column: number } {
+  const at = Math.min(Math.max(offset, 0), source.length);
+  const lineStart = source.lastIndexOf("\n", at - 1) + 1;
+  let line = 1;
+  for (let i = source.indexOf("\n"); i !== -1 && i < lineStart; i = source.indexOf("\n", i + 1)) line++;
+  return { line, column: at - lineStart + 1 };
 }
 
 const PROGRAM = "/gg/program.ts";
@@ -57,7 +73,11 @@ async function load(declarations: string): Promise<(source: string) => CheckOutc
   const options: ts.CompilerOptions = {
     strict: true,
     target: typescript.ScriptTarget.ES2024,
-    lib: ["lib.es2024.d.ts"],
+    // A dynamic import is then reported as what it is for a program (nothing to import), not as a module setting.
+    module: typescript.ModuleKind.ESNext,
+    // What V8 in Node 24 runs (Set methods, iterator helpers, Promise.try, Array.fromAsync, using), so a program
+    // that runs is not refused.
+    lib: ["lib.esnext.d.ts"],
     types: [],
     noEmit: true,
     skipLibCheck: true,
@@ -96,12 +116,7 @@ async function load(declarations: string): Promise<(source: string) => CheckOutc
     const checked = typescript.createProgram({ rootNames: [TYPES, PROGRAM], options, host, ...(previous ? { oldProgram: previous } : {}) });
     previous = checked;
     const diagnostics = [...checked.getSyntacticDiagnostics(program), ...checked.getSemanticDiagnostics(program)];
-    const problems = diagnostics.slice(0, TYPE_PROBLEMS_SHOWN).map((diagnostic): TypeProblem => {
-      const at = program?.getLineAndCharacterOfPosition(diagnostic.start ?? 0) ?? { line: 1, character: 0 };
-      // Line 0 of the checked text is the wrapper's head: the program's line N is its line N.
-      const line = Math.min(Math.max(at.line, 1), source.split("\n").length);
-      return { line, column: at.character + 1, message: messageOf(typescript, diagnostic) };
-    });
+    const problems = diagnostics.slice(0, TYPE_PROBLEMS_SHOWN).map((diagnostic): TypeProblem => ({ ...positionIn(source, (diagnostic.start ?? 0) - PROGRAM_HEAD.length), message: messageOf(typescript, diagnostic) }));
     return { problems, total: diagnostics.length };
   };
 }

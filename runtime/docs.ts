@@ -39,14 +39,16 @@ export function signature(fn: GgFunction, config: Configuration, named: NamedTyp
 /** The modules of the gg global, in the order the docs list them. */
 export const MODULES = GG_MODULES;
 
+// An interface and a var, as the DOM and Node libraries declare console, so gg.d.ts merges with either in an editor.
 const CONSOLE = `/** The program's console: each call is one entry of the run's logs (values joined by spaces, each value that is not a string as JSON). */
-declare const console: {
+interface Console {
   log(...values: unknown[]): void;
   info(...values: unknown[]): void;
   warn(...values: unknown[]): void;
   error(...values: unknown[]): void;
   debug(...values: unknown[]): void;
-};`;
+}
+declare var console: Console;`;
 
 const GG_ERROR = `/** Every gg function rejects with an Error carrying the code of what failed. */
 interface GgError extends Error {

@@ -1,13 +1,14 @@
 // createRuntime: runs programs in a runner process it starts and restarts, so nothing a program does (a hard
 // out-of-memory in V8 included) can take the embedding process down. Runs are queued, one at a time.
 import { type ChildProcess, fork } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { closeSync, fstatSync, mkdtempSync, openSync, readSync, rmSync } from "node:fs";
+import { ERROR_CODES, type ErrorCode } from "../host/errors.ts";
 import { constants, tmpdir } from "node:os";
 import { extname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { EngineOptions } from "./engine.ts";
 import type { FromRunner, ToRunner } from "./runner.ts";
-import { blankReport, refusedRun, type RunOptions, runLimits } from "./limits.ts";
+import { blankReport, CALL_RECORDS, refusedRun, type RunOptions, runLimits } from "./limits.ts";
 import type { CallRecord, RunError, RunReport } from "./sandbox.ts";
 import type { OpenedView, ViewContent } from "./views.ts";
 
@@ -27,6 +28,8 @@ interface Pending {
   started: number;
   /** Where each call the runner reported sits in `report.calls`, by its seq: an ended call replaces its start. */
   calls: Map<number, number>;
+  /** The seqs of calls reported past the listed ones, each counted once in `callsDropped`. */
+  dropped: Set<number>;
   done(report: RunReport): void;
   timer: NodeJS.Timeout;
 }
@@ -46,12 +49,25 @@ export function createRuntime(options: EngineOptions) {
   const start = (): Promise<void> => {
     // The runner gets none of this process's Node flags (an --input-type or a test runner's loader would break it).
     // Its stdout is this process's stderr: stdout may be a protocol channel (gg mcp) that nothing else may write to.
-    const child = fork(runnerPath, [], { stdio: ["ignore", 2, "inherit", "ipc"], serialization: "advanced", execArgv: [] });
     // Where the runner writes the calls that change the disk or start a process, before and after each: read when it
-    // dies, since the channel may not have carried them out. A private directory, removed with the runner.
-    const journalDir = mkdtempSync(join(tmpdir(), "gg-runner-"));
-    const journal = join(journalDir, "calls.jsonl");
-    removeJournal = () => rmSync(journalDir, { recursive: true, force: true });
+    // dies, since the channel may not have carried them out. A private directory, removed with the runner, and when
+    // this process exits (a CLI stopped by Ctrl-C never calls close). Without one (no usable temp folder), the
+    // channel alone carries the calls.
+    let journal = "";
+    removeJournal();
+    try {
+      const journalDir = mkdtempSync(join(tmpdir(), "gg-runner-"));
+      journal = join(journalDir, "calls.jsonl");
+      const remove = (): void => rmSync(journalDir, { recursive: true, force: true });
+      process.on("exit", remove);
+      removeJournal = () => {
+        process.off("exit", remove);
+        remove();
+      };
+    } catch {
+      removeJournal = () => {};
+    }
+    const child = fork(runnerPath, [], { stdio: ["ignore", 2, "inherit", "ipc"], serialization: "advanced", execArgv: [] });
     runner = child;
     // The command groups this runner has running: if it dies before stopping them, they are killed here.
     const groups = new Set<number>();
@@ -70,13 +86,9 @@ export function createRuntime(options: EngineOptions) {
         }
         if (!pending || message.id !== pending.id) return;
         if (message.type === "progress") {
-          const { report, calls } = pending;
-          for (const { seq, record } of message.calls) {
-            const at = calls.get(seq);
-            if (at === undefined) calls.set(seq, report.calls.push(record) - 1);
-            else report.calls[at] = record;
-          }
-          report.logs.push(...message.logs);
+          for (const { seq, record } of message.calls) place(pending, seq, record);
+          pending.report.callsDropped += message.dropped;
+          pending.report.logs.push(...message.logs);
         } else settle(message.report);
       });
     });
@@ -93,8 +105,8 @@ export function createRuntime(options: EngineOptions) {
         }
       }
       // The runner died under a program: report what it did before, and start afresh next time.
-      if (pending) mergeJournal(pending, journal);
-      rmSync(journalDir, { recursive: true, force: true });
+      if (pending && journal) mergeJournal(pending, journal);
+      if (runner === undefined) removeJournal();
       if (pending) pending.report.usage.wallMs = Math.round(performance.now() - pending.started);
       const report = pending?.report ?? blankReport();
       settle({
@@ -148,7 +160,7 @@ export function createRuntime(options: EngineOptions) {
       };
       // A runner stuck past the budget (a host call that never returns): stop it, and report a timeout.
       const timer = setTimeout(() => giveUp({ code: "timeout", message: `The program did not finish within its ${budget} s budget and its runner was stopped` }), (budget + RUNNER_GRACE_SECS) * 1000);
-      pending = { id, report: blankReport(), started: performance.now(), calls: new Map(), done, timer };
+      pending = { id, report: blankReport(), started: performance.now(), calls: new Map(), dropped: new Set(), done, timer };
       const message: ToRunner = { type: "run", id, source, run };
       runner?.send(message);
     });
@@ -209,29 +221,68 @@ export type { Baseline } from "./context.ts";
 export { DEFAULT_LIMITS, type Limits } from "./limits.ts";
 
 /**
- * Adds the journal's records of the pending run to its report (each call once, its end replacing its start), and
- * orders the calls as they started. A torn last line (the runner died writing it) is skipped.
+ * Records a call the runner reported: its start (unfinished), or its end, which replaces an unfinished start and
+ * nothing else; past the listed calls, or without a record, it is counted in callsDropped, once per seq.
+ */
+function place(pending: Pending, seq: number, record: CallRecord | undefined): void {
+  const { report, calls, dropped } = pending;
+  const at = calls.get(seq);
+  if (at !== undefined) {
+    if (record && report.calls[at]?.unfinished) report.calls[at] = record;
+    return;
+  }
+  if (dropped.has(seq)) return;
+  if (!record || report.calls.length >= CALL_RECORDS) {
+    dropped.add(seq);
+    report.callsDropped++;
+    return;
+  }
+  calls.set(seq, report.calls.push(record) - 1);
+}
+
+/** Bytes of a journal read: past them (a million writes), later calls go uncounted rather than flood this process. */
+const JOURNAL_BYTES = 64 * 1024 * 1024;
+
+/** A journal line's record, rebuilt field by field: the journal is a file a program's commands could write to. */
+function journalRecord(value: unknown): CallRecord | undefined {
+  if (typeof value !== "object" || value === null) return undefined;
+  const { name, args, ok, code, ms, unfinished } = value as Record<string, unknown>;
+  if (typeof name !== "string" || !/^[a-z]+\.[A-Za-z]+$/.test(name) || typeof args !== "string" || args.length > 400) return undefined;
+  if (typeof ok !== "boolean" || typeof ms !== "number" || !Number.isFinite(ms) || (unfinished !== undefined && unfinished !== true)) return undefined;
+  if (code !== undefined && !(ERROR_CODES as readonly unknown[]).includes(code)) return undefined;
+  return { name, args, ok, ...(code === undefined ? {} : { code: code as ErrorCode }), ms, ...(unfinished ? { unfinished: true as const } : {}) };
+}
+
+/**
+ * Adds the journal's records of the pending run to its report, then orders the calls as they started. A line that is
+ * not a record (torn, as the runner died writing it, or forged) is skipped.
  */
 function mergeJournal(pending: Pending, journal: string): void {
   let text = "";
   try {
-    text = readFileSync(journal, "utf8");
+    const fd = openSync(journal, "r");
+    try {
+      const buffer = Buffer.alloc(Math.min(fstatSync(fd).size, JOURNAL_BYTES));
+      text = buffer.subarray(0, readSync(fd, buffer, 0, buffer.length, 0)).toString("utf8");
+    } finally {
+      closeSync(fd);
+    }
   } catch {
     return;
   }
-  const { report, calls } = pending;
   for (const line of text.split("\n")) {
-    let entry: { id?: unknown; seq?: unknown; record?: CallRecord };
+    let entry: { id?: unknown; seq?: unknown; record?: unknown };
     try {
       entry = JSON.parse(line) as typeof entry;
     } catch {
       continue;
     }
-    if (entry.id !== pending.id || typeof entry.seq !== "number" || !entry.record) continue;
-    const at = calls.get(entry.seq);
-    if (at === undefined) calls.set(entry.seq, report.calls.push(entry.record) - 1);
-    else report.calls[at] = entry.record;
+    if (entry.id !== pending.id || typeof entry.seq !== "number" || !Number.isInteger(entry.seq)) continue;
+    const record = entry.record === undefined ? undefined : journalRecord(entry.record);
+    if (entry.record !== undefined && !record) continue;
+    place(pending, entry.seq, record);
   }
+  const { report, calls } = pending;
   report.calls = [...calls].sort(([a], [b]) => a - b).map(([, at]) => report.calls[at] as CallRecord);
 }
 

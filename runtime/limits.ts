@@ -17,6 +17,9 @@ export interface Limits {
   resultChars: number;
 }
 
+/** Calls a report lists; a loop of calls would otherwise grow it without bound (the rest are counted). */
+export const CALL_RECORDS = 1000;
+
 /** Limits of a fresh runtime. */
 export const DEFAULT_LIMITS: Limits = { budgetSecs: 120, cpuSecs: 120, memoryMb: 128, logBytes: 64 * 1024, resultChars: 64 * 1024 };
 

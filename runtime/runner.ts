@@ -15,7 +15,7 @@ export type ToRunner = { type: "init"; options: EngineOptions; journal: string }
 /** Messages to the embedding process. */
 export type FromRunner =
   | { type: "ready" }
-  | { type: "progress"; id: number; calls: { seq: number; record: CallRecord }[]; logs: RunReport["logs"] }
+  | { type: "progress"; id: number; calls: { seq: number; record: CallRecord }[]; dropped: number; logs: RunReport["logs"] }
   | { type: "report"; id: number; report: RunReport }
   | { type: "group"; pgid: number; live: boolean }
   | { type: "answer"; id: number; answer: ViewContent[] | OpenedView[] };
@@ -84,7 +84,7 @@ process.on("message", (message: ToRunner) => {
     };
     const batch = (): Extract<FromRunner, { type: "progress" }> => {
       if (!progress) {
-        progress = { type: "progress", id, calls: [], logs: [] };
+        progress = { type: "progress", id, calls: [], dropped: 0, logs: [] };
         setImmediate(flush);
       }
       return progress;
@@ -100,20 +100,24 @@ process.on("message", (message: ToRunner) => {
       }
     }
     const effects = new Set<number>();
-    const journaled = (seq: number, record: CallRecord): void => journalWrite(`${JSON.stringify({ id, seq, record })}\n`);
+    // A call past the listed ones is journaled by its seq alone, so it is counted and the journal stays small.
+    const journaled = (seq: number, record: CallRecord | undefined): void => journalWrite(`${JSON.stringify({ id, seq, ...(record ? { record } : {}) })}\n`);
     let lost = false;
     const cancel = new AbortController();
     cancels.set(id, cancel);
     if (cancelledEarly.delete(id)) cancel.abort();
     const report = await active.run(message.source, message.run, {
-      onEffect: (record, seq) => {
-        effects.add(seq);
-        journaled(seq, record);
+      onEffect: (record, seq, listed) => {
+        if (listed) effects.add(seq);
+        journaled(seq, listed ? record : undefined);
         batch().calls.push({ seq, record });
       },
       onCall: (record, seq) => {
         if (effects.delete(seq)) journaled(seq, record);
         batch().calls.push({ seq, record });
+      },
+      onDropped: () => {
+        batch().dropped++;
       },
       onLog: (entry) => batch().logs.push(entry),
       flush,

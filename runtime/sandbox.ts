@@ -10,7 +10,7 @@ import { argumentsObject, forPrograms, type GgEnv, ggFunctions } from "./api.ts"
 import { type CompiledProgram, compileProgram, type Language, originalPosition, PROGRAM_FILE } from "./compile.ts";
 import { plural } from "../host/lines.ts";
 import type { CheckOutcome, TypeProblem } from "./check.ts";
-import { blankReport, type Limits } from "./limits.ts";
+import { blankReport, CALL_RECORDS, type Limits } from "./limits.ts";
 import type { ViewSummary } from "./views.ts";
 
 /** One console entry. */
@@ -71,7 +71,9 @@ export interface RunObserver {
    * A call that changes the disk or starts a process is about to run, recorded `unfinished` until its `onCall`: both
    * must be made safe at once (the process may die before the call returns, or right after).
    */
-  onEffect?(record: CallRecord, seq: number): void;
+  onEffect?(record: CallRecord, seq: number, listed: boolean): void;
+  /** A call past the listed ones ended: counted in callsDropped. */
+  onDropped?(): void;
   onLog?(entry: LogEntry): void;
   /** The program is about to wait on the host (a command): what was observed so far should be made safe now. */
   flush?(): void;
@@ -86,8 +88,6 @@ const ABANDONED = Symbol("abandoned");
 /** A call's arguments as its record keeps them: the first 300 characters of their JSON. */
 const clipArgs = (json: string): string => (json.length > 300 ? `${json.slice(0, 300)}...` : json);
 
-/** Calls listed in a report; a loop of calls would otherwise grow it without bound. */
-const CALL_RECORDS = 1000;
 
 const LEVELS = ["log", "info", "warn", "error", "debug"] as const;
 /** Characters of one console entry. */
@@ -318,12 +318,15 @@ async function prepare(env: GgEnv, memoryMb: number, resultChars: number): Promi
     const reply = (value: unknown, code?: ErrorCode): string => {
       if (run && !run.ending.signal.aborted) {
         if (code && typeof value === "string" && run.failures.size < CALL_RECORDS) run.failures.set(value, code);
-        if (run.report.calls.length >= CALL_RECORDS) run.report.callsDropped++;
-        else {
+        const full = run.report.calls.length >= CALL_RECORDS;
+        // Past the listed calls, one that changes the disk or starts a process still reaches the observer, which
+        // counts it as dropped: a crash report then says something happened that it does not list.
+        if (full) run.report.callsDropped++;
+        if (!full || fn?.effects) {
           const entry: CallRecord = { name, args: clipArgs(text), ok: !code, ...(code ? { code } : {}), ms: Math.round(performance.now() - started) };
-          run.report.calls.push(entry);
+          if (!full) run.report.calls.push(entry);
           run.observer.onCall?.(entry, seq);
-        }
+        } else run.observer.onDropped?.();
       }
       return JSON.stringify(code ? { ok: false, error: { code, message: value } } : { ok: true, value: value === undefined ? null : value });
     };
@@ -339,10 +342,11 @@ async function prepare(env: GgEnv, memoryMb: number, resultChars: number): Promi
       if (!Array.isArray(given)) return reply(`Cannot call gg.${name}: arguments did not arrive as a list`, "invalid-argument");
       const args = argumentsObject(fn, given.map((value) => (value === null ? undefined : value)), env.context.config);
       if (!args.ok) return reply(args.message, "invalid-argument");
-      const pending: CallRecord = { name, args: clipArgs(text), ok: false, unfinished: true, ms: 0 };
-      if (fn.effects && run.report.calls.length < CALL_RECORDS) run.observer.onEffect?.(pending, seq);
+      const unfinished = (): CallRecord => ({ name, args: clipArgs(text), ok: false, unfinished: true, ms: 0 });
+      if (fn.effects) run.observer.onEffect?.(unfinished(), seq, run.report.calls.length < CALL_RECORDS);
       if (inline) return reply(fn.run(args.args, run.callEnv));
       run.observer.flush?.();
+      const pending = unfinished();
       run.inFlight.set(pending, started);
       const settle = (answer: string): string => {
         run.inFlight.delete(pending);
@@ -439,6 +443,10 @@ export function createSandbox(env: GgEnv) {
           report.usage.checkMs = Math.round(performance.now() - checkStarted);
         }
         if (outcome.total > 0) return finish(typeError(outcome));
+        // The check counts toward the budget: one that spent it leaves no time to run in.
+        if (performance.now() - started >= limits.budgetSecs * 1000) {
+          return finish({ code: "timeout", message: `Type-checking the program took its whole wall-clock budget of ${limits.budgetSecs} s, so it did not run; ask for a larger budget` });
+        }
       }
       let prepared: Prepared;
       try {
@@ -493,7 +501,7 @@ export function createSandbox(env: GgEnv) {
       const tick = Math.min(100, Math.max(5, Math.min(budgetMs, cpuLimitMs) / 20));
       // The timers cover what runs after the program's first wait on a command; until then the synchronous run's own
       // timeout holds it.
-      const wallTimer = setTimeout(() => stop(isolate.isDisposed ? memoryLimit : overBudget), msLeft());
+      const wallTimer = setTimeout(() => stop(isolate.isDisposed ? memoryLimit : overBudget), Math.max(0, msLeft()));
       const watchdog = setInterval(() => {
         if (isolate.isDisposed) return stop(memoryLimit);
         if (cpuSpent() > cpuLimitMs) stop(cpuStop);

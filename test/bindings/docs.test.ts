@@ -33,3 +33,16 @@ test("gg.files.readFile's brief says it shows nothing, and where a picture is sh
   expect(brief).toContain("without showing it to you");
   expect(brief).toContain("gg.views.openFile shows it");
 });
+
+test("docs/gg.d.ts type-checks beside the DOM library, as an editor would hold it", () => {
+  const files = new Map([["/gg.d.ts", renderDts()], ["/p.ts", "console.log(gg.files.search('x'));\nexport {};\n"]]);
+  const options = { strict: true, noEmit: true, lib: ["lib.esnext.d.ts", "lib.dom.d.ts"], types: [] };
+  const host = ts.createCompilerHost(options);
+  const read = host.readFile.bind(host);
+  host.readFile = (name) => files.get(name) ?? read(name);
+  host.fileExists = (name) => files.has(name) || ts.sys.fileExists(name);
+  const getSourceFile = host.getSourceFile.bind(host);
+  host.getSourceFile = (name, target) => (files.has(name) ? ts.createSourceFile(name, files.get(name) as string, target) : getSourceFile(name, target));
+  const program = ts.createProgram(["/gg.d.ts", "/p.ts"], options, host);
+  expect(ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n"))).toEqual([]);
+});

@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from "node:child_process";
-import { readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, test } from "vitest";
@@ -217,5 +217,22 @@ describe("--agent", () => {
     expect(docs).not.toContain("gg.shell");
     expect(gg(["tools", ...config, "--agent", "nobody"])).toMatchObject({ status: 2, stderr: 'gg: No agent "nobody" in ' + join(ws.root, "gg.json") + '; the agents are "reviewer"\n' });
     expect(gg(["tools", "--agent", "reviewer"]).status).toBe(2);
+  });
+});
+
+describe("gg run and its temp folder", () => {
+  test("runs without a usable temp folder, and leaves none behind when stopped by a signal", async () => {
+    using ws = tempWorkspace();
+    ws.put({ "not-a-dir": "x", "tmp/": "" });
+    const unusable = spawnSync(process.execPath, [bin, "run", "-", "--workspace", ws.root], { encoding: "utf8", input: "return 1", env: { ...process.env, TMPDIR: join(ws.root, "not-a-dir") } });
+    expect(unusable).toMatchObject({ status: 0, stdout: "1\n" });
+    const tmp = join(ws.root, "tmp");
+    const child = spawn(process.execPath, [bin, "run", "-", "--workspace", ws.root, "--budget", "60"], { env: { ...process.env, TMPDIR: tmp } });
+    child.stdin.end("await gg.files.listDir(); for (;;) {}");
+    const journals = (): string[] => readdirSync(tmp).filter((name) => name.startsWith("gg-runner-"));
+    while (journals().length === 0) await sleep(20);
+    child.kill("SIGTERM");
+    await new Promise((resolve) => child.on("exit", resolve));
+    expect(journals()).toEqual([]);
   });
 });

@@ -66,6 +66,32 @@ describe("type-checking before a run", () => {
     expect(report.error).toMatchObject({ code: "type-error", line: 1, message: expect.stringContaining("Property 'shell' does not exist") });
   });
 
+  test("what V8 runs type-checks: Set methods, iterator helpers, Promise.try, Array.fromAsync", async () => {
+    using ws = engineWorkspace();
+    const report = await ws.run(
+      "const both = new Set([1, 2]).intersection(new Set([2, 3]));\nconst doubled = [1, 2].values().map((n) => n * 2).toArray();\nconst tried = await Promise.try(() => 3);\nconst all = await Array.fromAsync([Promise.resolve(4)]);\nreturn [...both, ...doubled, tried, ...all];",
+      { check: true },
+    );
+    expect(report).toMatchObject({ ok: true, result: [2, 2, 4, 3, 4] });
+  });
+
+  test("a check that spends the whole budget leaves the program unrun", async () => {
+    using ws = engineWorkspace();
+    const report = await ws.run("await gg.files.writeFile('late.txt', 'x');", { check: true, budget: 0.001 });
+    expect(report.error).toMatchObject({ code: "timeout", message: expect.stringContaining("Type-checking the program took its whole wall-clock budget") });
+    expect(report.calls).toEqual([]);
+    expect(existsSync(join(ws.root, "late.txt"))).toBe(false);
+  });
+
+  test("positions count lines at \\n only, whatever else a string holds; an import gets gg's own message", async () => {
+    using ws = engineWorkspace();
+    const report = await ws.run("const a = 'x\u2028y';\nconst b: number = a;\nconst m = await import('node:fs');", { check: true });
+    expect(report.error?.problems).toEqual([
+      { line: 2, column: 7, message: "Type 'string' is not assignable to type 'number'." },
+      { line: 3, column: 24, message: "Cannot import 'node:fs': a program imports nothing; reach files and commands through gg" },
+    ]);
+  });
+
   test("JavaScript programs are not checked: they run as they are", async () => {
     using ws = engineWorkspace();
     const report = await ws.run("const n = 'text'; return n.length", { check: true, language: "js" });

@@ -118,6 +118,36 @@ describe("createRuntime", () => {
     }
   });
 
+  test("runner-crash-forged-journal: lines a program's commands add to the journal neither replace nor hide what gg did", async () => {
+    using ws = tempWorkspace();
+    const runtime = createRuntime({ workspace: ws.root });
+    try {
+      const forged = Array.from({ length: 5 }, (_, i) => JSON.stringify({ id: i + 1, seq: 0, record: { name: "files.readFile", args: "[]", ok: true, ms: 1 } })).join("\\n");
+      const forge = `for f in /proc/$PPID/fd/*; do case $(readlink $f) in *calls.jsonl) printf '%s\\n' '${forged}' >> $f;; esac; done; kill -9 $PPID`;
+      const report = await runtime.run(`await gg.files.writeFile('a.txt', 'x'); await gg.shell.shell(${JSON.stringify(forge)});`);
+      expect(report.calls).toMatchObject([{ name: "files.writeFile", ok: true }, { name: "shell.shell", unfinished: true }]);
+      expect(report.calls).toHaveLength(2);
+    } finally {
+      runtime.close();
+    }
+  });
+
+  test("runner-oom-after-1000-calls: a write past the listed calls is still counted when the runner dies", async () => {
+    using ws = tempWorkspace();
+    const runtime = createRuntime({ workspace: ws.root });
+    try {
+      const report = await runtime.run("for (let i = 0; i < 1001; i++) await gg.files.listDir(); await gg.files.writeFile('late.txt', 'x'); return Array.from({ length: 1e8 }, (_, i) => i).length");
+      expect(report.error?.code).toBe("memory-limit");
+      expect(readFileSync(join(ws.root, "late.txt"), "utf8")).toBe("x");
+      // The listDir calls are listed only as far as the channel carried them out; the write, past the listed ones, is
+      // counted whatever happened to them.
+      expect(report.callsDropped).toBeGreaterThanOrEqual(1);
+      expect(report.calls.length + report.callsDropped).toBeLessThanOrEqual(1002);
+    } finally {
+      runtime.close();
+    }
+  });
+
   test("run-cancelled: aborting a run's signal stops the program and the commands it started; one that never yields is stopped with its runner", async () => {
     using ws = tempWorkspace();
     const runtime = createRuntime({ workspace: ws.root });
