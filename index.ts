@@ -8,6 +8,7 @@ export {
   ConfigError,
   type Configuration,
   defaultConfiguration,
+  forAgent,
   parseConfiguration,
 } from "./bindings/config.ts";
 export { type CallError, ERROR_CODES, type ErrorCode, GgError, isGgError } from "./host/errors.ts";
@@ -23,4 +24,6 @@ export { ImageDescriptor } from "./bindings/read_file.ts";
 export { OUTPUT_BYTE_CAP, type OutputPolicy, SHELL_LOG_DIR } from "./host/output.ts";
 export { createRuntime, DEFAULT_LIMITS, type Limits, type RunOptions, type RunReport, type Runtime, type RuntimeOptions } from "./runtime/index.ts";
 export type { TypeProblem } from "./runtime/check.ts";
-export { renderApiDoc, renderDts } from "./runtime/docs.ts";
+export { type DocMatch, moduleDoc, renderApiDoc, renderDts, searchDocs } from "./runtime/docs.ts";
+export { type Arm, type PromptOptions, systemPrompt, viewsText } from "./agent/prompts.ts";
+export { createMcpServer, type McpOptions, serveStdio } from "./mcp/server.ts";
