@@ -8,7 +8,6 @@ import { createTools } from "../bindings/index.ts";
 import { stopCommandsOnSignals } from "../host/shell.ts";
 import { renderApiDoc, searchDocs } from "../runtime/docs.ts";
 import { createRuntime } from "../runtime/index.ts";
-import { serveStdio } from "../mcp/server.ts";
 import { printPrompt } from "./prompt.ts";
 import { type RunOptions, runProblems } from "../runtime/limits.ts";
 import type { ViewSummary } from "../runtime/views.ts";
@@ -203,6 +202,8 @@ export async function main(argv: readonly string[], out: (text: string) => void 
     }
     if (command === "mcp") {
       if (rest.length > 0) throw new UsageError(`gg mcp takes no arguments, got ${rest.join(" ")}`);
+      // Loaded here: the MCP SDK is a third of the bundle, and no other command needs it.
+      const { serveStdio } = await import("../mcp/server.ts");
       return await serveStdio({ workspace: workspaceOf(values.workspace), config, ...agent });
     }
     if (command === "prompt") {

@@ -19,6 +19,8 @@ import type { OpenedView, ViewContent } from "./views.ts";
  */
 export const RUNNER_GRACE_SECS = 2;
 
+// Beside this file: in the sources, in dist/runtime, and in dist/ for the CLI's bundle and its chunks (the build keeps
+// them in one folder for this).
 const runnerPath = fileURLToPath(new URL(`./runner${extname(fileURLToPath(import.meta.url))}`, import.meta.url));
 
 interface Pending {
