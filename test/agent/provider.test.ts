@@ -1,0 +1,73 @@
+// The OpenAI-compatible provider against a local server speaking the chat completions API: bounded retries with
+// Retry-After recorded, refusals that are not worth a retry, the key rules, and what counts as refusing pictures.
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { describe, expect, test } from "vitest";
+import { apiKeyFor, isPictureRefusal, openAIProvider, ProviderError, retryAfterMs } from "../../agent/provider.ts";
+
+type Handler = (body: Record<string, unknown>, response: ServerResponse) => void;
+
+/** A chat completions server on 127.0.0.1 that answers each request with the next handler. */
+async function server(handlers: Handler[]) {
+  const seen: Record<string, unknown>[] = [];
+  const http = createServer((request: IncomingMessage, response) => {
+    let text = "";
+    request.on("data", (chunk: Buffer) => (text += chunk.toString()));
+    request.on("end", () => {
+      const body = JSON.parse(text) as Record<string, unknown>;
+      seen.push(body);
+      (handlers.shift() ?? ((_, r) => r.writeHead(500).end("{}")))(body, response);
+    });
+  });
+  await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
+  return { baseURL: `http://127.0.0.1:${(http.address() as AddressInfo).port}/v1`, seen, [Symbol.asyncDispose]: () => new Promise<void>((resolve) => http.close(() => resolve())) };
+}
+
+const reply = (text: string): Handler => (_, response) =>
+  response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ id: "c", object: "chat.completion", created: 0, model: "m", choices: [{ index: 0, finish_reason: "stop", message: { role: "assistant", content: text } }], usage: { prompt_tokens: 10, completion_tokens: 2, total_tokens: 12 } }));
+const status = (code: number, headers: Record<string, string> = {}, message = "no"): Handler => (_, response) =>
+  response.writeHead(code, { "content-type": "application/json", ...headers }).end(JSON.stringify({ error: { message, code } }));
+
+describe("the OpenAI-compatible provider", () => {
+  test("retries a 429 after its Retry-After and a 500 after a backoff, and records both", async () => {
+    await using local = await server([status(429, { "retry-after": "0" }), status(500), reply("done")]);
+    const provider = openAIProvider({ baseURL: local.baseURL, backoffMs: 1 });
+    const answer = await provider.complete({ model: "m", messages: [{ role: "user", content: "hi" }] });
+    expect(answer.completion.choices[0]?.message.content).toBe("done");
+    expect(answer.retries).toMatchObject([{ attempt: 1, status: 429, waitMs: 0 }, { attempt: 2, status: 500, waitMs: 2 }]);
+    expect(local.seen).toHaveLength(3);
+  });
+
+  test("a 400 is not retried; retries are bounded", async () => {
+    await using local = await server([status(400, {}, "bad request"), status(503), status(503), status(503)]);
+    const provider = openAIProvider({ baseURL: local.baseURL, backoffMs: 1, maxRetries: 2 });
+    const refused = await provider.complete({ model: "m", messages: [{ role: "user", content: "hi" }] }).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(ProviderError);
+    expect(refused).toMatchObject({ status: 400, retries: [] });
+    const spent = await provider.complete({ model: "m", messages: [{ role: "user", content: "hi" }] }).catch((error: unknown) => error);
+    expect(spent).toMatchObject({ status: 503, retries: [{ status: 503 }, { status: 503 }] });
+  });
+
+  test("the key comes from GG_API_KEY, OPENAI_API_KEY or OPENROUTER_API_KEY; none is refused unless the server is local", () => {
+    expect(apiKeyFor("https://openrouter.ai/api/v1", { OPENAI_API_KEY: "b", OPENROUTER_API_KEY: "c" })).toEqual({ key: "b" });
+    expect(apiKeyFor("https://openrouter.ai/api/v1", { GG_API_KEY: "a", OPENAI_API_KEY: "b" })).toEqual({ key: "a" });
+    expect(apiKeyFor("https://openrouter.ai/api/v1", {})).toEqual({ refused: expect.stringContaining("no API key; set GG_API_KEY") });
+    expect(apiKeyFor("http://127.0.0.1:9/v1", {})).toEqual({ key: "none" });
+    expect(() => openAIProvider({ baseURL: "https://example.invalid/v1", env: {} })).toThrow(/no API key/);
+  });
+
+  test("Retry-After in seconds or as a date, capped at a minute", () => {
+    expect(retryAfterMs("2")).toBe(2000);
+    expect(retryAfterMs(new Date(10_000).toUTCString(), 4_000)).toBe(6000);
+    expect(retryAfterMs("3600")).toBe(60_000);
+    expect(retryAfterMs("soon")).toBeUndefined();
+  });
+
+  test("a refusal of pictures is a 4xx to a request that carried one, whatever its wording", () => {
+    // OpenRouter (404 "No endpoints found that support image input"), OpenAI (400), other servers (422).
+    for (const code of [404, 400, 422]) expect(isPictureRefusal(code, true)).toBe(true);
+    for (const code of [401, 403, 408, 409, 429, 500, 503]) expect(isPictureRefusal(code, true)).toBe(false);
+    expect(isPictureRefusal(400, false)).toBe(false);
+    expect(isPictureRefusal(undefined, true)).toBe(false);
+  });
+});
