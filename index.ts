@@ -27,3 +27,5 @@ export type { TypeProblem } from "./runtime/check.ts";
 export { type DocMatch, moduleDoc, renderApiDoc, renderDts, searchDocs } from "./runtime/docs.ts";
 export { type Arm, type PromptOptions, systemPrompt, viewsText } from "./agent/prompts.ts";
 export { createMcpServer, type McpOptions, serveStdio } from "./mcp/server.ts";
+export { type AgentOptions, type AgentReport, programOf, runAgent, type TurnRecord } from "./agent/loop.ts";
+export { type Answer, type ChatRequest, isPictureRefusal, openAIProvider, type Provider, ProviderError, type Retry } from "./agent/provider.ts";

@@ -18,12 +18,13 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { type Static, Type } from "typebox";
 import { type Arm, programRules, systemPrompt, viewsText } from "../agent/prompts.ts";
+import { reportText } from "../agent/report.ts";
 import { type Configuration, forAgent } from "../bindings/config.ts";
 import { checkArguments, type Attachment } from "../bindings/define.ts";
 import { createTools } from "../bindings/index.ts";
 import { killAllCommands } from "../host/shell.ts";
 import { renderApiDoc, renderDts, searchDocs } from "../runtime/docs.ts";
-import { createRuntime, type OpenedView, type RunReport, type ViewContent } from "../runtime/index.ts";
+import { createRuntime, type OpenedView, type ViewContent } from "../runtime/index.ts";
 import { DEFAULT_LIMITS } from "../runtime/limits.ts";
 
 /** What a server serves: a workspace, a configuration, and the agent whose allowlist applies. */
@@ -60,25 +61,6 @@ const failure = (code: string, message: string): CallToolResult => ({ isError: t
 
 /** A picture's data: URL as an image block: its base64 and its mime type. */
 const imageBlock = (dataUrl: string) => ({ type: "image" as const, data: dataUrl.slice(dataUrl.indexOf(",") + 1), mimeType: dataUrl.slice(5, dataUrl.indexOf(";")) });
-
-/** What the model reads of a run: the returned value, the console, or the error with where it happened. */
-function reportText(report: RunReport): string {
-  const parts: string[] = [];
-  if (report.logs.length > 0 || report.logsDropped > 0) {
-    const lines = report.logs.map((entry) => `${entry.level === "log" ? "" : `[${entry.level}] `}${entry.text}`);
-    if (report.logsDropped > 0) lines.push(`[${report.logsDropped} more entries dropped at the log limit]`);
-    parts.push(`Console:\n${lines.join("\n")}`);
-  }
-  if (report.ok) parts.push(`Returned:\n${JSON.stringify(report.result ?? null, null, 2)}`);
-  else if (report.error) {
-    const { code, message, line, column, problems } = report.error;
-    const where = line === undefined || problems ? "" : ` (line ${line}, column ${column})`;
-    parts.push(`error[${code}]: ${message}${where}`);
-    const calls = report.calls.map((call) => `${call.name} ${call.unfinished ? "unfinished" : call.ok ? "ok" : `failed (${call.code})`}`);
-    if (calls.length > 0) parts.push(`Calls made before it ended: ${calls.join(", ")}${report.callsDropped > 0 ? `, and ${report.callsDropped} more` : ""}`);
-  }
-  return parts.join("\n\n");
-}
 
 /** gg's version, from its package.json: above this file in the sources and in the CLI's bundle, two above in dist/. */
 function version(): string {

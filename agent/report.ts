@@ -1,0 +1,22 @@
+// A run report as the model reads it: what it printed, what it returned, or the error with where it happened and the
+// calls made before it. The next message of a code agent's loop, and run_program's text over MCP.
+import type { RunReport } from "../runtime/index.ts";
+
+/** The text of a run report for the model. */
+export function reportText(report: RunReport): string {
+  const parts: string[] = [];
+  if (report.logs.length > 0 || report.logsDropped > 0) {
+    const lines = report.logs.map((entry) => `${entry.level === "log" ? "" : `[${entry.level}] `}${entry.text}`);
+    if (report.logsDropped > 0) lines.push(`[${report.logsDropped} more entries dropped at the log limit]`);
+    parts.push(`Console:\n${lines.join("\n")}`);
+  }
+  if (report.ok) parts.push(`Returned:\n${JSON.stringify(report.result ?? null, null, 2)}`);
+  else if (report.error) {
+    const { code, message, line, column, problems } = report.error;
+    const where = line === undefined || problems ? "" : ` (line ${line}, column ${column})`;
+    parts.push(`error[${code}]: ${message}${where}`);
+    const calls = report.calls.map((call) => `${call.name} ${call.unfinished ? "unfinished" : call.ok ? "ok" : `failed (${call.code})`}`);
+    if (calls.length > 0) parts.push(`Calls made before it ended: ${calls.join(", ")}${report.callsDropped > 0 ? `, and ${report.callsDropped} more` : ""}`);
+  }
+  return parts.join("\n\n");
+}

@@ -1,0 +1,101 @@
+// The agent loop end to end: the official openai client against a local server speaking chat completions, which
+// answers with scripted replies and keeps every request it was sent.
+import { readFileSync } from "node:fs";
+import { createServer, type IncomingMessage } from "node:http";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import { describe, expect, test } from "vitest";
+import { programOf, runAgent } from "../../agent/loop.ts";
+import { openAIProvider } from "../../agent/provider.ts";
+import { tempWorkspace } from "../workspace.ts";
+
+type Message = { role: string; content: unknown; tool_calls?: { id: string }[]; tool_call_id?: string };
+type Reply = { content?: string; tool_calls?: { id: string; type: "function"; function: { name: string; arguments: string } }[] };
+
+/** A chat completions server on 127.0.0.1 answering the scripted replies in order. */
+async function scripted(replies: Reply[]) {
+  const requests: { messages: Message[]; tools?: unknown[] }[] = [];
+  const http = createServer((request: IncomingMessage, response) => {
+    let text = "";
+    request.on("data", (chunk: Buffer) => (text += chunk.toString()));
+    request.on("end", () => {
+      requests.push(JSON.parse(text) as (typeof requests)[number]);
+      const message = { role: "assistant", content: null, ...replies.shift() };
+      response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ id: "c", object: "chat.completion", created: 0, model: "m", choices: [{ index: 0, finish_reason: "stop", message }], usage: { prompt_tokens: 100, completion_tokens: 10, total_tokens: 110 } }));
+    });
+  });
+  await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
+  const provider = openAIProvider({ baseURL: `http://127.0.0.1:${(http.address() as AddressInfo).port}/v1`, env: {} });
+  return { provider, requests, [Symbol.asyncDispose]: () => new Promise<void>((resolve) => http.close(() => resolve())) };
+}
+
+const call = (id: string, name: string, args: object) => ({ id, type: "function" as const, function: { name, arguments: JSON.stringify(args) } });
+const text = (content: unknown): string => (typeof content === "string" ? content : JSON.stringify(content));
+
+describe("runAgent", () => {
+  test("tools arm: every tool call of a reply is answered in order by a tool message with its id; no tool call ends the run", async () => {
+    using ws = tempWorkspace();
+    ws.put({ "notes.txt": "draft\n" });
+    await using server = await scripted([
+      { tool_calls: [call("a", "read_file", { path: "notes.txt" }), call("b", "edit_file", { path: "notes.txt", old: "draft", new: "final" })] },
+      { tool_calls: [call("c", "read_file", { path: "missing.txt" }), { id: "d", type: "function" as const, function: { name: "search", arguments: "{not json" } }] },
+      { content: "Done: notes.txt says final." },
+    ]);
+    const turns: number[] = [];
+    const report = await runAgent({ provider: server.provider, model: "m", arm: "tools", task: "Finalise the notes.", workspace: ws.root, onTurn: (turn) => turns.push(turn.turn) });
+    expect(report).toMatchObject({ ok: true, answer: "Done: notes.txt says final." });
+    expect(report.calls).toEqual([
+      { name: "read_file", ok: true },
+      { name: "edit_file", ok: true },
+      { name: "read_file", ok: false, code: "not-found" },
+      { name: "search", ok: false, code: "invalid-argument" },
+    ]);
+    expect(turns).toEqual([1, 2, 3]);
+    expect(readFileSync(join(ws.root, "notes.txt"), "utf8")).toBe("final\n");
+    const [first, second] = server.requests;
+    expect(first?.messages.map((message) => message.role)).toEqual(["system", "user"]);
+    expect(text(first?.messages[0]?.content)).toContain("# Reading Files");
+    expect(first?.tools).toHaveLength(7);
+    const tail = second?.messages.slice(2) ?? [];
+    expect(tail.map((message) => [message.role, message.tool_call_id])).toEqual([["assistant", undefined], ["tool", "a"], ["tool", "b"]]);
+    expect(tail[1]?.content).toBe("draft\n");
+    expect(text(server.requests[2]?.messages.at(-1)?.content)).toMatch(/^error\[invalid-argument\]: Cannot call search: its arguments are not JSON/);
+    expect(report.turns[0]).toMatchObject({ usage: { promptTokens: 100, completionTokens: 10 }, calls: 2, retries: [] });
+  });
+
+  test("code arm: a reply's program runs in one runtime; the open views travel as their own band, and a closed one is gone", async () => {
+    using ws = tempWorkspace();
+    ws.put({ "a.txt": "alpha\n" });
+    await using server = await scripted([
+      { content: "Let me look.\n```ts\nawait gg.views.openFile('a.txt');\nreturn (await gg.files.listDir()).entries.length;\n```" },
+      { content: "```ts\nawait gg.views.close('a.txt');\nawait gg.files.writeFile('b.txt', 'beta');\nreturn 'closed';\n```" },
+      { content: "All done." },
+    ]);
+    const report = await runAgent({ provider: server.provider, model: "m", arm: "code", task: "Look at a.txt.", workspace: ws.root });
+    expect(report).toMatchObject({ ok: true, answer: "All done.", calls: [{ name: "run_program", ok: true }, { name: "run_program", ok: true }] });
+    expect(readFileSync(join(ws.root, "b.txt"), "utf8")).toBe("beta");
+    const band = (index: number): string => text(server.requests[index]?.messages.at(-1)?.content);
+    // The opening turn's views from the start; a.txt after the first program; not after the second closed it.
+    expect(band(0)).toContain("gg://workspace/tree");
+    expect(band(1)).toContain("## a.txt\\n\\nalpha");
+    expect(band(2)).not.toContain("## a.txt");
+    expect(text(server.requests[1]?.messages.at(-2)?.content)).toBe("Returned:\n1");
+    expect(report.turns.map((turn) => turn.estimate.views > 0)).toEqual([true, true, true]);
+  });
+
+  test("the run ends at max-turns, and a request over the context length is not sent", async () => {
+    using ws = tempWorkspace();
+    await using server = await scripted([{ tool_calls: [call("a", "list_dir", {})] }, { tool_calls: [call("b", "list_dir", {})] }]);
+    expect(await runAgent({ provider: server.provider, model: "m", arm: "tools", task: "Loop.", workspace: ws.root, maxTurns: 2 })).toMatchObject({ ok: false, error: { code: "max-turns" } });
+    const sent = server.requests.length;
+    const overflow = await runAgent({ provider: server.provider, model: "m", arm: "tools", task: "x".repeat(4000), workspace: ws.root, contextLength: 500 });
+    expect(overflow.error).toMatchObject({ code: "context-overflow", message: expect.stringMatching(/over the model's context length of 500 \(system \d+, messages 1000, toolResults 0, views 0\)/) });
+    expect(server.requests.length).toBe(sent);
+  });
+
+  test("a program is a reply's first fenced ts or js block", () => {
+    expect(programOf("text\n```ts\nreturn 1\n```\n```js\nreturn 2\n```")).toEqual({ source: "return 1\n", language: "ts" });
+    expect(programOf("```javascript\nreturn 2\n```")).toEqual({ source: "return 2\n", language: "js" });
+    expect(programOf("```python\nprint(1)\n```")).toBeUndefined();
+  });
+});
