@@ -45,7 +45,7 @@ function toolsPrompt(config: Configuration): string {
     "",
     "# Tools",
     "",
-    ...calls.map((call) => `- ${call.name}: ${call.brief}`),
+    ...(calls.length > 0 ? calls.map((call) => `- ${call.name}: ${call.brief}`) : ["(none: this agent is given no tools, so it answers from the task alone)"]),
     "",
     "A failed call returns error[CODE]: message, saying what failed and how to go on; read it before trying again.",
   ];

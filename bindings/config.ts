@@ -99,9 +99,8 @@ export function isConfiguration(value: unknown): value is Configuration {
  * without an entry, or no agent, gets every enabled call.
  */
 export function forAgent(config: Configuration, agent: string | undefined): Configuration {
-  const allow = agent === undefined ? undefined : config.agents[agent];
-  if (allow === undefined) return config;
-  return { ...config, allow };
+  if (agent === undefined || !Object.hasOwn(config.agents, agent)) return config;
+  return { ...config, allow: config.agents[agent] };
 }
 
 /** Checks the "openingTurn" field; every bad value lands in `problems`. */
@@ -130,7 +129,8 @@ function checkOpeningTurn(input: unknown, problems: string[]): Configuration["op
 
 /** Checks the "agents" field against the parsed capabilities; every bad value lands in `problems`. */
 function checkAgents(input: unknown, config: Configuration, problems: string[]): Record<string, readonly string[]> {
-  const agents: Record<string, readonly string[]> = {};
+  // No prototype: an agent may be called "constructor" or "__proto__" like any other.
+  const agents: Record<string, readonly string[]> = Object.create(null) as Record<string, readonly string[]>;
   if (!Array.isArray(input)) {
     problems.push(`"agents" must be an array of entries like {"id": "reviewer", "allow": ["read_file", "search"]}`);
     return agents;

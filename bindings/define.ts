@@ -14,6 +14,10 @@ export const GG_MODULES = ["files", "shell", "views", "context"] as const;
 /** One of {@link GG_MODULES}. */
 export type GgModule = (typeof GG_MODULES)[number];
 
+/** Whether `config` gives call `name` of `capability`: the capability is enabled and the agent's allowlist names it. */
+export const holdsCall = (config: Configuration, capability: CapabilityId, name: string): boolean =>
+  config.capabilities[capability].enabled && (config.allow === undefined || config.allow.includes(name));
+
 /** The code of a failed call, as data. */
 export const ErrorCode = Type.Enum(CALL_ERROR_CODES, { $id: "ErrorCode", description: "Why a gg call failed." });
 

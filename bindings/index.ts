@@ -2,7 +2,7 @@
 import type { TSchema } from "typebox";
 import { nodeFileHost } from "../host/files.ts";
 import { type Configuration, defaultConfiguration, forAgent, isConfiguration, parseConfiguration } from "./config.ts";
-import { type CallContext, type CallDefinition, type CallResult, invoke } from "./define.ts";
+import { type CallContext, type CallDefinition, type CallResult, holdsCall, invoke } from "./define.ts";
 import { CALLS } from "./calls.ts";
 
 export { CALLS } from "./calls.ts";
@@ -17,7 +17,7 @@ export interface ToolDefinition {
 
 /** The calls that exist under `config`: not a disabled capability's, nor one the selected agent's allowlist leaves out. */
 export const enabledCalls = (config: Configuration): CallDefinition[] =>
-  CALLS.filter((call) => config.capabilities[call.capability].enabled && (config.allow === undefined || config.allow.includes(call.name)));
+  CALLS.filter((call) => holdsCall(config, call.capability, call.name));
 
 /** The JSON tool definitions of the enabled calls. */
 export const toolDefinitions = (config: Configuration): ToolDefinition[] =>

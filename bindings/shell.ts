@@ -4,7 +4,7 @@ import { GgError } from "../host/errors.ts";
 import { createOutputSink, createVerdictSink, OUTPUT_BYTE_CAP, OUTPUT_MODES, type OutputPolicy, SHELL_LOG_DIR } from "../host/output.ts";
 import { runCommand } from "../host/shell.ts";
 import type { Configuration } from "./config.ts";
-import { defineCall } from "./define.ts";
+import { defineCall, holdsCall } from "./define.ts";
 
 /** Seconds a command may run when the call names no timeout. */
 export const SHELL_DEFAULT_TIMEOUT_SECS = 3600;
@@ -110,14 +110,22 @@ export function formatShellResult(result: ShellResult): string {
   return `${result.output}${result.output.endsWith("\n") ? "" : "\n"}${status}`;
 }
 
+/** How to read an offloaded log with the calls the agent holds. */
+function readLogs(config: Configuration): string {
+  const ways = [
+    ...(holdsCall(config, "read-file", "read_file") ? ["read_file with offset and limit"] : []),
+    ...(holdsCall(config, "search", "search") ? ["search with path"] : []),
+  ];
+  return ways.length > 0 ? `read or search those files (${ways.join(", or ")})` : "read those files with a command (tail, grep, sed -n)";
+}
+
 /** What happens to long output under the configured policy, and what to do about it. */
 export function outputRule(config: Configuration): string {
   const policy = shellPolicy(config);
   return policy?.mode === "offload"
       ? `Output longer than ${policy.maxLines} lines or ${policy.maxChars} characters (or ${OUTPUT_BYTE_CAP / 1024} KiB) comes back as its tail, followed by a note ` +
         `naming two files under ${SHELL_LOG_DIR} that hold the full stdout and stderr of every command, with their line counts ` +
-        "and longest lines. When output is truncated, read or search those files (read_file with offset and limit, or " +
-        "search with path) instead of running the command again."
+        `and longest lines. When output is truncated, ${readLogs(config)} instead of running the command again.`
       : `Output over ${OUTPUT_BYTE_CAP / 1024} KiB is cut to its last ${OUTPUT_BYTE_CAP / 1024} KiB and nothing is kept on disk, ` +
         "so pipe long output through tail, grep or head.";
 }

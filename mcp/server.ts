@@ -46,6 +46,9 @@ const RunProgram = Type.Object(
 
 const SearchDocs = Type.Object({ query: Type.String({ description: "Words of what you want to do, e.g. read a file, run a command." }) }, { additionalProperties: false });
 
+/** Bytes of views (text and pictures' base64) one run_program reply carries; the SDK's client reads 10 MB a message. */
+const REPLY_VIEW_BYTES = 4 * 1024 * 1024;
+
 const RESOURCES = [
   { uri: "gg://docs/api.md", name: "api.md", mimeType: "text/markdown", description: "The gg global: every function with its signature, brief, parameters and errors, then the types." },
   { uri: "gg://types/gg.d.ts", name: "gg.d.ts", mimeType: "text/typescript", description: "The gg global as TypeScript declarations: what programs are type-checked against." },
@@ -82,10 +85,15 @@ export function createMcpServer(options: McpOptions) {
   const tools = createTools({ workspace: options.workspace, config, ...agent });
   const runtime = createRuntime({ workspace: options.workspace, config, ...agent });
   const server = new Server({ name: "gg", version: version() }, { capabilities: { tools: {}, resources: {}, prompts: {} } });
-  /** The highest view id the session has seen, so a run's report tells which views it opened. */
-  let lastView = 0;
-  /** run_program runs one at a time, each with the views it reads, so a report and the views line up. */
+  /** The views the model was already shown (by id, unique for the runtime's life), so a run sends only those it opened. */
+  const shown = new Set<number>();
+  /** run_program and the opening turn run one at a time, each with the views it reads, so a report and the views line up. */
   let queue: Promise<unknown> = Promise.resolve();
+  const serially = <T>(work: () => Promise<T>): Promise<T> => {
+    const result = queue.then(work);
+    queue = result.catch(() => {});
+    return result;
+  };
   let opening: Promise<OpenedView[]> | undefined;
 
   const ownTools = [
@@ -103,15 +111,22 @@ export function createMcpServer(options: McpOptions) {
 
   const runProgram = async (args: Static<typeof RunProgram>, signal: AbortSignal): Promise<CallToolResult> => {
     const report = await runtime.run(args.source, { ...(args.language ? { language: args.language } : {}), ...(args.budget ? { budget: args.budget } : {}), ...(args.check ? { check: true } : {}) }, { signal });
-    const contents: ViewContent[] = report.views.some((view) => view.id > lastView) ? await runtime.views() : [];
+    const contents: ViewContent[] = report.views.some((view) => !shown.has(view.id)) ? await runtime.views() : [];
     const content: CallToolResult["content"] = [{ type: "text", text: reportText(report) }];
+    let bytes = 0;
+    const held: string[] = [];
     report.views.forEach((view, index) => {
-      const shown = contents[index];
-      if (view.id <= lastView || !shown) return;
-      content.push({ type: "text", text: `[view ${view.path}, ${view.tokens} tokens]\n${shown.text}` });
-      if (shown.dataUrl) content.push(imageBlock(shown.dataUrl));
+      const opened = contents[index];
+      if (shown.has(view.id) || !opened) return;
+      shown.add(view.id);
+      // One reply stays within what a client reads in one message; the views past that stay open, and are named.
+      const size = Buffer.byteLength(opened.text) + (opened.dataUrl?.length ?? 0);
+      if (bytes + size > REPLY_VIEW_BYTES) return held.push(view.path);
+      bytes += size;
+      content.push({ type: "text", text: `[view ${view.path}, ${view.tokens} tokens]\n${opened.text}` });
+      if (opened.dataUrl) content.push(imageBlock(opened.dataUrl));
     });
-    lastView = Math.max(lastView, ...report.views.map((view) => view.id));
+    if (held.length > 0) content.push({ type: "text", text: `[${held.length} more views opened, not repeated here: this reply holds at most ${REPLY_VIEW_BYTES / 1024 / 1024} MiB of them: ${held.join(", ")}]` });
     return { ...(report.ok ? {} : { isError: true }), content, structuredContent: report as unknown as Record<string, unknown> };
   };
 
@@ -130,9 +145,7 @@ export function createMcpServer(options: McpOptions) {
         const text = matches.length === 0 ? "No function of the gg global matches that." : matches.map((match) => `${match.function}: ${match.brief}\n  ${match.signature}`).join("\n");
         return { content: [{ type: "text", text }], structuredContent: { matches } };
       }
-      const result = queue.then(() => runProgram(args as Static<typeof RunProgram>, extra.signal));
-      queue = result.catch(() => {});
-      return result;
+      return serially(() => runProgram(args as Static<typeof RunProgram>, extra.signal));
     }
     if (!tools.definitions().some((tool) => tool.name === name)) {
       throw new McpError(McpErrorCode.InvalidParams, `Unknown tool ${JSON.stringify(name)}; the tools are ${[...tools.definitions().map((tool) => tool.name), ...ownTools.map((tool) => tool.name)].join(", ")}`);
@@ -159,9 +172,12 @@ export function createMcpServer(options: McpOptions) {
     const messages = [{ role: "user" as const, content: { type: "text" as const, text: systemPrompt({ arm, config, delivery: "tool" }) } }];
     if (arm === "code") {
       // Opened once per session: its views stay in the session's window like any other.
-      opening ??= runtime.openingTurn();
+      opening ??= serially(async () => {
+        const views = await runtime.openingTurn();
+        for (const view of views) shown.add(view.id);
+        return views;
+      });
       const views = await opening;
-      lastView = Math.max(lastView, ...views.map((view) => view.id));
       if (views.length > 0) messages.push({ role: "user", content: { type: "text", text: `# Opening turn\n\n${viewsText(views)}` } });
     }
     return { description: prompt.description, messages };

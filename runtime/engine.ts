@@ -18,13 +18,15 @@ export interface EngineOptions extends ToolsOptions {
   baseline?: Baseline;
 }
 
-export function createEngine(options: EngineOptions) {
+/** An engine; `firstViewId` numbers its first view (a runtime gives each runner its own range). */
+export function createEngine(options: EngineOptions, firstViewId = 1) {
   const context = callContext(options);
   const views = createViews(
     (path, offset, limit) => runCheckedSync(readFile, { path, ...(offset === undefined ? {} : { offset }), ...(limit === undefined ? {} : { limit }) }, context),
     context.cwd,
     options.viewCaps ?? DEFAULT_VIEW_CAPS,
     options.baseline,
+    firstViewId,
   );
   const sandbox = createSandbox({ context, views });
   // Against the gg global this agent holds; the compiler loads on the first check and stays warm.

@@ -44,6 +44,10 @@ export function createRuntime(options: EngineOptions) {
   let ready: Promise<void> | undefined;
   let pending: Pending | undefined;
   let nextId = 1;
+  /** Runners started so far. */
+  let generation = 0;
+  /** Set by close: nothing starts again. */
+  let closed = false;
   let queue: Promise<unknown> = Promise.resolve();
   /** Answers awaited from the runner for `ask`, by request id. */
   const requests = new Map<number, (answer: unknown) => void>();
@@ -94,7 +98,13 @@ export function createRuntime(options: EngineOptions) {
         } else settle(message.report);
       });
     });
+    // This process exiting (gg run or gg mcp stopped by a signal, or done) takes the runner along, busy or not.
+    const killOnExit = (): void => {
+      child.kill("SIGKILL");
+    };
+    process.on("exit", killOnExit);
     child.on("exit", (code, signal) => {
+      process.off("exit", killOnExit);
       if (runner === child) runner = undefined;
       // The views died with the runner: a question about them gets the answer of a runtime that has none.
       for (const answer of requests.values()) answer([]);
@@ -114,10 +124,12 @@ export function createRuntime(options: EngineOptions) {
       settle({
         ...report,
         ok: false,
-        error: report.error ?? runnerDeath(code, signal),
+        error: report.error ?? (closed ? { code: "cancelled", message: "The runtime was closed while the program ran, and the program was stopped with it" } : runnerDeath(code, signal)),
       });
     });
-    const message: ToRunner = { type: "init", options, journal };
+    // View ids go on from where the last runner's stopped (by a million a runner), so they name one view each for
+    // the runtime's life.
+    const message: ToRunner = { type: "init", options, journal, firstViewId: generation++ * 1_000_000 + 1 };
     child.send(message);
     return ready;
   };
@@ -134,6 +146,7 @@ export function createRuntime(options: EngineOptions) {
     const refused = refusedRun(run);
     if (refused) return refused;
     if (signal?.aborted) return { ...blankReport(), error: { code: "cancelled", message: "The program was cancelled by its caller before it started; nothing ran" } };
+    if (closed) return { ...blankReport(), error: { code: "cancelled", message: "The runtime was closed before the program started; nothing ran" } };
     if (!runner) await start();
     else await ready;
     const id = nextId++;
@@ -150,7 +163,10 @@ export function createRuntime(options: EngineOptions) {
     const onAbort = (): void => {
       const cancel: ToRunner = { type: "cancel", id };
       runner?.send(cancel);
-      setTimeout(() => giveUp({ code: "cancelled", message: "The program was cancelled by its caller and did not stop, so its runner was stopped; the calls listed ran before that" }), RUNNER_GRACE_SECS * 1000).unref();
+      setTimeout(
+        () => giveUp({ code: "cancelled", message: "The program was cancelled by its caller and did not stop, so its runner was stopped, and the views of earlier programs were lost with it; the calls listed ran before that" }),
+        RUNNER_GRACE_SECS * 1000,
+      ).unref();
     };
     signal?.addEventListener("abort", onAbort, { once: true });
     return new Promise<RunReport>((resolve) => {
@@ -171,7 +187,7 @@ export function createRuntime(options: EngineOptions) {
   /** Asks the runner about its views, after every run asked for so far; `start` starts a runner there is none of. */
   const ask = <T>(question: "views" | "opening", startRunner: boolean): Promise<T> => {
     const result = queue.then(async (): Promise<T> => {
-      if (!runner && !startRunner) return [] as T;
+      if (closed || (!runner && !startRunner)) return [] as T;
       if (!runner) await start();
       else await ready;
       const child = runner;
@@ -204,9 +220,13 @@ export function createRuntime(options: EngineOptions) {
      * embedder sends as its first messages.
      */
     openingTurn: (): Promise<OpenedView[]> => ask<OpenedView[]>("opening", true),
-    /** Stops the runner process. */
+    /** Stops the runner process (a busy one after the grace) and refuses further runs. */
     close(): void {
-      runner?.disconnect();
+      closed = true;
+      const child = runner;
+      child?.disconnect();
+      // A runner busy in a program cannot see the disconnect: it is stopped after the grace, with its commands.
+      if (child) setTimeout(() => child.kill("SIGKILL"), RUNNER_GRACE_SECS * 1000).unref();
       runner = undefined;
       // Now, not when the runner's exit is seen: the embedding process may be gone by then.
       removeJournal();

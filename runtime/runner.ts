@@ -10,7 +10,7 @@ import type { CallRecord, RunReport } from "./sandbox.ts";
 import type { OpenedView, ViewContent } from "./views.ts";
 
 /** Messages from the embedding process. */
-export type ToRunner = { type: "init"; options: EngineOptions; journal: string } | { type: "run"; id: number; source: string; run: RunOptions } | { type: "views" | "opening"; id: number }
+export type ToRunner = { type: "init"; options: EngineOptions; journal: string; firstViewId: number } | { type: "run"; id: number; source: string; run: RunOptions } | { type: "views" | "opening"; id: number }
   | { type: "cancel"; id: number };
 /** Messages to the embedding process. */
 export type FromRunner =
@@ -53,7 +53,7 @@ process.on("message", (message: ToRunner) => {
     } catch {
       journal = undefined;
     }
-    engine = createEngine(message.options);
+    engine = createEngine(message.options, message.firstViewId);
     // Start esbuild's service now rather than in the first program's time.
     compileProgram("0", "js");
     send({ type: "ready" });

@@ -444,6 +444,7 @@ export function createSandbox(env: GgEnv) {
         }
         if (outcome.total > 0) return finish(typeError(outcome));
         // The check counts toward the budget: one that spent it leaves no time to run in.
+        if (cancel?.aborted) return finish(cancelled);
         if (performance.now() - started >= limits.budgetSecs * 1000) {
           return finish({ code: "timeout", message: `Type-checking the program took its whole wall-clock budget of ${limits.budgetSecs} s, so it did not run; ask for a larger budget` });
         }
@@ -489,6 +490,8 @@ export function createSandbox(env: GgEnv) {
       };
       const onCancel = (): void => stop(cancelled);
       cancel?.addEventListener("abort", onCancel, { once: true });
+      // Aborted while the isolate was being taken: stopped before it starts.
+      if (cancel?.aborted) onCancel();
       const cpuLimitMs = limits.cpuSecs * 1000;
       const callEnv = { ...env, context: { ...env.context, deadline, signal: ending.signal } };
       const cpuStop: RunError = { code: "timeout", message: `The program was stopped at its CPU limit of ${limits.cpuSecs} s; look for a loop that never ends` };

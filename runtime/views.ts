@@ -121,9 +121,9 @@ export interface ViewContent {
 }
 
 /** The views of one agent whose relative paths resolve against `cwd`, and what they cost its context window. */
-export function createViews(read: ViewRead, cwd: string, caps: ViewCaps = DEFAULT_VIEW_CAPS, baseline: Baseline = {}) {
+export function createViews(read: ViewRead, cwd: string, caps: ViewCaps = DEFAULT_VIEW_CAPS, baseline: Baseline = {}, firstId = 1) {
   const views: View[] = [];
-  let nextId = 1;
+  let nextId = firstId;
   const summary = (view: View): ViewSummary => ({
     id: view.id,
     path: view.path,

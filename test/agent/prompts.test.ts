@@ -30,6 +30,24 @@ describe("system prompts", () => {
     expect(prompt).not.toMatch(/shell|write_file|writeFile|edit_file|editFile|Running Commands/);
   });
 
+  test.each([
+    ["shell-inline", [{ id: "shell", implementation: "inline", params: { maxLines: 200, maxChars: 8000 } }]],
+    ["no-read-file", [{ id: "read-file", enabled: false }]],
+    ["nothing", ["read-file", "write-file", "edit-file", "list-dir", "search", "shell"].map((id) => ({ id, enabled: false }))],
+  ])("both arms with %s", async (name, capabilities) => {
+    for (const arm of ["tools", "code"] as Arm[]) {
+      const prompt = systemPrompt({ arm, config: parseConfiguration(capabilities) });
+      await expect(prompt).toMatchFileSnapshot(`__snapshots__/${arm}-${name}.md`);
+      if (name === "no-read-file") expect(prompt).not.toMatch(/Reading Files|# Views|read_file|readFile|openFile/);
+    }
+  });
+
+  test("an agent holding shell alone is told to read offloaded logs with commands, not with calls it lacks", () => {
+    const prompt = systemPrompt({ arm: "tools", config: parseConfiguration({ agents: [{ id: "runner", allow: ["shell"] }] }), agent: "runner" });
+    expect(prompt).toContain("When output is truncated, read those files with a command (tail, grep, sed -n) instead of running the command again.");
+    expect(prompt).not.toMatch(/read_file|search/);
+  });
+
   test("the tool-calling prompt states the shell's offload rule; a text-only code prompt says so by itself under Views", () => {
     const tools = systemPrompt({ arm: "tools" });
     expect(tools).toContain("# Running Commands\n\n- Output longer than 200 lines or 8000 characters");

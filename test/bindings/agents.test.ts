@@ -27,6 +27,12 @@ describe("agent allowlists", () => {
     expect(toolDefinitions(forAgent(config, undefined)).map((tool) => tool.name)).toHaveLength(7);
   });
 
+  test("an agent id may be any string, Object.prototype's names included", () => {
+    const config = parseConfiguration({ agents: [{ id: "__proto__", allow: ["search"] }] });
+    expect(toolDefinitions(forAgent(config, "__proto__")).map((tool) => tool.name)).toEqual(["search"]);
+    for (const id of ["constructor", "toString", "hasOwnProperty"]) expect(toolDefinitions(forAgent(config, id))).toHaveLength(7);
+  });
+
   test("every bad value is named in one pass: unknown and disabled calls, duplicate ids, unknown fields, bad shapes", () => {
     expect(
       problems({

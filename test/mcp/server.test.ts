@@ -111,6 +111,9 @@ describe("gg mcp", () => {
     const crashed = await mcp.call("run_program", { source: "await gg.files.writeFile('pre.txt', 'x'); return Array.from({ length: 1e8 }, (_, i) => i).length" });
     expect(crashed).toMatchObject({ isError: true, structuredContent: { error: { code: "memory-limit" }, calls: [{ name: "files.writeFile", ok: true }] } });
     expect(await mcp.call("run_program", { source: "return 'alive'" })).toMatchObject({ structuredContent: { ok: true, result: "alive" } });
+    // The views a new runner opens come back like any others.
+    const opened = await mcp.call("run_program", { source: "await gg.views.openFile('pre.txt'); return 1" });
+    expect(text(opened)).toMatch(/\[view pre\.txt, 1 tokens\]\nx$/);
   });
 
   test("cancelling a call stops its command, process group included; cancelling a program stops it", async () => {

@@ -174,6 +174,37 @@ describe("createRuntime", () => {
     }
   });
 
+  test("runtime-closed: closing stops the program under way, even a busy one, and runs queued behind it never start", async () => {
+    using ws = tempWorkspace();
+    const runtime = createRuntime({ workspace: ws.root });
+    await runtime.run("return 1");
+    const runner = runnerPid() as number;
+    const busy = runtime.run("for (;;) {}", { budget: 600 });
+    const queued = runtime.run("await gg.files.writeFile('queued.txt', 'x');");
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    runtime.close();
+    expect((await busy).error).toMatchObject({ code: "cancelled", message: expect.stringContaining("runtime was closed") });
+    expect((await queued).error).toMatchObject({ code: "cancelled", message: expect.stringContaining("nothing ran") });
+    expect(existsSync(join(ws.root, "queued.txt"))).toBe(false);
+    await waitFor(() => (existsSync(`/proc/${runner}`) ? undefined : true));
+  });
+
+  test("run-cancelled-during-check: a cancel that arrives while the program is checked stops it before it runs", async () => {
+    using ws = tempWorkspace();
+    const runtime = createRuntime({ workspace: ws.root });
+    try {
+      await runtime.run("return 1");
+      const cancel = new AbortController();
+      setTimeout(() => cancel.abort(), 50);
+      // The first check loads the compiler, which takes far longer than 50 ms.
+      const report = await runtime.run("await gg.files.writeFile('checked.txt', 'x'); return 'ran';", { check: true }, { signal: cancel.signal });
+      expect(report.error?.code).toBe("cancelled");
+      expect(existsSync(join(ws.root, "checked.txt"))).toBe(false);
+    } finally {
+      runtime.close();
+    }
+  });
+
   test("takes the configuration as a file holds it, and run options budget and memory", async () => {
     using ws = tempWorkspace();
     const runtime = createRuntime({ workspace: ws.root, config: [{ id: "shell", enabled: false }] });
