@@ -19,6 +19,8 @@ const USAGE = `Usage:
   gg docs [--search QUERY] [--config FILE] [--agent ID] [--json]
   gg prompt --arm tools|code [--workspace DIR] [--config FILE] [--agent ID]
   gg mcp [--workspace DIR] [--config FILE] [--agent ID]
+  gg agent --model ID --arm tools|code (--task TEXT | --task-file FILE) [--base-url URL] [--workspace DIR]
+           [--config FILE] [--agent ID] [--max-turns N] [--budget SECONDS] [--json]
 
   call   run one tool call and print its result exactly as the model receives it
   run    run a program (JS or TS, the body of an async function) against the gg global; - reads it from stdin
@@ -26,6 +28,8 @@ const USAGE = `Usage:
   docs   print the gg API reference (docs/api.md); --search ranks the functions whose name, module or brief match
   prompt print the system prompt of an arm; a code agent's is followed by its opening turn on the workspace
   mcp    serve the agent's tools, run_program, search_docs, the docs and the prompts over MCP on stdio
+  agent  drive a model (an OpenAI-compatible endpoint; key from GG_API_KEY, OPENAI_API_KEY or OPENROUTER_API_KEY)
+         through either arm: a line per turn on stderr, the answer on stdout
 
 Options:
   --workspace DIR  workspace root; relative paths resolve against it (default: the current directory)
@@ -171,6 +175,11 @@ export async function main(argv: readonly string[], out: (text: string) => void 
         check: { type: "boolean", default: false },
         arm: { type: "string" },
         search: { type: "string" },
+        model: { type: "string" },
+        task: { type: "string" },
+        "task-file": { type: "string" },
+        "base-url": { type: "string" },
+        "max-turns": { type: "string" },
         help: { type: "boolean", short: "h", default: false },
       },
     });
@@ -183,7 +192,7 @@ export async function main(argv: readonly string[], out: (text: string) => void 
     const config = loadConfiguration(values.config, values.agent);
     const agent = values.agent === undefined ? {} : { agent: values.agent };
     // Ctrl-C or a kill of gg ends the commands it started too, rather than leaving them to init.
-    if (command === "call" || command === "run" || command === "mcp") stopCommandsOnSignals();
+    if (command === "call" || command === "run" || command === "mcp" || command === "agent") stopCommandsOnSignals();
     if (command === "tools") {
       if (rest.length > 0) throw new UsageError(`gg tools takes no arguments, got ${rest.join(" ")}`);
       out(`${JSON.stringify(createTools({ workspace: process.cwd(), config }).definitions(), null, 2)}\n`);
@@ -206,6 +215,35 @@ export async function main(argv: readonly string[], out: (text: string) => void 
       const { serveStdio } = await import("../mcp/server.ts");
       return await serveStdio({ workspace: workspaceOf(values.workspace), config, ...agent });
     }
+    if (command === "agent") {
+      if (rest.length > 0) throw new UsageError(`gg agent takes no arguments, got ${rest.join(" ")}`);
+      if (values.model === undefined) throw new UsageError("gg agent needs --model ID, e.g. --model openai/gpt-4o-mini");
+      if (values.arm !== "tools" && values.arm !== "code") throw new UsageError(`gg agent needs --arm tools or --arm code${values.arm === undefined ? "" : `, got ${JSON.stringify(values.arm)}`}`);
+      const refuse = (message: string): never => {
+        throw new UsageError(message);
+      };
+      const maxTurns = positiveNumber("--max-turns", values["max-turns"]);
+      const budgetSecs = positiveNumber("--budget", values.budget);
+      if (maxTurns !== undefined && !Number.isInteger(maxTurns)) throw new UsageError(`--max-turns ${values["max-turns"]} is not a whole number`);
+      // Loaded here, as gg mcp's server is: the model client is not every command's cost.
+      const { DEFAULT_BASE_URL, runAgentCommand, taskOf } = await import("./agent.ts");
+      return await runAgentCommand(
+        {
+          model: values.model,
+          arm: values.arm,
+          task: taskOf(values.task, values["task-file"], refuse),
+          baseURL: values["base-url"] ?? DEFAULT_BASE_URL,
+          workspace: workspaceOf(values.workspace),
+          config,
+          ...agent,
+          ...(maxTurns === undefined ? {} : { maxTurns }),
+          ...(budgetSecs === undefined ? {} : { budget: budgetSecs }),
+          json,
+        },
+        out,
+        err,
+      );
+    }
     if (command === "prompt") {
       if (rest.length > 0) throw new UsageError(`gg prompt takes no arguments, got ${rest.join(" ")}`);
       if (values.arm !== "tools" && values.arm !== "code") throw new UsageError(`gg prompt needs --arm tools or --arm code${values.arm === undefined ? "" : `, got ${JSON.stringify(values.arm)}`}`);
@@ -213,7 +251,7 @@ export async function main(argv: readonly string[], out: (text: string) => void 
     }
     const budget = positiveNumber("--budget", values.budget);
     if (command === "run") return await runProgramFile(rest, { workspace: workspaceOf(values.workspace), config, agent: values.agent, budget, memory: positiveNumber("--memory", values.memory), cpu: positiveNumber("--cpu", values.cpu), check: values.check, json }, out);
-    if (command !== "call") throw new UsageError(`Unknown command ${JSON.stringify(command)}; the commands are call, run, tools, docs, prompt and mcp`);
+    if (command !== "call") throw new UsageError(`Unknown command ${JSON.stringify(command)}; the commands are call, run, tools, docs, prompt, mcp and agent`);
     const [tool, argsText, ...extra] = rest;
     if (tool === undefined) throw new UsageError("gg call needs a TOOL name, e.g. gg call tree '{\"depth\":2}'");
     if (extra.length > 0) throw new UsageError(`gg call takes TOOL and one ARGS_JSON, got extra ${extra.join(" ")}`);

@@ -25,8 +25,9 @@ async function scripted(replies: Reply[]) {
     });
   });
   await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
-  const provider = openAIProvider({ baseURL: `http://127.0.0.1:${(http.address() as AddressInfo).port}/v1`, env: {} });
-  return { provider, requests, [Symbol.asyncDispose]: () => new Promise<void>((resolve) => http.close(() => resolve())) };
+  const baseURL = `http://127.0.0.1:${(http.address() as AddressInfo).port}/v1`;
+  const provider = openAIProvider({ baseURL, env: {} });
+  return { provider, baseURL, requests, [Symbol.asyncDispose]: () => new Promise<void>((resolve) => http.close(() => resolve())) };
 }
 
 const call = (id: string, name: string, args: object) => ({ id, type: "function" as const, function: { name, arguments: JSON.stringify(args) } });
@@ -97,5 +98,26 @@ describe("runAgent", () => {
     expect(programOf("text\n```ts\nreturn 1\n```\n```js\nreturn 2\n```")).toEqual({ source: "return 1\n", language: "ts" });
     expect(programOf("```javascript\nreturn 2\n```")).toEqual({ source: "return 2\n", language: "js" });
     expect(programOf("```python\nprint(1)\n```")).toBeUndefined();
+  });
+});
+
+describe("gg agent", () => {
+  test("drives the model at --base-url: a line per turn on stderr, the answer on stdout; no key for a remote URL exits 2", async () => {
+    const { spawn, spawnSync } = await import("node:child_process");
+    using ws = tempWorkspace();
+    ws.put({ "a.txt": "alpha\n" });
+    await using server = await scripted([{ tool_calls: [call("a", "read_file", { path: "a.txt" })] }, { content: "a.txt says alpha" }]);
+    const bin = join(import.meta.dirname, "../../bin/gg.js");
+    const env = { ...process.env, GG_API_KEY: "", OPENAI_API_KEY: "", OPENROUTER_API_KEY: "" };
+    const child = spawn(process.execPath, [bin, "agent", "--model", "m", "--arm", "tools", "--task", "What does a.txt say?", "--base-url", server.baseURL, "--workspace", ws.root], { env });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    const status = await new Promise((resolve) => child.on("exit", resolve));
+    expect({ status, stdout }).toEqual({ status: 0, stdout: "a.txt says alpha\n" });
+    expect(stderr).toMatch(/^\[turn 1\] 100 in, 10 out, 1 calls, [\d.]+ s\n\[turn 2\] 100 in, 10 out, 0 calls, [\d.]+ s\n$/);
+    expect(spawnSync(process.execPath, [bin, "agent", "--model", "m", "--arm", "code", "--task", "x", "--base-url", "https://example.invalid/v1"], { env, encoding: "utf8" })).toMatchObject({ status: 2, stderr: expect.stringContaining("no API key") });
+    expect(spawnSync(process.execPath, [bin, "agent", "--model", "m", "--arm", "code"], { env, encoding: "utf8" })).toMatchObject({ status: 2, stderr: expect.stringContaining("--task TEXT or --task-file FILE") });
   });
 });
