@@ -8,7 +8,7 @@ import { createTools } from "../bindings/index.ts";
 import { textTokens } from "../runtime/context.ts";
 import { createRuntime, type ViewContent } from "../runtime/index.ts";
 import { type Arm, systemPrompt } from "./prompts.ts";
-import type { Provider, Retry } from "./provider.ts";
+import { isPictureRefusal, type Provider, ProviderError, type Retry } from "./provider.ts";
 import { reportText } from "./report.ts";
 
 /** What one agent run is given. */
@@ -27,9 +27,25 @@ export interface AgentOptions {
   budgetSecs?: number;
   /** The model's context length in tokens, when known: a request estimated over it is not sent. */
   contextLength?: number;
+  /**
+   * Whether the model takes image input, as the catalog declares it: false never sends it a picture; undefined
+   * (unknown) sends them until the provider refuses one (the learned stage).
+   */
+  vision?: boolean;
   /** Called after every turn (progress lines, transcripts). */
   onTurn?(turn: TurnRecord): void;
 }
+
+/** A provider refusing a request that carried pictures: the model is text-only from then on. */
+export interface VisionEvent {
+  turn: number;
+  model: string;
+  status: number;
+  message: string;
+}
+
+/** Models a provider refused pictures for, in this process: every agent bound to one stops sending them. */
+const TEXT_ONLY = new Set<string>();
 
 /** gg's estimate of a request, per band, in tokens (text at 4 bytes a token). */
 export interface Bands {
@@ -61,6 +77,10 @@ export interface AgentReport {
   turns: TurnRecord[];
   /** Every call the run made, in order, with its outcome (a program as "run_program"). */
   calls: { name: string; ok: boolean; code?: string }[];
+  /** Refusals of pictures, each costing one request that was sent again without them. */
+  visionEvents: VisionEvent[];
+  /** Requests whose answer was thrown away: the refusals of pictures. */
+  wastedRequests: number;
 }
 
 const FENCE = /```(?:ts|typescript|js|javascript)\s*\n([\s\S]*?)```/;
@@ -77,35 +97,53 @@ export function programOf(reply: string): { source: string; language: "ts" | "js
 const textOf = (content: ChatCompletionMessageParam["content"]): string =>
   typeof content === "string" ? content : (content ?? []).map((part) => ("text" in part ? part.text : "")).join("");
 
-/** The views band: one user message with every open view's text, and its picture while it travels. */
-function viewsMessage(views: ViewContent[]): ChatCompletionMessageParam | undefined {
+/** The views band: one user message with every open view's text, and its picture while it travels and is seen. */
+function viewsMessage(views: ViewContent[], sees: boolean): ChatCompletionMessageParam | undefined {
   if (views.length === 0) return undefined;
   const parts: ChatCompletionContentPart[] = [{ type: "text", text: "# Open views" }];
   for (const view of views) {
     parts.push({ type: "text", text: `## ${view.path}\n\n${view.text}` });
-    if (view.dataUrl) parts.push({ type: "image_url", image_url: { url: view.dataUrl } });
+    if (view.dataUrl && sees) parts.push({ type: "image_url", image_url: { url: view.dataUrl } });
   }
   return { role: "user", content: parts };
 }
 
+/** Whether a request carries a picture anywhere. */
+const carriesPictures = (messages: ChatCompletionMessageParam[]): boolean =>
+  messages.some((message) => Array.isArray(message.content) && message.content.some((part) => part.type === "image_url"));
+
+/** Replaces each picture of `message` with a note saying where it was and why it went. */
+function stripPictures(message: ChatCompletionMessageParam, paths: Map<ChatCompletionContentPart, string>): void {
+  if (!Array.isArray(message.content)) return;
+  const content = message.content as ChatCompletionContentPart[];
+  message.content = content.map((part) =>
+    part.type === "image_url" ? { type: "text" as const, text: `[The picture of ${paths.get(part) ?? "a file"} was removed: this model cannot see images.]` } : part,
+  ) as typeof message.content;
+}
+
 /** Runs one agent to its end; never throws for the model's or the provider's failures: they are in the report. */
 export async function runAgent(options: AgentOptions): Promise<AgentReport> {
-  const config = options.config === undefined ? defaultConfiguration() : isConfiguration(options.config) ? options.config : parseConfiguration(options.config);
+  const given = options.config === undefined ? defaultConfiguration() : isConfiguration(options.config) ? options.config : parseConfiguration(options.config);
+  // Declared text-only, or learned so earlier in this process: read_file describes pictures, views show descriptions.
+  const config = options.vision === false || TEXT_ONLY.has(options.model) ? { ...given, vision: false } : given;
   const agent = options.agent === undefined ? {} : { agent: options.agent };
   const system = systemPrompt({ arm: options.arm, config, ...agent });
   const messages: ChatCompletionMessageParam[] = [{ role: "system", content: system }, { role: "user", content: options.task }];
-  const report: AgentReport = { ok: false, turns: [], calls: [] };
+  const report: AgentReport = { ok: false, turns: [], calls: [], visionEvents: [], wastedRequests: 0 };
   const deadline = Date.now() + (options.budgetSecs ?? 1800) * 1000;
   const maxTurns = options.maxTurns ?? 50;
-  const tools = options.arm === "tools" ? createTools({ workspace: options.workspace, config, ...agent }) : undefined;
+  let tools = options.arm === "tools" ? createTools({ workspace: options.workspace, config, ...agent }) : undefined;
   const runtime = options.arm === "code" ? createRuntime({ workspace: options.workspace, config, ...agent }) : undefined;
+  /** Where each picture sent in a tool message came from, for the note that replaces it if the model refuses it. */
+  const pictures = new Map<ChatCompletionContentPart, string>();
   const functionTools: ChatCompletionTool[] | undefined = tools?.definitions().map((tool) => ({ type: "function", function: { name: tool.name, description: tool.description, parameters: tool.parameters as Record<string, unknown> } }));
   try {
     if (runtime) await runtime.openingTurn();
     for (let turn = 1; ; turn++) {
       if (turn > maxTurns) return { ...report, error: { code: "max-turns", message: `The run ended at its limit of ${maxTurns} turns without an answer` } };
       if (Date.now() > deadline) return { ...report, error: { code: "timeout", message: `The run ended at its wall-clock budget of ${options.budgetSecs ?? 1800} s` } };
-      const views = runtime ? viewsMessage(await runtime.views()) : undefined;
+      const sees = !TEXT_ONLY.has(options.model) && config.vision;
+      const views = runtime ? viewsMessage(await runtime.views(), sees) : undefined;
       const estimate: Bands = {
         system: textTokens(system),
         messages: messages.slice(1).filter((message) => message.role !== "tool").reduce((sum, message) => sum + textTokens(textOf(message.content)), 0),
@@ -119,11 +157,22 @@ export async function runAgent(options: AgentOptions): Promise<AgentReport> {
       }
       const started = performance.now();
       let answer;
+      const sent = views ? [...messages, views] : messages;
       try {
-        answer = await options.provider.complete({ model: options.model, messages: views ? [...messages, views] : messages, ...(functionTools && functionTools.length > 0 ? { tools: functionTools } : {}) });
+        answer = await options.provider.complete({ model: options.model, messages: sent, ...(functionTools && functionTools.length > 0 ? { tools: functionTools } : {}) });
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
-        return { ...report, error: { code: "provider-error", message } };
+        const status = error instanceof ProviderError ? error.status : undefined;
+        if (!isPictureRefusal(status, carriesPictures(sent))) return { ...report, error: { code: "provider-error", message } };
+        // The learned stage: the model is text-only for this process, the pictures leave the window (each with a note
+        // where it was, every tool_call_id kept), later reads describe pictures, and the same turn is sent again.
+        TEXT_ONLY.add(options.model);
+        report.visionEvents.push({ turn, model: options.model, status: status as number, message });
+        report.wastedRequests++;
+        for (const message of messages) stripPictures(message, pictures);
+        if (tools) tools = createTools({ workspace: options.workspace, config: { ...config, vision: false }, ...agent });
+        turn--;
+        continue;
       }
       const reply = answer.completion.choices[0]?.message;
       const record: TurnRecord = {
@@ -152,10 +201,14 @@ export async function runAgent(options: AgentOptions): Promise<AgentReport> {
             : await tools.call(call.function.name, args);
           report.calls.push({ name: call.function.name, ok: result.ok, ...(result.ok ? {} : { code: result.error.code }) });
           const text = result.ok ? result.text : `error[${result.error.code}]: ${result.error.message}`;
-          const pictures = result.ok ? (result.attachments ?? []) : [];
           // A picture travels in its tool message, as multi-part content: the openai types allow text parts only there,
           // which is narrower than what the providers accept.
-          const toolContent = pictures.length === 0 ? text : ([{ type: "text", text }, ...pictures.map((picture) => ({ type: "image_url", image_url: { url: picture.dataUrl } }))] as unknown as string);
+          const parts = (result.ok ? (result.attachments ?? []) : []).map((picture): ChatCompletionContentPart => {
+            const part: ChatCompletionContentPart = { type: "image_url", image_url: { url: picture.dataUrl } };
+            pictures.set(part, typeof (args as { path?: unknown }).path === "string" ? (args as { path: string }).path : "the file");
+            return part;
+          });
+          const toolContent = parts.length === 0 ? text : ([{ type: "text", text }, ...parts] as unknown as string);
           messages.push({ role: "tool", tool_call_id: call.id, content: toolContent });
         }
         record.elapsedMs = Math.round(performance.now() - started);

@@ -12,14 +12,20 @@ import { tempWorkspace } from "../workspace.ts";
 type Message = { role: string; content: unknown; tool_calls?: { id: string }[]; tool_call_id?: string };
 type Reply = { content?: string; tool_calls?: { id: string; type: "function"; function: { name: string; arguments: string } }[] };
 
-/** A chat completions server on 127.0.0.1 answering the scripted replies in order. */
-async function scripted(replies: Reply[]) {
+const PNG = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==", "base64");
+
+/** A chat completions server on 127.0.0.1 answering the scripted replies in order; `textOnly` answers 400 to a picture. */
+async function scripted(replies: Reply[], textOnly = false) {
   const requests: { messages: Message[]; tools?: unknown[] }[] = [];
   const http = createServer((request: IncomingMessage, response) => {
     let text = "";
     request.on("data", (chunk: Buffer) => (text += chunk.toString()));
     request.on("end", () => {
       requests.push(JSON.parse(text) as (typeof requests)[number]);
+      if (textOnly && text.includes('"image_url"')) {
+        response.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: "Invalid content type. image_url is only supported by certain models.", type: "invalid_request_error" } }));
+        return;
+      }
       const message = { role: "assistant", content: null, ...replies.shift() };
       response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ id: "c", object: "chat.completion", created: 0, model: "m", choices: [{ index: 0, finish_reason: "stop", message }], usage: { prompt_tokens: 100, completion_tokens: 10, total_tokens: 110 } }));
     });
@@ -92,6 +98,37 @@ describe("runAgent", () => {
     const overflow = await runAgent({ provider: server.provider, model: "m", arm: "tools", task: "x".repeat(4000), workspace: ws.root, contextLength: 500 });
     expect(overflow.error).toMatchObject({ code: "context-overflow", message: expect.stringMatching(/over the model's context length of 500 \(system \d+, messages 1000, toolResults 0, views 0\)/) });
     expect(server.requests.length).toBe(sent);
+  });
+
+  test("learned vision: a refused picture makes the model text-only for the process, the pictures leave with a note, the turn is sent again", async () => {
+    using ws = tempWorkspace();
+    ws.put({ "dot.png": PNG });
+    const model = `text-only-${process.pid}`;
+    await using server = await scripted([{ tool_calls: [call("a", "read_file", { path: "dot.png" }), call("b", "list_dir", {})] }, { content: "A 1x1 PNG." }, { tool_calls: [call("c", "read_file", { path: "dot.png" })] }, { content: "Still a PNG." }], true);
+    const first = await runAgent({ provider: server.provider, model, arm: "tools", task: "What is dot.png?", workspace: ws.root });
+    expect(first).toMatchObject({ ok: true, answer: "A 1x1 PNG.", wastedRequests: 1, visionEvents: [{ turn: 2, model, status: 400 }] });
+    // The refused request carried the picture; the one sent again carries the note instead, every tool_call_id kept.
+    const [, refused, again] = server.requests;
+    expect(JSON.stringify(refused)).toContain("image_url");
+    expect(JSON.stringify(again)).not.toContain("image_url");
+    expect(again?.messages.filter((message) => message.role === "tool").map((message) => message.tool_call_id)).toEqual(["a", "b"]);
+    expect(JSON.stringify(again?.messages[3]?.content)).toContain("The picture of dot.png was removed: this model cannot see images.");
+    // A second agent of the same model in this process never sends one: read_file describes the picture.
+    const second = await runAgent({ provider: server.provider, model, arm: "tools", task: "And now?", workspace: ws.root });
+    expect(second).toMatchObject({ ok: true, wastedRequests: 0, visionEvents: [] });
+    expect(JSON.stringify(server.requests.slice(3))).not.toContain("image_url");
+    expect(JSON.stringify(server.requests[4]?.messages.at(-1)?.content)).toContain("not attached: this model cannot see images");
+  });
+
+  test("declared text-only: no picture is ever sent, and the prompt says reading images is unsupported", async () => {
+    using ws = tempWorkspace();
+    ws.put({ "dot.png": PNG });
+    await using server = await scripted([{ content: "```ts\nawait gg.views.openFile('dot.png');\nreturn 1;\n```" }, { content: "Seen." }]);
+    const report = await runAgent({ provider: server.provider, model: "declared", arm: "code", task: "Look.", workspace: ws.root, vision: false });
+    expect(report).toMatchObject({ ok: true, wastedRequests: 0 });
+    expect(JSON.stringify(server.requests)).not.toContain("image_url");
+    expect(text(server.requests[0]?.messages[0]?.content)).toContain("Reading images is unsupported for this model.");
+    expect(text(server.requests[1]?.messages.at(-1)?.content)).toContain("dot.png: PNG image, 1x1 pixels, 70 bytes; not attached: this model cannot see images.");
   });
 
   test("a program is a reply's first fenced ts or js block", () => {
