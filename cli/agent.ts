@@ -4,6 +4,7 @@ import { readFileSync } from "node:fs";
 import type { Configuration } from "../bindings/config.ts";
 import { runAgent } from "../agent/loop.ts";
 import type { Arm } from "../agent/prompts.ts";
+import { CatalogError, loadCatalog, modelInfo, refreshCatalog } from "../agent/catalog.ts";
 import { openAIProvider, ProviderError } from "../agent/provider.ts";
 
 /** Where requests go when --base-url names nothing: OpenRouter, whose model ids the catalog uses. */
@@ -15,6 +16,8 @@ export interface AgentFlags {
   arm: Arm;
   task: string;
   baseURL: string;
+  /** A catalog file instead of the user's copy or the shipped one. */
+  catalog?: string;
   workspace: string;
   config: Configuration;
   agent?: string;
@@ -44,8 +47,19 @@ export async function runAgentCommand(flags: AgentFlags, out: (text: string) => 
     err(`gg: ${error.message}\n`);
     return 2;
   }
+  let info;
+  try {
+    info = modelInfo(loadCatalog(flags.catalog).catalog, flags.model);
+  } catch (error) {
+    if (!(error instanceof CatalogError)) throw error;
+    err(`gg: ${error.message}
+`);
+    return 2;
+  }
   const started = performance.now();
   const report = await runAgent({
+    ...(info.vision === undefined ? {} : { vision: info.vision }),
+    ...(info.contextLength === undefined ? {} : { contextLength: info.contextLength }),
     provider,
     model: flags.model,
     arm: flags.arm,
@@ -65,4 +79,32 @@ export async function runAgentCommand(flags: AgentFlags, out: (text: string) => 
   else if (report.ok) out(`${report.answer ?? ""}\n`);
   else err(`gg: error[${report.error?.code}]: ${report.error?.message}\n`);
   return report.ok ? 0 : 1;
+}
+
+/** gg models: the catalog in force, a line a model (or JSON); `gg models refresh` rewrites the user's copy. */
+export async function printModels(rest: string[], options: { catalog?: string; baseURL?: string; json: boolean }, out: (text: string) => void, err: (text: string) => void, refuse: (message: string) => never): Promise<number> {
+  const [sub, ...extra] = rest;
+  if (extra.length > 0 || (sub !== undefined && sub !== "refresh")) refuse(`gg models takes nothing or refresh, got ${rest.join(" ")}`);
+  try {
+    if (sub === "refresh") {
+      const catalog = await refreshCatalog(options.baseURL ?? DEFAULT_BASE_URL);
+      out(`Wrote ${catalog.models.length} models from ${catalog.source}.\n`);
+      return 0;
+    }
+    const { catalog, path } = loadCatalog(options.catalog);
+    if (options.json) out(`${JSON.stringify(catalog)}\n`);
+    else {
+      out(`# ${path}: ${catalog.source}, ${catalog.fetched}\n`);
+      for (const model of catalog.models) {
+        out(`${model.id}  ${model.context_length ?? "?"} tokens  ${model.input_modalities?.join(",") ?? "modalities unknown"}\n`);
+      }
+    }
+    return 0;
+  } catch (error) {
+    if (!(error instanceof CatalogError)) throw error;
+    // A catalog that cannot be read is a refused command line; one that cannot be fetched, a failure.
+    if (sub !== "refresh") return refuse(error.message);
+    err(`gg: ${error.message}\n`);
+    return 1;
+  }
 }

@@ -20,7 +20,9 @@ const USAGE = `Usage:
   gg prompt --arm tools|code [--workspace DIR] [--config FILE] [--agent ID]
   gg mcp [--workspace DIR] [--config FILE] [--agent ID]
   gg agent --model ID --arm tools|code (--task TEXT | --task-file FILE) [--base-url URL] [--workspace DIR]
-           [--config FILE] [--agent ID] [--max-turns N] [--budget SECONDS] [--json]
+           [--config FILE] [--agent ID] [--catalog FILE] [--max-turns N] [--budget SECONDS] [--json]
+  gg models [--catalog FILE] [--json]
+  gg models refresh [--base-url URL]
 
   call   run one tool call and print its result exactly as the model receives it
   run    run a program (JS or TS, the body of an async function) against the gg global; - reads it from stdin
@@ -28,6 +30,7 @@ const USAGE = `Usage:
   docs   print the gg API reference (docs/api.md); --search ranks the functions whose name, module or brief match
   prompt print the system prompt of an arm; a code agent's is followed by its opening turn on the workspace
   mcp    serve the agent's tools, run_program, search_docs, the docs and the prompts over MCP on stdio
+  models list the model catalog (context length, input modalities); refresh rewrites your copy from OpenRouter's list
   agent  drive a model (an OpenAI-compatible endpoint; key from GG_API_KEY, OPENAI_API_KEY or OPENROUTER_API_KEY)
          through either arm: a line per turn on stderr, the answer on stdout
 
@@ -180,6 +183,7 @@ export async function main(argv: readonly string[], out: (text: string) => void 
         "task-file": { type: "string" },
         "base-url": { type: "string" },
         "max-turns": { type: "string" },
+        catalog: { type: "string" },
         help: { type: "boolean", short: "h", default: false },
       },
     });
@@ -215,6 +219,12 @@ export async function main(argv: readonly string[], out: (text: string) => void 
       const { serveStdio } = await import("../mcp/server.ts");
       return await serveStdio({ workspace: workspaceOf(values.workspace), config, ...agent });
     }
+    if (command === "models") {
+      const { printModels } = await import("./agent.ts");
+      return await printModels(rest, { ...(values.catalog === undefined ? {} : { catalog: values.catalog }), ...(values["base-url"] === undefined ? {} : { baseURL: values["base-url"] }), json }, out, err, (message) => {
+        throw new UsageError(message);
+      });
+    }
     if (command === "agent") {
       if (rest.length > 0) throw new UsageError(`gg agent takes no arguments, got ${rest.join(" ")}`);
       if (values.model === undefined) throw new UsageError("gg agent needs --model ID, e.g. --model openai/gpt-4o-mini");
@@ -233,6 +243,7 @@ export async function main(argv: readonly string[], out: (text: string) => void 
           arm: values.arm,
           task: taskOf(values.task, values["task-file"], refuse),
           baseURL: values["base-url"] ?? DEFAULT_BASE_URL,
+          ...(values.catalog === undefined ? {} : { catalog: values.catalog }),
           workspace: workspaceOf(values.workspace),
           config,
           ...agent,
@@ -251,7 +262,7 @@ export async function main(argv: readonly string[], out: (text: string) => void 
     }
     const budget = positiveNumber("--budget", values.budget);
     if (command === "run") return await runProgramFile(rest, { workspace: workspaceOf(values.workspace), config, agent: values.agent, budget, memory: positiveNumber("--memory", values.memory), cpu: positiveNumber("--cpu", values.cpu), check: values.check, json }, out);
-    if (command !== "call") throw new UsageError(`Unknown command ${JSON.stringify(command)}; the commands are call, run, tools, docs, prompt, mcp and agent`);
+    if (command !== "call") throw new UsageError(`Unknown command ${JSON.stringify(command)}; the commands are call, run, tools, docs, prompt, mcp, agent and models`);
     const [tool, argsText, ...extra] = rest;
     if (tool === undefined) throw new UsageError("gg call needs a TOOL name, e.g. gg call tree '{\"depth\":2}'");
     if (extra.length > 0) throw new UsageError(`gg call takes TOOL and one ARGS_JSON, got extra ${extra.join(" ")}`);

@@ -4,7 +4,6 @@
 // twice; stdout carries the protocol and nothing else.
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import { readFileSync } from "node:fs";
 import {
   CallToolRequestSchema,
   type CallToolResult,
@@ -22,6 +21,7 @@ import { reportText } from "../agent/report.ts";
 import { type Configuration, forAgent } from "../bindings/config.ts";
 import { checkArguments, type Attachment } from "../bindings/define.ts";
 import { createTools } from "../bindings/index.ts";
+import { ggPackage } from "../host/package.ts";
 import { killAllCommands } from "../host/shell.ts";
 import { renderApiDoc, renderDts, searchDocs } from "../runtime/docs.ts";
 import { createRuntime, type OpenedView, type ViewContent } from "../runtime/index.ts";
@@ -65,26 +65,13 @@ const failure = (code: string, message: string): CallToolResult => ({ isError: t
 /** A picture's data: URL as an image block: its base64 and its mime type. */
 const imageBlock = (dataUrl: string) => ({ type: "image" as const, data: dataUrl.slice(dataUrl.indexOf(",") + 1), mimeType: dataUrl.slice(5, dataUrl.indexOf(";")) });
 
-/** gg's version, from its package.json: above this file in the sources and in the CLI's bundle, two above in dist/. */
-function version(): string {
-  for (const up of ["../package.json", "../../package.json"]) {
-    try {
-      const found = JSON.parse(readFileSync(new URL(up, import.meta.url), "utf8")) as { name?: string; version?: string };
-      if (found.name === "gg" && found.version) return found.version;
-    } catch {
-      // Not there: look further up.
-    }
-  }
-  return "unknown";
-}
-
 /** Creates the server for one session; `close` stops its runtime. */
 export function createMcpServer(options: McpOptions) {
   const config = forAgent(options.config, options.agent);
   const agent = options.agent === undefined ? {} : { agent: options.agent };
   const tools = createTools({ workspace: options.workspace, config, ...agent });
   const runtime = createRuntime({ workspace: options.workspace, config, ...agent });
-  const server = new Server({ name: "gg", version: version() }, { capabilities: { tools: {}, resources: {}, prompts: {} } });
+  const server = new Server({ name: "gg", version: ggPackage()?.version ?? "unknown" }, { capabilities: { tools: {}, resources: {}, prompts: {} } });
   /** The views the model was already shown (by id, unique for the runtime's life), so a run sends only those it opened. */
   const shown = new Set<number>();
   /** run_program and the opening turn run one at a time, each with the views it reads, so a report and the views line up. */

@@ -146,13 +146,16 @@ describe("gg agent", () => {
     await using server = await scripted([{ tool_calls: [call("a", "read_file", { path: "a.txt" })] }, { content: "a.txt says alpha" }]);
     const bin = join(import.meta.dirname, "../../bin/gg.js");
     const env = { ...process.env, GG_API_KEY: "", OPENAI_API_KEY: "", OPENROUTER_API_KEY: "" };
-    const child = spawn(process.execPath, [bin, "agent", "--model", "m", "--arm", "tools", "--task", "What does a.txt say?", "--base-url", server.baseURL, "--workspace", ws.root], { env });
+    ws.put({ "catalog.json": JSON.stringify({ source: "test", fetched: "2026-12-01", models: [{ id: "m", context_length: 100000, input_modalities: ["text"] }] }) });
+    const child = spawn(process.execPath, [bin, "agent", "--model", "m", "--arm", "tools", "--task", "What does a.txt say?", "--base-url", server.baseURL, "--workspace", ws.root, "--catalog", join(ws.root, "catalog.json")], { env });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
     child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
     const status = await new Promise((resolve) => child.on("exit", resolve));
     expect({ status, stdout }).toEqual({ status: 0, stdout: "a.txt says alpha\n" });
+    // The model's catalog entry is read: this one says text only, so the prompt says so.
+    expect(text(server.requests[0]?.messages[0]?.content)).toContain("Reading images is unsupported for this model");
     expect(stderr).toMatch(/^\[turn 1\] 100 in, 10 out, 1 calls, [\d.]+ s\n\[turn 2\] 100 in, 10 out, 0 calls, [\d.]+ s\n$/);
     expect(spawnSync(process.execPath, [bin, "agent", "--model", "m", "--arm", "code", "--task", "x", "--base-url", "https://example.invalid/v1"], { env, encoding: "utf8" })).toMatchObject({ status: 2, stderr: expect.stringContaining("no API key") });
     expect(spawnSync(process.execPath, [bin, "agent", "--model", "m", "--arm", "code"], { env, encoding: "utf8" })).toMatchObject({ status: 2, stderr: expect.stringContaining("--task TEXT or --task-file FILE") });

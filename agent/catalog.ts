@@ -1,0 +1,126 @@
+// The model catalog: per model id, its context length and input modalities as OpenRouter's model list reports them.
+// Three places, first found wins: a file named on the command line, the user's copy (`gg models refresh` writes it),
+// the copy shipped with gg. A model absent from it, or without a modality list, has unknown vision (not text-only).
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { dirname, join } from "node:path";
+import { ggPackage } from "../host/package.ts";
+
+/** One model as the catalog holds it. */
+export interface CatalogModel {
+  id: string;
+  /** Tokens. */
+  context_length?: number;
+  /** e.g. ["text", "image"]; absent when the source gave none. */
+  input_modalities?: string[];
+}
+
+/** A catalog file: where it came from, when, and its models. */
+export interface Catalog {
+  source: string;
+  /** ISO date. */
+  fetched: string;
+  models: CatalogModel[];
+}
+
+/** A catalog file that cannot be used, with every problem named. */
+export class CatalogError extends Error {}
+
+/** The user's copy: $XDG_CONFIG_HOME/gg/models.json, else ~/.config/gg/models.json. */
+export const userCatalogPath = (env: Record<string, string | undefined> = process.env): string => join(env.XDG_CONFIG_HOME || join(homedir(), ".config"), "gg", "models.json");
+
+/** Checks a catalog's shape; `where` names it in the refusal. */
+export function parseCatalog(value: unknown, where: string): Catalog {
+  const problems: string[] = [];
+  const record = (candidate: unknown): candidate is Record<string, unknown> => typeof candidate === "object" && candidate !== null && !Array.isArray(candidate);
+  if (!record(value)) throw new CatalogError(`Cannot use the catalog ${where}: it must be an object {"source", "fetched", "models": [...]}`);
+  if (typeof value.source !== "string") problems.push('"source" must be a string');
+  if (typeof value.fetched !== "string") problems.push('"fetched" must be a date string');
+  const models: CatalogModel[] = [];
+  if (!Array.isArray(value.models)) problems.push('"models" must be an array of {"id", "context_length", "input_modalities"}');
+  else {
+    value.models.forEach((model, index) => {
+      if (!record(model) || typeof model.id !== "string" || model.id === "") return problems.push(`models[${index}] needs a string "id"`);
+      const { id, context_length: length, input_modalities: modalities } = model;
+      if (length !== undefined && !(typeof length === "number" && Number.isInteger(length) && length > 0)) problems.push(`models[${index}] (${id}) has context_length ${JSON.stringify(length)}; it must be a whole number of tokens`);
+      if (modalities !== undefined && !(Array.isArray(modalities) && modalities.every((entry) => typeof entry === "string"))) problems.push(`models[${index}] (${id}) has input_modalities ${JSON.stringify(modalities)}; it must be an array of strings`);
+      models.push({ id, ...(typeof length === "number" ? { context_length: length } : {}), ...(Array.isArray(modalities) ? { input_modalities: modalities as string[] } : {}) });
+    });
+  }
+  if (problems.length > 0) throw new CatalogError(`Cannot use the catalog ${where}: ${problems.join("; ")}`);
+  return { source: value.source as string, fetched: value.fetched as string, models };
+}
+
+const readCatalog = (file: string): Catalog => {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    throw new CatalogError(`Cannot read the catalog ${file}: ${(error as Error).message}`);
+  }
+  try {
+    return parseCatalog(JSON.parse(text), file);
+  } catch (error) {
+    if (error instanceof CatalogError) throw error;
+    throw new CatalogError(`Cannot parse the catalog ${file}: ${(error as Error).message}`);
+  }
+};
+
+/** The catalog in force: `file` when given, else the user's copy when there is one, else the shipped one. */
+export function loadCatalog(file?: string, env: Record<string, string | undefined> = process.env): { catalog: Catalog; path: string } {
+  if (file !== undefined) return { catalog: readCatalog(file), path: file };
+  const user = userCatalogPath(env);
+  try {
+    return { catalog: readCatalog(user), path: user };
+  } catch (error) {
+    if (!(error instanceof CatalogError) || !/^Cannot read /.test(error.message)) throw error;
+  }
+  const shipped = join(ggPackage()?.dir ?? ".", "catalog", "models.json");
+  return { catalog: readCatalog(shipped), path: shipped };
+}
+
+/** What the catalog says of `model`: its context length, and whether it sees images (undefined: unknown). */
+export function modelInfo(catalog: Catalog, model: string): { contextLength?: number; vision?: boolean } {
+  const entry = catalog.models.find((candidate) => candidate.id === model);
+  if (!entry) return {};
+  return {
+    ...(entry.context_length === undefined ? {} : { contextLength: entry.context_length }),
+    ...(entry.input_modalities === undefined ? {} : { vision: entry.input_modalities.includes("image") }),
+  };
+}
+
+/**
+ * Fetches `${baseURL}/models` (OpenRouter's list, or a server speaking it) and writes it as the user's copy (or
+ * `file`), atomically; returns the catalog written.
+ */
+export async function refreshCatalog(baseURL: string, file = userCatalogPath(), now = new Date()): Promise<Catalog> {
+  const url = `${baseURL.replace(/\/+$/, "")}/models`;
+  let body: unknown;
+  try {
+    const response = await fetch(url, { signal: AbortSignal.timeout(60_000) });
+    if (!response.ok) throw new Error(`HTTP ${response.status}`);
+    body = await response.json();
+  } catch (error) {
+    throw new CatalogError(`Cannot refresh the catalog from ${url}: ${(error as Error).message}; the catalog in force is unchanged`);
+  }
+  const data = (body as { data?: unknown }).data;
+  if (!Array.isArray(data)) throw new CatalogError(`Cannot refresh the catalog from ${url}: the answer has no "data" list of models; the catalog in force is unchanged`);
+  const models = data.flatMap((model: { id?: unknown; context_length?: unknown; architecture?: { input_modalities?: unknown } }): CatalogModel[] => {
+    if (typeof model?.id !== "string" || model.id === "") return [];
+    const length = model.context_length;
+    const modalities = model.architecture?.input_modalities;
+    return [
+      {
+        id: model.id,
+        ...(typeof length === "number" && Number.isInteger(length) && length > 0 ? { context_length: length } : {}),
+        ...(Array.isArray(modalities) && modalities.every((entry) => typeof entry === "string") ? { input_modalities: modalities as string[] } : {}),
+      },
+    ];
+  });
+  const catalog: Catalog = { source: url, fetched: now.toISOString().slice(0, 10), models: models.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)) };
+  mkdirSync(dirname(file), { recursive: true });
+  const temp = `${file}.${process.pid}.tmp`;
+  writeFileSync(temp, `${JSON.stringify(catalog, null, 2)}\n`);
+  renameSync(temp, file);
+  return catalog;
+}

@@ -1,0 +1,74 @@
+// The model catalog: what it says of a model, where it is read from, and its refresh from a server speaking
+// OpenRouter's model list (local, on 127.0.0.1).
+import { spawn, spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import { describe, expect, test } from "vitest";
+import { CatalogError, loadCatalog, modelInfo, parseCatalog } from "../../agent/catalog.ts";
+import { tempWorkspace } from "../workspace.ts";
+
+const bin = join(import.meta.dirname, "../../bin/gg.js");
+const CATALOG = { source: "test", fetched: "2026-12-01", models: [{ id: "a/seeing", context_length: 1000, input_modalities: ["text", "image"] }, { id: "a/text", context_length: 2000, input_modalities: ["text"] }, { id: "a/unknown" }] };
+
+describe("the model catalog", () => {
+  test("a model's context length and vision: seeing, text-only, or unknown when absent or without modalities", () => {
+    const catalog = parseCatalog(CATALOG, "test");
+    expect(modelInfo(catalog, "a/seeing")).toEqual({ contextLength: 1000, vision: true });
+    expect(modelInfo(catalog, "a/text")).toEqual({ contextLength: 2000, vision: false });
+    expect(modelInfo(catalog, "a/unknown")).toEqual({});
+    expect(modelInfo(catalog, "b/absent")).toEqual({});
+  });
+
+  test("a bad catalog is refused naming every problem", () => {
+    expect(() => parseCatalog({ source: 1, fetched: "x", models: [{ id: "" }, { id: "m", context_length: -1, input_modalities: "text" }] }, "f.json")).toThrow(
+      new CatalogError('Cannot use the catalog f.json: "source" must be a string; models[0] needs a string "id"; models[1] (m) has context_length -1; it must be a whole number of tokens; models[1] (m) has input_modalities "text"; it must be an array of strings'),
+    );
+  });
+
+  test("read from --catalog, else the user's copy, else the one shipped with gg", () => {
+    using ws = tempWorkspace();
+    ws.put({ "mine.json": JSON.stringify(CATALOG), "config/gg/models.json": JSON.stringify({ ...CATALOG, source: "user" }) });
+    expect(loadCatalog(join(ws.root, "mine.json")).catalog.source).toBe("test");
+    expect(loadCatalog(undefined, { XDG_CONFIG_HOME: join(ws.root, "config") }).catalog.source).toBe("user");
+    const shipped = loadCatalog(undefined, { XDG_CONFIG_HOME: join(ws.root, "nowhere") });
+    expect(shipped.path).toBe(join(import.meta.dirname, "../../catalog/models.json"));
+    expect(modelInfo(shipped.catalog, "openai/gpt-4o-mini")).toEqual({ contextLength: 128000, vision: true });
+  });
+
+  test("gg models refresh rewrites the user's copy from the list a server gives; gg models lists it", async () => {
+    using ws = tempWorkspace();
+    const http = createServer((request, response) => {
+      if (request.url !== "/api/v1/models") return void response.writeHead(404).end();
+      response.writeHead(200, { "content-type": "application/json" }).end(
+        JSON.stringify({ data: [{ id: "z/text", context_length: 8192, architecture: { input_modalities: ["text"] } }, { id: "y/seeing", context_length: 4096, architecture: { input_modalities: ["image", "text"] } }, { id: "x/bare" }] }),
+      );
+    });
+    await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
+    try {
+      const env = { ...process.env, XDG_CONFIG_HOME: join(ws.root, "config") };
+      const baseURL = `http://127.0.0.1:${(http.address() as AddressInfo).port}/api/v1`;
+      // Spawned, not spawned synchronously: the server answering it runs in this process.
+      const gg = (args: string[]) =>
+        new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
+          const child = spawn(process.execPath, [bin, ...args], { env });
+          let stdout = "";
+          let stderr = "";
+          child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+          child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+          child.on("exit", (status) => resolve({ status, stdout, stderr }));
+        });
+      expect(await gg(["models", "refresh", "--base-url", baseURL])).toMatchObject({ status: 0, stdout: `Wrote 3 models from ${baseURL}/models.\n` });
+      const written = JSON.parse(readFileSync(join(ws.root, "config/gg/models.json"), "utf8")) as { models: unknown[] };
+      expect(written.models).toEqual([{ id: "x/bare" }, { id: "y/seeing", context_length: 4096, input_modalities: ["image", "text"] }, { id: "z/text", context_length: 8192, input_modalities: ["text"] }]);
+      const listed = spawnSync(process.execPath, [bin, "models"], { env, encoding: "utf8" });
+      expect(listed.stdout).toContain("z/text  8192 tokens  text\n");
+      expect(listed.stdout).toContain("x/bare  ? tokens  modalities unknown\n");
+      const failed = await gg(["models", "refresh", "--base-url", `${baseURL}/nothing`]);
+      expect(failed).toMatchObject({ status: 1, stderr: expect.stringContaining("the catalog in force is unchanged") });
+    } finally {
+      http.close();
+    }
+  });
+});
