@@ -2,13 +2,14 @@
 // as function tools, each tool call answered by a tool message with its tool_call_id. Code arm: each reply's first
 // fenced ts/js block runs in one runtime for the whole run, and its report is the next message; every request also
 // carries the open views as their own trailing message, so a view closed or evicted is gone from the next request.
-import type { ChatCompletionContentPart, ChatCompletionMessageParam, ChatCompletionTool } from "openai/resources/chat/completions";
+import { createHash } from "node:crypto";
+import type { ChatCompletion, ChatCompletionContentPart, ChatCompletionMessageParam, ChatCompletionTool } from "openai/resources/chat/completions";
 import { type Configuration, defaultConfiguration, isConfiguration, parseConfiguration } from "../bindings/config.ts";
 import { createTools } from "../bindings/index.ts";
 import { textTokens } from "../runtime/context.ts";
 import { createRuntime, type ViewContent } from "../runtime/index.ts";
 import { type Arm, systemPrompt } from "./prompts.ts";
-import { isPictureRefusal, type Provider, ProviderError, type Retry } from "./provider.ts";
+import { type ChatRequest, isPictureRefusal, type Provider, ProviderError, type Retry } from "./provider.ts";
 import { reportText } from "./report.ts";
 
 /** What one agent run is given. */
@@ -34,7 +35,24 @@ export interface AgentOptions {
   vision?: boolean;
   /** Called after every turn (progress lines, transcripts). */
   onTurn?(turn: TurnRecord): void;
+  /** Called with every request as sent, every answer, and every call's outcome (transcripts). */
+  onRecord?(entry: LoopRecord): void;
 }
+
+/** One call's outcome as a transcript and a replay compare it: what the model was told, by its hash. */
+export interface CallOutcome {
+  name: string;
+  ok: boolean;
+  code?: string;
+  /** sha256 of the text the model received for it (a tool result, or a program's report). */
+  hash: string;
+}
+
+/** What the loop reports as it goes. */
+export type LoopRecord =
+  | { type: "request"; turn: number; request: ChatRequest }
+  | { type: "response"; turn: number; completion: ChatCompletion; retries: Retry[] }
+  | { type: "call"; turn: number; args: unknown; outcome: CallOutcome };
 
 /** A provider refusing a request that carried pictures: the model is text-only from then on. */
 export interface VisionEvent {
@@ -76,12 +94,15 @@ export interface AgentReport {
   error?: { code: "max-turns" | "timeout" | "context-overflow" | "provider-error"; message: string };
   turns: TurnRecord[];
   /** Every call the run made, in order, with its outcome (a program as "run_program"). */
-  calls: { name: string; ok: boolean; code?: string }[];
+  calls: CallOutcome[];
   /** Refusals of pictures, each costing one request that was sent again without them. */
   visionEvents: VisionEvent[];
   /** Requests whose answer was thrown away: the refusals of pictures. */
   wastedRequests: number;
 }
+
+/** The sha256 of a text, hex: how transcripts compare what the model was told. */
+export const hashOf = (text: string): string => createHash("sha256").update(text).digest("hex");
 
 const FENCE = /```(?:ts|typescript|js|javascript)\s*\n([\s\S]*?)```/;
 
@@ -159,7 +180,10 @@ export async function runAgent(options: AgentOptions): Promise<AgentReport> {
       let answer;
       const sent = views ? [...messages, views] : messages;
       try {
-        answer = await options.provider.complete({ model: options.model, messages: sent, ...(functionTools && functionTools.length > 0 ? { tools: functionTools } : {}) });
+        const request: ChatRequest = { model: options.model, messages: sent, ...(functionTools && functionTools.length > 0 ? { tools: functionTools } : {}) };
+        options.onRecord?.({ type: "request", turn, request });
+        answer = await options.provider.complete(request);
+        options.onRecord?.({ type: "response", turn, completion: answer.completion, retries: answer.retries });
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
         const status = error instanceof ProviderError ? error.status : undefined;
@@ -199,8 +223,10 @@ export async function runAgent(options: AgentOptions): Promise<AgentReport> {
           const result = args === undefined
             ? { ok: false as const, error: { code: "invalid-argument" as const, message: `Cannot call ${call.function.name}: its arguments are not JSON; pass one JSON object` } }
             : await tools.call(call.function.name, args);
-          report.calls.push({ name: call.function.name, ok: result.ok, ...(result.ok ? {} : { code: result.error.code }) });
           const text = result.ok ? result.text : `error[${result.error.code}]: ${result.error.message}`;
+          const outcome: CallOutcome = { name: call.function.name, ok: result.ok, ...(result.ok ? {} : { code: result.error.code }), hash: hashOf(text) };
+          report.calls.push(outcome);
+          options.onRecord?.({ type: "call", turn, args, outcome });
           // A picture travels in its tool message, as multi-part content: the openai types allow text parts only there,
           // which is narrower than what the providers accept.
           const parts = (result.ok ? (result.attachments ?? []) : []).map((picture): ChatCompletionContentPart => {
@@ -221,8 +247,11 @@ export async function runAgent(options: AgentOptions): Promise<AgentReport> {
       record.calls = program ? 1 : 0;
       if (program && runtime) {
         const run = await runtime.run(program.source, { language: program.language, budget: Math.max(0.001, Math.min(120, (deadline - Date.now()) / 1000)), baseline: { system: estimate.system, messages: estimate.messages, toolResults: estimate.toolResults } });
-        report.calls.push({ name: "run_program", ok: run.ok, ...(run.error ? { code: run.error.code } : {}) });
-        messages.push({ role: "user", content: reportText(run) });
+        const told = reportText(run);
+        const outcome: CallOutcome = { name: "run_program", ok: run.ok, ...(run.error ? { code: run.error.code } : {}), hash: hashOf(told) };
+        report.calls.push(outcome);
+        options.onRecord?.({ type: "call", turn, args: program, outcome });
+        messages.push({ role: "user", content: told });
       }
       record.elapsedMs = Math.round(performance.now() - started);
       report.turns.push(record);

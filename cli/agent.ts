@@ -6,6 +6,7 @@ import { runAgent } from "../agent/loop.ts";
 import type { Arm } from "../agent/prompts.ts";
 import { CatalogError, loadCatalog, modelInfo, refreshCatalog } from "../agent/catalog.ts";
 import { openAIProvider, ProviderError } from "../agent/provider.ts";
+import { differences, readTranscript, recordedCalls, replayOptions, TranscriptError, transcriptWriter } from "../agent/transcript.ts";
 
 /** Where requests go when --base-url names nothing: OpenRouter, whose model ids the catalog uses. */
 export const DEFAULT_BASE_URL = "https://openrouter.ai/api/v1";
@@ -23,6 +24,8 @@ export interface AgentFlags {
   agent?: string;
   maxTurns?: number;
   budget?: number;
+  /** Where to write the run as JSON Lines. */
+  transcript?: string;
   json: boolean;
 }
 
@@ -57,7 +60,9 @@ export async function runAgentCommand(flags: AgentFlags, out: (text: string) => 
     return 2;
   }
   const started = performance.now();
+  const transcript = flags.transcript === undefined ? undefined : transcriptWriter(flags.transcript, { model: flags.model, arm: flags.arm, task: flags.task, config: flags.config, ...(flags.agent === undefined ? {} : { agent: flags.agent }) });
   const report = await runAgent({
+    ...(transcript ? { onRecord: transcript.onRecord } : {}),
     ...(info.vision === undefined ? {} : { vision: info.vision }),
     ...(info.contextLength === undefined ? {} : { contextLength: info.contextLength }),
     provider,
@@ -75,6 +80,7 @@ export async function runAgentCommand(flags: AgentFlags, out: (text: string) => 
       err(`[turn ${turn.turn}] ${tokens}, ${turn.calls} ${flags.arm === "tools" ? "calls" : "programs"}${retries}, ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
     },
   });
+  transcript?.end(report);
   if (flags.json) out(`${JSON.stringify(report)}\n`);
   else if (report.ok) out(`${report.answer ?? ""}\n`);
   else err(`gg: error[${report.error?.code}]: ${report.error?.message}\n`);
@@ -107,4 +113,20 @@ export async function printModels(rest: string[], options: { catalog?: string; b
     err(`gg: ${error.message}\n`);
     return 1;
   }
+}
+
+/** gg agent --replay: re-executes a transcript's recorded answers on `workspace`; exit 0 when every outcome matches. */
+export async function replayCommand(file: string, workspace: string, json: boolean, out: (text: string) => void, refuse: (message: string) => never): Promise<number> {
+  let transcript;
+  try {
+    transcript = readTranscript(file);
+  } catch (error) {
+    if (!(error instanceof TranscriptError)) throw error;
+    return refuse(error.message);
+  }
+  const report = await runAgent(replayOptions(transcript.start, transcript.entries, workspace));
+  const found = differences(recordedCalls(transcript.entries), report.calls);
+  if (json) out(`${JSON.stringify({ matches: found.length === 0, differences: found, report })}\n`);
+  else out(found.length === 0 ? `Replayed ${report.turns.length} turns and ${report.calls.length} calls: every outcome matches the recording.\n` : `${found.join("\n")}\n`);
+  return found.length === 0 ? 0 : 1;
 }

@@ -20,7 +20,8 @@ const USAGE = `Usage:
   gg prompt --arm tools|code [--workspace DIR] [--config FILE] [--agent ID]
   gg mcp [--workspace DIR] [--config FILE] [--agent ID]
   gg agent --model ID --arm tools|code (--task TEXT | --task-file FILE) [--base-url URL] [--workspace DIR]
-           [--config FILE] [--agent ID] [--catalog FILE] [--max-turns N] [--budget SECONDS] [--json]
+           [--config FILE] [--agent ID] [--catalog FILE] [--max-turns N] [--budget SECONDS] [--transcript FILE] [--json]
+  gg agent --replay FILE [--workspace DIR] [--json]
   gg models [--catalog FILE] [--json]
   gg models refresh [--base-url URL]
 
@@ -184,6 +185,8 @@ export async function main(argv: readonly string[], out: (text: string) => void 
         "base-url": { type: "string" },
         "max-turns": { type: "string" },
         catalog: { type: "string" },
+        transcript: { type: "string" },
+        replay: { type: "string" },
         help: { type: "boolean", short: "h", default: false },
       },
     });
@@ -227,11 +230,15 @@ export async function main(argv: readonly string[], out: (text: string) => void 
     }
     if (command === "agent") {
       if (rest.length > 0) throw new UsageError(`gg agent takes no arguments, got ${rest.join(" ")}`);
-      if (values.model === undefined) throw new UsageError("gg agent needs --model ID, e.g. --model openai/gpt-4o-mini");
-      if (values.arm !== "tools" && values.arm !== "code") throw new UsageError(`gg agent needs --arm tools or --arm code${values.arm === undefined ? "" : `, got ${JSON.stringify(values.arm)}`}`);
       const refuse = (message: string): never => {
         throw new UsageError(message);
       };
+      if (values.replay !== undefined) {
+        const { replayCommand } = await import("./agent.ts");
+        return await replayCommand(values.replay, workspaceOf(values.workspace), json, out, refuse);
+      }
+      if (values.model === undefined) throw new UsageError("gg agent needs --model ID, e.g. --model openai/gpt-4o-mini");
+      if (values.arm !== "tools" && values.arm !== "code") throw new UsageError(`gg agent needs --arm tools or --arm code${values.arm === undefined ? "" : `, got ${JSON.stringify(values.arm)}`}`);
       const maxTurns = positiveNumber("--max-turns", values["max-turns"]);
       const budgetSecs = positiveNumber("--budget", values.budget);
       if (maxTurns !== undefined && !Number.isInteger(maxTurns)) throw new UsageError(`--max-turns ${values["max-turns"]} is not a whole number`);
@@ -249,6 +256,7 @@ export async function main(argv: readonly string[], out: (text: string) => void 
           ...agent,
           ...(maxTurns === undefined ? {} : { maxTurns }),
           ...(budgetSecs === undefined ? {} : { budget: budgetSecs }),
+          ...(values.transcript === undefined ? {} : { transcript: values.transcript }),
           json,
         },
         out,

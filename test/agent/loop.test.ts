@@ -51,7 +51,7 @@ describe("runAgent", () => {
     const turns: number[] = [];
     const report = await runAgent({ provider: server.provider, model: "m", arm: "tools", task: "Finalise the notes.", workspace: ws.root, onTurn: (turn) => turns.push(turn.turn) });
     expect(report).toMatchObject({ ok: true, answer: "Done: notes.txt says final." });
-    expect(report.calls).toEqual([
+    expect(report.calls).toMatchObject([
       { name: "read_file", ok: true },
       { name: "edit_file", ok: true },
       { name: "read_file", ok: false, code: "not-found" },
@@ -159,5 +159,40 @@ describe("gg agent", () => {
     expect(stderr).toMatch(/^\[turn 1\] 100 in, 10 out, 1 calls, [\d.]+ s\n\[turn 2\] 100 in, 10 out, 0 calls, [\d.]+ s\n$/);
     expect(spawnSync(process.execPath, [bin, "agent", "--model", "m", "--arm", "code", "--task", "x", "--base-url", "https://example.invalid/v1"], { env, encoding: "utf8" })).toMatchObject({ status: 2, stderr: expect.stringContaining("no API key") });
     expect(spawnSync(process.execPath, [bin, "agent", "--model", "m", "--arm", "code"], { env, encoding: "utf8" })).toMatchObject({ status: 2, stderr: expect.stringContaining("--task TEXT or --task-file FILE") });
+  });
+});
+
+describe("transcripts and replay", () => {
+  test("a run recorded with --transcript replays without a model, reproducing the workspace; a different outcome is reported", async () => {
+    const { spawn, spawnSync } = await import("node:child_process");
+    const { appendFileSync, rmSync } = await import("node:fs");
+    using ws = tempWorkspace();
+    ws.put({ "notes.txt": "draft\n", "dot.png": PNG });
+    await using server = await scripted([
+      { tool_calls: [call("a", "read_file", { path: "dot.png" }), call("b", "edit_file", { path: "notes.txt", old: "draft", new: "final" })] },
+      { content: "Done." },
+    ]);
+    const bin = join(import.meta.dirname, "../../bin/gg.js");
+    const file = join(ws.root, "..", `transcript-${process.pid}-${Date.now()}.jsonl`);
+    const child = spawn(process.execPath, [bin, "agent", "--model", "m", "--arm", "tools", "--task", "Finalise.", "--base-url", server.baseURL, "--workspace", ws.root, "--transcript", file]);
+    expect(await new Promise((resolve) => child.on("exit", resolve))).toBe(0);
+    const lines = readFileSync(file, "utf8").trim().split("\n").map((line) => JSON.parse(line) as { type: string });
+    expect(lines.map((line) => line.type)).toEqual(["start", "request", "response", "call", "call", "request", "response", "end"]);
+    // Pictures are kept as their hash and size, never their bytes.
+    const recorded = readFileSync(file, "utf8");
+    expect(recorded).toMatch(/picture:image\/png;sha256=[0-9a-f]{64};bytes=70/);
+    expect(recorded).not.toContain(PNG.toString("base64"));
+    // Replayed on the workspace as it was, the outcomes match and the edit is made again.
+    using again = tempWorkspace();
+    again.put({ "notes.txt": "draft\n", "dot.png": PNG });
+    expect(spawnSync(process.execPath, [bin, "agent", "--replay", file, "--workspace", again.root], { encoding: "utf8" })).toMatchObject({ status: 0, stdout: "Replayed 2 turns and 2 calls: every outcome matches the recording.\n" });
+    expect(readFileSync(join(again.root, "notes.txt"), "utf8")).toBe("final\n");
+    // On a workspace without the picture, the difference is named.
+    using other = tempWorkspace();
+    other.put({ "notes.txt": "draft\n" });
+    expect(spawnSync(process.execPath, [bin, "agent", "--replay", file, "--workspace", other.root], { encoding: "utf8" })).toMatchObject({ status: 1, stdout: "call 1 (read_file): succeeded then, failed with not-found now\n" });
+    appendFileSync(file, "{not json\n");
+    expect(spawnSync(process.execPath, [bin, "agent", "--replay", file], { encoding: "utf8" })).toMatchObject({ status: 2, stderr: expect.stringContaining("line 9 is not JSON") });
+    rmSync(file);
   });
 });
