@@ -1,23 +1,14 @@
 // Per-agent allowlists: an agent holds the calls its entry names, of those its capabilities enable, and nothing it
 // does not hold is seen anywhere.
 import { describe, expect, test } from "vitest";
-import { ConfigError, forAgent, parseConfiguration } from "../../bindings/config.ts";
+import { problems } from "./refusals.ts";
+import { forAgent, parseConfiguration } from "../../bindings/config.ts";
 import { toolDefinitions } from "../../bindings/index.ts";
 import { ggFunctions } from "../../runtime/api.ts";
 import { renderApiDoc, renderDts } from "../../runtime/docs.ts";
 import { engineWorkspace } from "../runtime/engine.ts";
 
 const REVIEWER = { capabilities: [], agents: [{ id: "reviewer", allow: ["read_file", "search", "tree"] }] };
-
-const problems = (input: unknown): readonly string[] => {
-  try {
-    parseConfiguration(input);
-  } catch (error) {
-    if (error instanceof ConfigError) return error.problems;
-    throw error;
-  }
-  throw new Error("configuration was accepted");
-};
 
 describe("agent allowlists", () => {
   test("an agent with an entry holds the calls it names; one without, or no agent, holds every enabled call", () => {

@@ -1,16 +1,7 @@
 import { describe, expect, test } from "vitest";
-import { ConfigError, defaultConfiguration, parseConfiguration } from "../../bindings/config.ts";
+import { problems } from "./refusals.ts";
+import { defaultConfiguration, parseConfiguration } from "../../bindings/config.ts";
 import { toolDefinitions } from "../../bindings/index.ts";
-
-const problems = (input: unknown): readonly string[] => {
-  try {
-    parseConfiguration(input);
-  } catch (error) {
-    if (error instanceof ConfigError) return error.problems;
-    throw error;
-  }
-  throw new Error("configuration was accepted");
-};
 
 describe("configuration", () => {
   test("a fresh configuration enables every capability, read-file on default-cap with lineCap 2000", () => {
