@@ -3,9 +3,11 @@
 // fenced ts/js block runs in one runtime for the whole run, and its report is the next message; every request also
 // carries the open views as their own trailing message, so a view closed or evicted is gone from the next request.
 import { createHash } from "node:crypto";
+import { statSync } from "node:fs";
 import type { ChatCompletion, ChatCompletionContentPart, ChatCompletionMessageParam, ChatCompletionTool } from "openai/resources/chat/completions";
 import { type Configuration, defaultConfiguration, isConfiguration, parseConfiguration } from "../bindings/config.ts";
 import { createTools } from "../bindings/index.ts";
+import { walkFiles, walkRoot } from "../host/walk.ts";
 import { textTokens } from "../runtime/context.ts";
 import { createRuntime, type ViewContent } from "../runtime/index.ts";
 import { type Arm, systemPrompt } from "./prompts.ts";
@@ -99,6 +101,30 @@ export interface AgentReport {
   visionEvents: VisionEvent[];
   /** Requests whose answer was thrown away: the refusals of pictures. */
   wastedRequests: number;
+  /** Files of the workspace (those the ignore rules leave in) the run created, modified or deleted, by any means. */
+  filesChanged: { created: string[]; modified: string[]; deleted: string[] };
+}
+
+/** Each file of the workspace the ignore rules leave in, with what tells a change: size, times and inode. */
+function snapshot(workspace: string): Map<string, string> {
+  const files = new Map<string, string>();
+  for (const file of walkFiles(walkRoot(workspace, workspace))) {
+    try {
+      const stats = statSync(file.absolute);
+      files.set(file.relative, `${stats.size}:${stats.mtimeMs}:${stats.ctimeMs}:${stats.ino}`);
+    } catch {
+      // Gone between the listing and the look: not there.
+    }
+  }
+  return files;
+}
+
+/** What changed between two snapshots, each list in path order. */
+function changes(before: Map<string, string>, after: Map<string, string>): AgentReport["filesChanged"] {
+  const created = [...after.keys()].filter((path) => !before.has(path));
+  const modified = [...after.keys()].filter((path) => before.has(path) && before.get(path) !== after.get(path));
+  const deleted = [...before.keys()].filter((path) => !after.has(path));
+  return { created, modified, deleted };
 }
 
 /** The sha256 of a text, hex: how transcripts compare what the model was told. */
@@ -144,13 +170,19 @@ function stripPictures(message: ChatCompletionMessageParam, paths: Map<ChatCompl
 
 /** Runs one agent to its end; never throws for the model's or the provider's failures: they are in the report. */
 export async function runAgent(options: AgentOptions): Promise<AgentReport> {
+  const before = snapshot(options.workspace);
+  const ended = await drive(options);
+  return { ...ended, filesChanged: changes(before, snapshot(options.workspace)) };
+}
+
+async function drive(options: AgentOptions): Promise<Omit<AgentReport, "filesChanged">> {
   const given = options.config === undefined ? defaultConfiguration() : isConfiguration(options.config) ? options.config : parseConfiguration(options.config);
   // Declared text-only, or learned so earlier in this process: read_file describes pictures, views show descriptions.
   const config = options.vision === false || TEXT_ONLY.has(options.model) ? { ...given, vision: false } : given;
   const agent = options.agent === undefined ? {} : { agent: options.agent };
   const system = systemPrompt({ arm: options.arm, config, ...agent });
   const messages: ChatCompletionMessageParam[] = [{ role: "system", content: system }, { role: "user", content: options.task }];
-  const report: AgentReport = { ok: false, turns: [], calls: [], visionEvents: [], wastedRequests: 0 };
+  const report: Omit<AgentReport, "filesChanged"> = { ok: false, turns: [], calls: [], visionEvents: [], wastedRequests: 0 };
   const deadline = Date.now() + (options.budgetSecs ?? 1800) * 1000;
   const maxTurns = options.maxTurns ?? 50;
   let tools = options.arm === "tools" ? createTools({ workspace: options.workspace, config, ...agent }) : undefined;

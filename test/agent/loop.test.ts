@@ -59,6 +59,7 @@ describe("runAgent", () => {
     ]);
     expect(turns).toEqual([1, 2, 3]);
     expect(readFileSync(join(ws.root, "notes.txt"), "utf8")).toBe("final\n");
+    expect(report.filesChanged).toEqual({ created: [], modified: ["notes.txt"], deleted: [] });
     const [first, second] = server.requests;
     expect(first?.messages.map((message) => message.role)).toEqual(["system", "user"]);
     expect(text(first?.messages[0]?.content)).toContain("# Reading Files");
@@ -81,6 +82,7 @@ describe("runAgent", () => {
     const report = await runAgent({ provider: server.provider, model: "m", arm: "code", task: "Look at a.txt.", workspace: ws.root });
     expect(report).toMatchObject({ ok: true, answer: "All done.", calls: [{ name: "run_program", ok: true }, { name: "run_program", ok: true }] });
     expect(readFileSync(join(ws.root, "b.txt"), "utf8")).toBe("beta");
+    expect(report.filesChanged).toEqual({ created: ["b.txt"], modified: [], deleted: [] });
     const band = (index: number): string => text(server.requests[index]?.messages.at(-1)?.content);
     // The opening turn's views from the start; a.txt after the first program; not after the second closed it.
     expect(band(0)).toContain("gg://workspace/tree");
