@@ -6,10 +6,11 @@ import { createHash } from "node:crypto";
 import { statSync } from "node:fs";
 import type { ChatCompletion, ChatCompletionContentPart, ChatCompletionMessageParam, ChatCompletionTool } from "openai/resources/chat/completions";
 import { type Configuration, defaultConfiguration, isConfiguration, parseConfiguration } from "../bindings/config.ts";
+import { errorText } from "../bindings/define.ts";
 import { createTools } from "../bindings/index.ts";
 import { walkFiles, walkRoot } from "../host/walk.ts";
 import { textTokens } from "../runtime/context.ts";
-import { createRuntime, type ViewContent } from "../runtime/index.ts";
+import { createRuntime, DEFAULT_LIMITS, type ViewContent } from "../runtime/index.ts";
 import { type Arm, systemPrompt } from "./prompts.ts";
 import { type ChatRequest, isPictureRefusal, type Provider, ProviderError, type Retry } from "./provider.ts";
 import { reportText } from "./report.ts";
@@ -189,7 +190,9 @@ async function drive(options: AgentOptions): Promise<Omit<AgentReport, "filesCha
   const runtime = options.arm === "code" ? createRuntime({ workspace: options.workspace, config, ...agent }) : undefined;
   /** Where each picture sent in a tool message came from, for the note that replaces it if the model refuses it. */
   const pictures = new Map<ChatCompletionContentPart, string>();
-  const functionTools: ChatCompletionTool[] | undefined = tools?.definitions().map((tool) => ({ type: "function", function: { name: tool.name, description: tool.description, parameters: tool.parameters as Record<string, unknown> } }));
+  const functionsOf = (held: typeof tools): ChatCompletionTool[] | undefined =>
+    held?.definitions().map((tool) => ({ type: "function", function: { name: tool.name, description: tool.description, parameters: tool.parameters as Record<string, unknown> } }));
+  let functionTools = functionsOf(tools);
   try {
     if (runtime) await runtime.openingTurn();
     for (let turn = 1; ; turn++) {
@@ -226,7 +229,8 @@ async function drive(options: AgentOptions): Promise<Omit<AgentReport, "filesCha
         report.visionEvents.push({ turn, model: options.model, status: status as number, message });
         report.wastedRequests++;
         for (const message of messages) stripPictures(message, pictures);
-        if (tools) tools = createTools({ workspace: options.workspace, config: { ...config, vision: false }, ...agent });
+        // read_file now describes pictures, and its description says so.
+        if (tools) functionTools = functionsOf((tools = createTools({ workspace: options.workspace, config: { ...config, vision: false }, ...agent })));
         turn--;
         continue;
       }
@@ -255,7 +259,7 @@ async function drive(options: AgentOptions): Promise<Omit<AgentReport, "filesCha
           const result = args === undefined
             ? { ok: false as const, error: { code: "invalid-argument" as const, message: `Cannot call ${call.function.name}: its arguments are not JSON; pass one JSON object` } }
             : await tools.call(call.function.name, args);
-          const text = result.ok ? result.text : `error[${result.error.code}]: ${result.error.message}`;
+          const text = result.ok ? result.text : errorText(result.error);
           const outcome: CallOutcome = { name: call.function.name, ok: result.ok, ...(result.ok ? {} : { code: result.error.code }), hash: hashOf(text) };
           report.calls.push(outcome);
           options.onRecord?.({ type: "call", turn, args, outcome });
@@ -278,7 +282,7 @@ async function drive(options: AgentOptions): Promise<Omit<AgentReport, "filesCha
       const program = programOf(content);
       record.calls = program ? 1 : 0;
       if (program && runtime) {
-        const run = await runtime.run(program.source, { language: program.language, budget: Math.max(0.001, Math.min(120, (deadline - Date.now()) / 1000)), baseline: { system: estimate.system, messages: estimate.messages, toolResults: estimate.toolResults } });
+        const run = await runtime.run(program.source, { language: program.language, budget: Math.max(0.001, Math.min(DEFAULT_LIMITS.budgetSecs, (deadline - Date.now()) / 1000)), baseline: { system: estimate.system, messages: estimate.messages, toolResults: estimate.toolResults } });
         const told = reportText(run);
         const outcome: CallOutcome = { name: "run_program", ok: run.ok, ...(run.error ? { code: run.error.code } : {}), hash: hashOf(told) };
         report.calls.push(outcome);

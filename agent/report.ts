@@ -1,5 +1,6 @@
 // A run report as the model reads it: what it printed, what it returned, or the error with where it happened and the
 // calls made before it. The next message of a code agent's loop, and run_program's text over MCP.
+import { errorText } from "../bindings/define.ts";
 import type { RunReport } from "../runtime/index.ts";
 
 /** The text of a run report for the model. */
@@ -14,7 +15,7 @@ export function reportText(report: RunReport): string {
   else if (report.error) {
     const { code, message, line, column, problems } = report.error;
     const where = line === undefined || problems ? "" : ` (line ${line}, column ${column})`;
-    parts.push(`error[${code}]: ${message}${where}`);
+    parts.push(`${errorText({ code, message })}${where}`);
     const calls = report.calls.map((call) => `${call.name} ${call.unfinished ? "unfinished" : call.ok ? "ok" : `failed (${call.code})`}`);
     if (calls.length > 0) parts.push(`Calls made before it ended: ${calls.join(", ")}${report.callsDropped > 0 ? `, and ${report.callsDropped} more` : ""}`);
   }

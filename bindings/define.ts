@@ -38,6 +38,9 @@ export interface CallOutput<Data = unknown> {
   data: Data;
 }
 
+/** A failure as a model reads it: `error[CODE]: message`. */
+export const errorText = (error: { code: string; message: string }): string => `error[${error.code}]: ${error.message}`;
+
 /** The outcome of any call. */
 export type CallResult<Data = unknown> = ({ ok: true } & CallOutput<Data>) | { ok: false; error: CallError };
 

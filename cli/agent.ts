@@ -2,6 +2,7 @@
 // on stdout (or the agent report with --json).
 import { readFileSync } from "node:fs";
 import type { Configuration } from "../bindings/config.ts";
+import { errorText } from "../bindings/define.ts";
 import { runAgent } from "../agent/loop.ts";
 import type { Arm } from "../agent/prompts.ts";
 import { CatalogError, loadCatalog, modelInfo, refreshCatalog } from "../agent/catalog.ts";
@@ -83,7 +84,7 @@ export async function runAgentCommand(flags: AgentFlags, out: (text: string) => 
   transcript?.end(report);
   if (flags.json) out(`${JSON.stringify(report)}\n`);
   else if (report.ok) out(`${report.answer ?? ""}\n`);
-  else err(`gg: error[${report.error?.code}]: ${report.error?.message}\n`);
+  else if (report.error) err(`gg: ${errorText(report.error)}\n`);
   return report.ok ? 0 : 1;
 }
 

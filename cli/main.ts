@@ -4,6 +4,7 @@ import { readFileSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { ConfigError, type Configuration, defaultConfiguration, forAgent, parseConfiguration } from "../bindings/config.ts";
+import { errorText } from "../bindings/define.ts";
 import { createTools } from "../bindings/index.ts";
 import { stopCommandsOnSignals } from "../host/shell.ts";
 import { renderApiDoc, searchDocs } from "../runtime/docs.ts";
@@ -150,7 +151,7 @@ async function runProgramFile(rest: string[], flags: RunFlags, out: (text: strin
       else if (report.error) {
         // A type error's message lists every position already.
         const where = report.error.line === undefined || report.error.problems ? "" : ` (line ${report.error.line}, column ${report.error.column})`;
-        out(`error[${report.error.code}]: ${report.error.message}${where}\n`);
+        out(`${errorText(report.error)}${where}\n`);
       }
       if (report.views.length > 0) out(`[views open: ${report.views.map(describeView).join("; ")}]\n`);
     }
@@ -290,7 +291,7 @@ export async function main(argv: readonly string[], out: (text: string) => void 
     if (json) {
       out(`${JSON.stringify(tools.json(tool, result))}\n`);
     } else {
-      out(result.ok ? result.text : `error[${result.error.code}]: ${result.error.message}`);
+      out(result.ok ? result.text : errorText(result.error));
     }
     return result.ok ? 0 : 1;
   } catch (error) {

@@ -19,7 +19,7 @@ import { type Static, Type } from "typebox";
 import { type Arm, programRules, systemPrompt, viewsText } from "../agent/prompts.ts";
 import { reportText } from "../agent/report.ts";
 import { type Configuration, forAgent } from "../bindings/config.ts";
-import { checkArguments, type Attachment } from "../bindings/define.ts";
+import { checkArguments, type Attachment, errorText } from "../bindings/define.ts";
 import { createTools } from "../bindings/index.ts";
 import { ggPackage } from "../host/package.ts";
 import { killAllCommands } from "../host/shell.ts";
@@ -60,7 +60,7 @@ const PROMPTS = [
 ] as const;
 
 /** A tool's failure as the model reads it. */
-const failure = (code: string, message: string): CallToolResult => ({ isError: true, content: [{ type: "text", text: `error[${code}]: ${message}` }], structuredContent: { code, message } });
+const failure = (code: string, message: string): CallToolResult => ({ isError: true, content: [{ type: "text", text: errorText({ code, message }) }], structuredContent: { code, message } });
 
 /** A picture's data: URL as an image block: its base64 and its mime type. */
 const imageBlock = (dataUrl: string) => ({ type: "image" as const, data: dataUrl.slice(dataUrl.indexOf(",") + 1), mimeType: dataUrl.slice(5, dataUrl.indexOf(";")) });
@@ -70,6 +70,7 @@ export function createMcpServer(options: McpOptions) {
   const config = forAgent(options.config, options.agent);
   const agent = options.agent === undefined ? {} : { agent: options.agent };
   const tools = createTools({ workspace: options.workspace, config, ...agent });
+  const held = new Set(tools.definitions().map((tool) => tool.name));
   const runtime = createRuntime({ workspace: options.workspace, config, ...agent });
   const server = new Server({ name: "gg", version: ggPackage()?.version ?? "unknown" }, { capabilities: { tools: {}, resources: {}, prompts: {} } });
   /** The views the model was already shown (by id, unique for the runtime's life), so a run sends only those it opened. */
@@ -134,8 +135,8 @@ export function createMcpServer(options: McpOptions) {
       }
       return serially(() => runProgram(args as Static<typeof RunProgram>, extra.signal));
     }
-    if (!tools.definitions().some((tool) => tool.name === name)) {
-      throw new McpError(McpErrorCode.InvalidParams, `Unknown tool ${JSON.stringify(name)}; the tools are ${[...tools.definitions().map((tool) => tool.name), ...ownTools.map((tool) => tool.name)].join(", ")}`);
+    if (!held.has(name)) {
+      throw new McpError(McpErrorCode.InvalidParams, `Unknown tool ${JSON.stringify(name)}; the tools are ${[...held, ...ownTools.map((tool) => tool.name)].join(", ")}`);
     }
     const result = await tools.call(name, args, extra.signal);
     if (!result.ok) return failure(result.error.code, result.error.message);

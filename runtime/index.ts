@@ -2,10 +2,10 @@
 // out-of-memory in V8 included) can take the embedding process down. Runs are queued, one at a time.
 import { type ChildProcess, fork } from "node:child_process";
 import { closeSync, fstatSync, mkdtempSync, openSync, readSync, rmSync } from "node:fs";
-import { ERROR_CODES, type ErrorCode } from "../host/errors.ts";
 import { constants, tmpdir } from "node:os";
 import { extname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { ERROR_CODES, type ErrorCode } from "../host/errors.ts";
 import type { EngineOptions } from "./engine.ts";
 import type { FromRunner, ToRunner } from "./runner.ts";
 import { blankReport, CALL_RECORDS, refusedRun, type RunOptions, runLimits } from "./limits.ts";
@@ -184,9 +184,16 @@ export function createRuntime(options: EngineOptions) {
     });
   };
 
+  /** Runs `work` after everything asked for so far: runs and questions about the views, one at a time. */
+  const serially = <T>(work: () => Promise<T>): Promise<T> => {
+    const result = queue.then(work);
+    queue = result.catch(() => {});
+    return result;
+  };
+
   /** Asks the runner about its views, after every run asked for so far; `start` starts a runner there is none of. */
-  const ask = <T>(question: "views" | "opening", startRunner: boolean): Promise<T> => {
-    const result = queue.then(async (): Promise<T> => {
+  const ask = <T>(question: "views" | "opening", startRunner: boolean): Promise<T> =>
+    serially(async (): Promise<T> => {
       if (closed || (!runner && !startRunner)) return [] as T;
       if (!runner) await start();
       else await ready;
@@ -198,17 +205,10 @@ export function createRuntime(options: EngineOptions) {
         child?.send(message);
       });
     });
-    queue = result.catch(() => {});
-    return result;
-  };
 
   return {
     /** Runs one program; never throws: every outcome is in the report. Aborting `signal` cancels it (cancelled). */
-    run(source: string, run: RunOptions = {}, control: { signal?: AbortSignal } = {}): Promise<RunReport> {
-      const result = queue.then(() => execute(source, run, control.signal));
-      queue = result.catch(() => {});
-      return result;
-    },
+    run: (source: string, run: RunOptions = {}, control: { signal?: AbortSignal } = {}): Promise<RunReport> => serially(() => execute(source, run, control.signal)),
     /**
      * What the open views put in front of the model (each view's text, and its picture while it is current), after
      * every run asked for so far: what an agent loop sends with its next request.

@@ -288,8 +288,8 @@ interface RunState {
   ending: AbortController;
   logBytes: number;
   logLimit: number;
-  /** Calls started so far: the next call's `seq`. */
-  started: number;
+  /** The next call's `seq`: calls started so far. */
+  nextSeq: number;
 }
 
 /** A fresh isolate with the gg global installed, waiting for its one program. */
@@ -311,7 +311,7 @@ async function prepare(env: GgEnv, memoryMb: number, resultChars: number): Promi
   const dispatch = (index: unknown, argsJson: unknown, inline: boolean): string | Promise<string> => {
     const run = slot.run;
     const started = performance.now();
-    const seq = run ? run.started++ : 0;
+    const seq = run ? run.nextSeq++ : 0;
     const fn = typeof index === "number" ? functions[index] : undefined;
     const name = fn ? `${fn.module}.${fn.name}` : "unknown";
     const text = typeof argsJson === "string" ? argsJson : "";
@@ -443,8 +443,8 @@ export function createSandbox(env: GgEnv) {
           report.usage.checkMs = Math.round(performance.now() - checkStarted);
         }
         if (outcome.total > 0) return finish(typeError(outcome));
-        // The check counts toward the budget: one that spent it leaves no time to run in.
         if (cancel?.aborted) return finish(cancelled);
+        // The check counts toward the budget: one that spent it leaves no time to run in.
         if (performance.now() - started >= limits.budgetSecs * 1000) {
           return finish({ code: "timeout", message: `Type-checking the program took its whole wall-clock budget of ${limits.budgetSecs} s, so it did not run; ask for a larger budget` });
         }
@@ -500,7 +500,7 @@ export function createSandbox(env: GgEnv) {
         if (msLeft() < 0) stop(overBudget);
         else if (++guarded % 128 === 0 && cpuSpent() > cpuLimitMs) stop(cpuStop);
       };
-      prepared.slot.run = { report, program, guard, failures: new Map(), inFlight, observer, callEnv, ending, logBytes: 0, logLimit: limits.logBytes, started: 0 };
+      prepared.slot.run = { report, program, guard, failures: new Map(), inFlight, observer, callEnv, ending, logBytes: 0, logLimit: limits.logBytes, nextSeq: 0 };
       const tick = Math.min(100, Math.max(5, Math.min(budgetMs, cpuLimitMs) / 20));
       // The timers cover what runs after the program's first wait on a command; until then the synchronous run's own
       // timeout holds it.

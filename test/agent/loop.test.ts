@@ -115,6 +115,9 @@ describe("runAgent", () => {
     expect(JSON.stringify(again)).not.toContain("image_url");
     expect(again?.messages.filter((message) => message.role === "tool").map((message) => message.tool_call_id)).toEqual(["a", "b"]);
     expect(JSON.stringify(again?.messages[3]?.content)).toContain("The picture of dot.png was removed: this model cannot see images.");
+    // From then on read_file's own description says pictures are described.
+    expect(JSON.stringify(refused?.tools)).not.toContain("Reading images is unsupported");
+    expect(JSON.stringify(again?.tools)).toContain("Reading images is unsupported for this model");
     // A second agent of the same model in this process never sends one: read_file describes the picture.
     const second = await runAgent({ provider: server.provider, model, arm: "tools", task: "And now?", workspace: ws.root });
     expect(second).toMatchObject({ ok: true, wastedRequests: 0, visionEvents: [] });
