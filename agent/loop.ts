@@ -9,8 +9,9 @@ import { type Configuration, defaultConfiguration, isConfiguration, parseConfigu
 import { errorText } from "../bindings/define.ts";
 import { createTools } from "../bindings/index.ts";
 import { walkFiles, walkRoot } from "../host/walk.ts";
-import { textTokens } from "../runtime/context.ts";
+import { imageTokens, textTokens } from "../runtime/context.ts";
 import { createRuntime, DEFAULT_LIMITS, type ViewContent } from "../runtime/index.ts";
+import { pictureRemoved } from "../runtime/views.ts";
 import { type Arm, systemPrompt } from "./prompts.ts";
 import { type ChatRequest, isPictureRefusal, type Provider, ProviderError, type Retry } from "./provider.ts";
 import { reportText } from "./report.ts";
@@ -68,9 +69,11 @@ export interface VisionEvent {
 /** Models a provider refused pictures for, in this process: every agent bound to one stops sending them. */
 const TEXT_ONLY = new Set<string>();
 
-/** gg's estimate of a request, per band, in tokens (text at 4 bytes a token). */
+/** gg's estimate of a request, per band, in tokens (text at 4 bytes a token, pictures by their tiles). */
 export interface Bands {
   system: number;
+  /** The function tools' definitions (tools arm), which providers count as prompt tokens too. */
+  tools: number;
   messages: number;
   toolResults: number;
   views: number;
@@ -102,6 +105,8 @@ export interface AgentReport {
   visionEvents: VisionEvent[];
   /** Requests whose answer was thrown away: the refusals of pictures. */
   wastedRequests: number;
+  /** The turns added up: gg's estimate per band, the provider's usage where it gave one, and the retries taken. */
+  totals: { estimate: Bands; usage: { promptTokens: number; completionTokens: number }; turnsWithoutUsage: number; retries: number };
   /** Files of the workspace (those the ignore rules leave in) the run created, modified or deleted, by any means. */
   filesChanged: { created: string[]; modified: string[]; deleted: string[] };
 }
@@ -141,17 +146,28 @@ export function programOf(reply: string): { source: string; language: "ts" | "js
   return { source: found[1] ?? "", language: tag.startsWith("j") ? "js" : "ts" };
 }
 
-/** Text of a message's content, for the estimate. */
-const textOf = (content: ChatCompletionMessageParam["content"]): string =>
-  typeof content === "string" ? content : (content ?? []).map((part) => ("text" in part ? part.text : "")).join("");
+/** A picture sent to the model: the file it came from, and what it costs the window. */
+interface Picture {
+  path: string;
+  tokens: number;
+}
+
+/** gg's estimate of a message's content: its text, and each picture it carries that the loop knows the cost of. */
+const tokensOf = (content: ChatCompletionMessageParam["content"], pictures: Map<ChatCompletionContentPart, Picture>): number =>
+  typeof content === "string"
+    ? textTokens(content)
+    : (content ?? []).reduce((sum, part) => sum + ("text" in part ? textTokens(part.text) : (pictures.get(part as ChatCompletionContentPart)?.tokens ?? 0)), 0);
 
 /** The views band: one user message with every open view's text, and its picture while it travels and is seen. */
-function viewsMessage(views: ViewContent[], sees: boolean): ChatCompletionMessageParam | undefined {
+function viewsMessage(views: ViewContent[], sees: boolean, pictures: Map<ChatCompletionContentPart, Picture>): ChatCompletionMessageParam | undefined {
   if (views.length === 0) return undefined;
   const parts: ChatCompletionContentPart[] = [{ type: "text", text: "# Open views" }];
   for (const view of views) {
     parts.push({ type: "text", text: `## ${view.path}\n\n${view.text}` });
-    if (view.dataUrl && sees) parts.push({ type: "image_url", image_url: { url: view.dataUrl } });
+    if (!view.dataUrl || !sees) continue;
+    const part: ChatCompletionContentPart = { type: "image_url", image_url: { url: view.dataUrl } };
+    pictures.set(part, { path: view.path, tokens: view.pictureTokens ?? 0 });
+    parts.push(part);
   }
   return { role: "user", content: parts };
 }
@@ -161,35 +177,50 @@ const carriesPictures = (messages: ChatCompletionMessageParam[]): boolean =>
   messages.some((message) => Array.isArray(message.content) && message.content.some((part) => part.type === "image_url"));
 
 /** Replaces each picture of `message` with a note saying where it was and why it went. */
-function stripPictures(message: ChatCompletionMessageParam, paths: Map<ChatCompletionContentPart, string>): void {
+function stripPictures(message: ChatCompletionMessageParam, pictures: Map<ChatCompletionContentPart, Picture>): void {
   if (!Array.isArray(message.content)) return;
   const content = message.content as ChatCompletionContentPart[];
-  message.content = content.map((part) =>
-    part.type === "image_url" ? { type: "text" as const, text: `[The picture of ${paths.get(part) ?? "a file"} was removed: this model cannot see images.]` } : part,
-  ) as typeof message.content;
+  message.content = content.map((part) => (part.type === "image_url" ? { type: "text" as const, text: pictureRemoved(pictures.get(part)?.path ?? "a file") } : part)) as typeof message.content;
+}
+
+/** gg's estimate of a request, all bands together. */
+export const bandsTotal = (bands: Bands): number => bands.system + bands.tools + bands.messages + bands.toolResults + bands.views;
+
+/** The turns of a run added up. */
+function totalsOf(turns: TurnRecord[]): AgentReport["totals"] {
+  const estimate: Bands = { system: 0, tools: 0, messages: 0, toolResults: 0, views: 0 };
+  const usage = { promptTokens: 0, completionTokens: 0 };
+  let retries = 0;
+  for (const turn of turns) {
+    for (const band of Object.keys(estimate) as (keyof Bands)[]) estimate[band] += turn.estimate[band];
+    usage.promptTokens += turn.usage?.promptTokens ?? 0;
+    usage.completionTokens += turn.usage?.completionTokens ?? 0;
+    retries += turn.retries.length;
+  }
+  return { estimate, usage, turnsWithoutUsage: turns.filter((turn) => !turn.usage).length, retries };
 }
 
 /** Runs one agent to its end; never throws for the model's or the provider's failures: they are in the report. */
 export async function runAgent(options: AgentOptions): Promise<AgentReport> {
   const before = snapshot(options.workspace);
   const ended = await drive(options);
-  return { ...ended, filesChanged: changes(before, snapshot(options.workspace)) };
+  return { ...ended, totals: totalsOf(ended.turns), filesChanged: changes(before, snapshot(options.workspace)) };
 }
 
-async function drive(options: AgentOptions): Promise<Omit<AgentReport, "filesChanged">> {
+async function drive(options: AgentOptions): Promise<Omit<AgentReport, "filesChanged" | "totals">> {
   const given = options.config === undefined ? defaultConfiguration() : isConfiguration(options.config) ? options.config : parseConfiguration(options.config);
   // Declared text-only, or learned so earlier in this process: read_file describes pictures, views show descriptions.
   const config = options.vision === false || TEXT_ONLY.has(options.model) ? { ...given, vision: false } : given;
   const agent = options.agent === undefined ? {} : { agent: options.agent };
-  const system = systemPrompt({ arm: options.arm, config, ...agent });
+  let system = systemPrompt({ arm: options.arm, config, ...agent });
   const messages: ChatCompletionMessageParam[] = [{ role: "system", content: system }, { role: "user", content: options.task }];
-  const report: Omit<AgentReport, "filesChanged"> = { ok: false, turns: [], calls: [], visionEvents: [], wastedRequests: 0 };
+  const report: Omit<AgentReport, "filesChanged" | "totals"> = { ok: false, turns: [], calls: [], visionEvents: [], wastedRequests: 0 };
   const deadline = Date.now() + (options.budgetSecs ?? 1800) * 1000;
   const maxTurns = options.maxTurns ?? 50;
   let tools = options.arm === "tools" ? createTools({ workspace: options.workspace, config, ...agent }) : undefined;
   const runtime = options.arm === "code" ? createRuntime({ workspace: options.workspace, config, ...agent }) : undefined;
-  /** Where each picture sent in a tool message came from, for the note that replaces it if the model refuses it. */
-  const pictures = new Map<ChatCompletionContentPart, string>();
+  /** Each picture sent, by its part: its cost for the estimate, and its path for the note that replaces it if refused. */
+  const pictures = new Map<ChatCompletionContentPart, Picture>();
   const functionsOf = (held: typeof tools): ChatCompletionTool[] | undefined =>
     held?.definitions().map((tool) => ({ type: "function", function: { name: tool.name, description: tool.description, parameters: tool.parameters as Record<string, unknown> } }));
   let functionTools = functionsOf(tools);
@@ -199,14 +230,15 @@ async function drive(options: AgentOptions): Promise<Omit<AgentReport, "filesCha
       if (turn > maxTurns) return { ...report, error: { code: "max-turns", message: `The run ended at its limit of ${maxTurns} turns without an answer` } };
       if (Date.now() > deadline) return { ...report, error: { code: "timeout", message: `The run ended at its wall-clock budget of ${options.budgetSecs ?? 1800} s` } };
       const sees = !TEXT_ONLY.has(options.model) && config.vision;
-      const views = runtime ? viewsMessage(await runtime.views(), sees) : undefined;
+      const views = runtime ? viewsMessage(await runtime.views(), sees, pictures) : undefined;
       const estimate: Bands = {
         system: textTokens(system),
-        messages: messages.slice(1).filter((message) => message.role !== "tool").reduce((sum, message) => sum + textTokens(textOf(message.content)), 0),
-        toolResults: messages.filter((message) => message.role === "tool").reduce((sum, message) => sum + textTokens(textOf(message.content)), 0),
-        views: views ? textTokens(textOf(views.content)) : 0,
+        tools: functionTools && functionTools.length > 0 ? textTokens(JSON.stringify(functionTools)) : 0,
+        messages: messages.slice(1).filter((message) => message.role !== "tool").reduce((sum, message) => sum + tokensOf(message.content, pictures), 0),
+        toolResults: messages.filter((message) => message.role === "tool").reduce((sum, message) => sum + tokensOf(message.content, pictures), 0),
+        views: views ? tokensOf(views.content, pictures) : 0,
       };
-      const total = estimate.system + estimate.messages + estimate.toolResults + estimate.views;
+      const total = bandsTotal(estimate);
       if (options.contextLength !== undefined && total > options.contextLength) {
         const bands = Object.entries(estimate).map(([band, tokens]) => `${band} ${tokens}`).join(", ");
         return { ...report, error: { code: "context-overflow", message: `The next request would carry about ${total} tokens, over the model's context length of ${options.contextLength} (${bands}); it was not sent` } };
@@ -229,8 +261,12 @@ async function drive(options: AgentOptions): Promise<Omit<AgentReport, "filesCha
         report.visionEvents.push({ turn, model: options.model, status: status as number, message });
         report.wastedRequests++;
         for (const message of messages) stripPictures(message, pictures);
-        // read_file now describes pictures, and its description says so.
-        if (tools) functionTools = functionsOf((tools = createTools({ workspace: options.workspace, config: { ...config, vision: false }, ...agent })));
+        // Reads now describe pictures, and the system prompt and read_file's description say so; the open views give
+        // up their pictures and stop being charged for them.
+        const textOnly = { ...config, vision: false };
+        messages[0] = { role: "system", content: (system = systemPrompt({ arm: options.arm, config: textOnly, ...agent })) };
+        if (tools) functionTools = functionsOf((tools = createTools({ workspace: options.workspace, config: textOnly, ...agent })));
+        await runtime?.textOnly();
         turn--;
         continue;
       }
@@ -265,9 +301,11 @@ async function drive(options: AgentOptions): Promise<Omit<AgentReport, "filesCha
           options.onRecord?.({ type: "call", turn, args, outcome });
           // A picture travels in its tool message, as multi-part content: the openai types allow text parts only there,
           // which is narrower than what the providers accept.
+          const image = result.ok && typeof result.data === "object" && result.data !== null && "image" in result.data ? (result.data.image as { width?: number; height?: number; bytes: number }) : undefined;
           const parts = (result.ok ? (result.attachments ?? []) : []).map((picture): ChatCompletionContentPart => {
             const part: ChatCompletionContentPart = { type: "image_url", image_url: { url: picture.dataUrl } };
-            pictures.set(part, typeof (args as { path?: unknown }).path === "string" ? (args as { path: string }).path : "the file");
+            const path = typeof (args as { path?: unknown }).path === "string" ? (args as { path: string }).path : "the file";
+            pictures.set(part, { path, tokens: image ? imageTokens(image).tokens : 0 });
             return part;
           });
           const toolContent = parts.length === 0 ? text : ([{ type: "text", text }, ...parts] as unknown as string);

@@ -3,7 +3,7 @@
 import { readFileSync } from "node:fs";
 import type { Configuration } from "../bindings/config.ts";
 import { errorText } from "../bindings/define.ts";
-import { runAgent } from "../agent/loop.ts";
+import { bandsTotal, runAgent } from "../agent/loop.ts";
 import type { Arm } from "../agent/prompts.ts";
 import { CatalogError, loadCatalog, modelInfo, refreshCatalog } from "../agent/catalog.ts";
 import { openAIProvider, ProviderError } from "../agent/provider.ts";
@@ -76,7 +76,7 @@ export async function runAgentCommand(flags: AgentFlags, out: (text: string) => 
     ...(flags.maxTurns === undefined ? {} : { maxTurns: flags.maxTurns }),
     ...(flags.budget === undefined ? {} : { budgetSecs: flags.budget }),
     onTurn: (turn) => {
-      const tokens = turn.usage ? `${turn.usage.promptTokens} in, ${turn.usage.completionTokens} out` : "tokens unknown";
+      const tokens = `${turn.usage ? `${turn.usage.promptTokens} in, ${turn.usage.completionTokens} out` : "usage not reported"} (gg's estimate ${bandsTotal(turn.estimate)} in)`;
       const retries = turn.retries.length > 0 ? `, ${turn.retries.length} retries` : "";
       err(`[turn ${turn.turn}] ${tokens}, ${turn.calls} ${flags.arm === "tools" ? "calls" : "programs"}${retries}, ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
     },

@@ -16,11 +16,14 @@ import { createViews, DEFAULT_VIEW_CAPS, GG_LABEL, type OpenedView, type ViewCap
 export interface EngineOptions extends ToolsOptions {
   viewCaps?: ViewCaps;
   baseline?: Baseline;
+  /** The model was found unable to see pictures: reads describe them, whatever the configuration says. */
+  textOnly?: boolean;
 }
 
 /** An engine; `firstViewId` numbers its first view (a runtime gives each runner its own range). */
 export function createEngine(options: EngineOptions, firstViewId = 1) {
   const context = callContext(options);
+  if (options.textOnly) context.config = { ...context.config, vision: false };
   const views = createViews(
     (path, offset, limit) => runCheckedSync(readFile, { path, ...(offset === undefined ? {} : { offset }), ...(limit === undefined ? {} : { limit }) }, context),
     context.cwd,
@@ -60,6 +63,11 @@ export function createEngine(options: EngineOptions, firstViewId = 1) {
         if (held.has(module)) opened.push(views.openText(`${GG_LABEL}docs/${module}`, moduleDoc(module, config)));
       }
       return opened;
+    },
+    /** Stops showing pictures: later reads describe them, and the open views give theirs up (see withdrawPictures). */
+    textOnly(): void {
+      context.config = { ...context.config, vision: false };
+      views.withdrawPictures();
     },
     /** Frees the isolate kept ready for the next program. */
     close: (): Promise<void> => sandbox.close(),

@@ -48,6 +48,8 @@ export function createRuntime(options: EngineOptions) {
   let generation = 0;
   /** Set by close: nothing starts again. */
   let closed = false;
+  /** Set by textOnly: every runner from then on describes pictures. */
+  let textOnly = false;
   let queue: Promise<unknown> = Promise.resolve();
   /** Answers awaited from the runner for `ask`, by request id. */
   const requests = new Map<number, (answer: unknown) => void>();
@@ -129,7 +131,7 @@ export function createRuntime(options: EngineOptions) {
     });
     // View ids go on from where the last runner's stopped (by a million a runner), so they name one view each for
     // the runtime's life.
-    const message: ToRunner = { type: "init", options, journal, firstViewId: generation++ * 1_000_000 + 1 };
+    const message: ToRunner = { type: "init", options: textOnly ? { ...options, textOnly } : options, journal, firstViewId: generation++ * 1_000_000 + 1 };
     child.send(message);
     return ready;
   };
@@ -192,7 +194,7 @@ export function createRuntime(options: EngineOptions) {
   };
 
   /** Asks the runner about its views, after every run asked for so far; `start` starts a runner there is none of. */
-  const ask = <T>(question: "views" | "opening", startRunner: boolean): Promise<T> =>
+  const ask = <T>(question: "views" | "opening" | "text-only", startRunner: boolean): Promise<T> =>
     serially(async (): Promise<T> => {
       if (closed || (!runner && !startRunner)) return [] as T;
       if (!runner) await start();
@@ -220,6 +222,14 @@ export function createRuntime(options: EngineOptions) {
      * embedder sends as its first messages.
      */
     openingTurn: (): Promise<OpenedView[]> => ask<OpenedView[]>("opening", true),
+    /**
+     * For a model found unable to see pictures: from now on reads describe them, and the open views give theirs up,
+     * each leaving a note where it was. A runner started later keeps to it.
+     */
+    textOnly: async (): Promise<void> => {
+      textOnly = true;
+      await ask<void>("text-only", false);
+    },
     /** Stops the runner process (a busy one after the grace) and refuses further runs. */
     close(): void {
       closed = true;

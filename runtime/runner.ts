@@ -10,7 +10,7 @@ import type { CallRecord, RunReport } from "./sandbox.ts";
 import type { OpenedView, ViewContent } from "./views.ts";
 
 /** Messages from the embedding process. */
-export type ToRunner = { type: "init"; options: EngineOptions; journal: string; firstViewId: number } | { type: "run"; id: number; source: string; run: RunOptions } | { type: "views" | "opening"; id: number }
+export type ToRunner = { type: "init"; options: EngineOptions; journal: string; firstViewId: number } | { type: "run"; id: number; source: string; run: RunOptions } | { type: "views" | "opening" | "text-only"; id: number }
   | { type: "cancel"; id: number };
 /** Messages to the embedding process. */
 export type FromRunner =
@@ -70,7 +70,10 @@ process.on("message", (message: ToRunner) => {
   }
   if (message.type !== "run") {
     const { id, type } = message;
-    queue = queue.then(() => send({ type: "answer", id, answer: type === "views" ? active.views.contents() : active.openingTurn() }));
+    queue = queue.then(() => {
+      if (type === "text-only") active.textOnly();
+      send({ type: "answer", id, answer: type === "views" ? active.views.contents() : type === "opening" ? active.openingTurn() : [] });
+    });
     return;
   }
   queue = queue.then(async () => {

@@ -118,7 +118,12 @@ export interface ViewContent {
   text: string;
   /** The picture, while no newer view of its path has retired it. */
   dataUrl?: string;
+  /** What the picture costs the window, in tokens, while it travels. */
+  pictureTokens?: number;
 }
+
+/** What a picture taken out of the window leaves in its place: where it was, and why it went. */
+export const pictureRemoved = (path: string): string => `[The picture of ${path} was removed: this model cannot see images.]`;
 
 /** The views of one agent whose relative paths resolve against `cwd`, and what they cost its context window. */
 export function createViews(read: ViewRead, cwd: string, caps: ViewCaps = DEFAULT_VIEW_CAPS, baseline: Baseline = {}, firstId = 1) {
@@ -218,7 +223,19 @@ export function createViews(read: ViewRead, cwd: string, caps: ViewCaps = DEFAUL
     },
     /** What the model is shown: each open view's text, and its picture while it is not retired. */
     contents: (): ViewContent[] =>
-      views.map((view) => ({ path: view.path, text: view.text, ...(view.dataUrl ? { dataUrl: view.dataUrl } : {}) })),
+      views.map((view) => ({ path: view.path, text: view.text, ...(view.dataUrl ? { dataUrl: view.dataUrl, pictureTokens: costOf(view) - textTokens(view.text) } : {}) })),
+    /**
+     * Takes every picture out of the window, for a model found unable to see them: each view keeps its text, with a
+     * note where its picture was, and stops being charged for it.
+     */
+    withdrawPictures(): void {
+      for (const view of views) {
+        if (!view.image?.attached || view.image.retired) continue;
+        view.image.attached = false;
+        delete view.dataUrl;
+        view.text = `${view.text}\n${pictureRemoved(view.path)}`;
+      }
+    },
   };
 }
 

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { programOf, runAgent } from "../../agent/loop.ts";
 import { openAIProvider } from "../../agent/provider.ts";
+import { imageTokens, textTokens } from "../../runtime/context.ts";
 import { tempWorkspace } from "../workspace.ts";
 
 type Message = { role: string; content: unknown; tool_calls?: { id: string }[]; tool_call_id?: string };
@@ -38,6 +39,8 @@ async function scripted(replies: Reply[], textOnly = false) {
 
 const call = (id: string, name: string, args: object) => ({ id, type: "function" as const, function: { name, arguments: JSON.stringify(args) } });
 const text = (content: unknown): string => (typeof content === "string" ? content : JSON.stringify(content));
+/** gg's estimate of a message's text parts alone. */
+const textParts = (content: unknown): number => (Array.isArray(content) ? content.reduce((sum: number, part: { text?: string }) => sum + (part.text === undefined ? 0 : textTokens(part.text)), 0) : 0);
 
 describe("runAgent", () => {
   test("tools arm: every tool call of a reply is answered in order by a tool message with its id; no tool call ends the run", async () => {
@@ -69,6 +72,14 @@ describe("runAgent", () => {
     expect(tail[1]?.content).toBe("draft\n");
     expect(text(server.requests[2]?.messages.at(-1)?.content)).toMatch(/^error\[invalid-argument\]: Cannot call search: its arguments are not JSON/);
     expect(report.turns[0]).toMatchObject({ usage: { promptTokens: 100, completionTokens: 10 }, calls: 2, retries: [] });
+    // The tools band is the function definitions as sent; the totals add the turns up.
+    expect(report.turns[0]?.estimate.tools).toBe(textTokens(JSON.stringify(first?.tools)));
+    expect(report.totals).toEqual({
+      estimate: Object.fromEntries(Object.keys(report.turns[0]?.estimate ?? {}).map((band) => [band, report.turns.reduce((sum, turn) => sum + turn.estimate[band as keyof typeof turn.estimate], 0)])),
+      usage: { promptTokens: 300, completionTokens: 30 },
+      turnsWithoutUsage: 0,
+      retries: 0,
+    });
   });
 
   test("code arm: a reply's program runs in one runtime; the open views travel as their own band, and a closed one is gone", async () => {
@@ -98,7 +109,7 @@ describe("runAgent", () => {
     expect(await runAgent({ provider: server.provider, model: "m", arm: "tools", task: "Loop.", workspace: ws.root, maxTurns: 2 })).toMatchObject({ ok: false, error: { code: "max-turns" } });
     const sent = server.requests.length;
     const overflow = await runAgent({ provider: server.provider, model: "m", arm: "tools", task: "x".repeat(4000), workspace: ws.root, contextLength: 500 });
-    expect(overflow.error).toMatchObject({ code: "context-overflow", message: expect.stringMatching(/over the model's context length of 500 \(system \d+, messages 1000, toolResults 0, views 0\)/) });
+    expect(overflow.error).toMatchObject({ code: "context-overflow", message: expect.stringMatching(/over the model's context length of 500 \(system \d+, tools \d+, messages 1000, toolResults 0, views 0\)/) });
     expect(server.requests.length).toBe(sent);
   });
 
@@ -123,6 +134,40 @@ describe("runAgent", () => {
     expect(second).toMatchObject({ ok: true, wastedRequests: 0, visionEvents: [] });
     expect(JSON.stringify(server.requests.slice(3))).not.toContain("image_url");
     expect(JSON.stringify(server.requests[4]?.messages.at(-1)?.content)).toContain("not attached: this model cannot see images");
+  });
+
+  test("learned vision in the code arm: the open views give up their pictures, the runtime describes them from then on", async () => {
+    using ws = tempWorkspace();
+    ws.put({ "dot.png": PNG });
+    const model = `text-only-code-${process.pid}`;
+    await using server = await scripted(
+      [
+        { content: "```ts\nawait gg.views.openFile('dot.png');\nreturn 1;\n```" },
+        { content: "```ts\nconst seen = await gg.views.openFile('dot.png');\nreturn { attached: seen.image?.attached, images: (await gg.context.breakdown()).images };\n```" },
+        { content: "Done." },
+      ],
+      true,
+    );
+    const report = await runAgent({ provider: server.provider, model, arm: "code", task: "Look at dot.png.", workspace: ws.root });
+    expect(report).toMatchObject({ ok: true, answer: "Done.", wastedRequests: 1, visionEvents: [{ turn: 2, model, status: 400 }] });
+    const [, refused, again, last] = server.requests;
+    expect(JSON.stringify(refused)).toContain("image_url");
+    // The picture is charged while it travels (see the next test), and not once it has left.
+    expect(report.turns[1]?.estimate.views).toBe(textParts(again?.messages.at(-1)?.content));
+    expect(JSON.stringify(server.requests.slice(2))).not.toContain("image_url");
+    expect(JSON.stringify(again?.messages.at(-1)?.content)).toContain("The picture of dot.png was removed: this model cannot see images.");
+    expect(text(again?.messages[0]?.content)).toContain("Reading images is unsupported for this model.");
+    expect(text(last?.messages.at(-2)?.content)).toContain('"images": 0');
+    expect(text(last?.messages.at(-2)?.content)).toContain('"attached": false');
+  });
+
+  test("gg's estimate charges a picture in the views band by its tiles while it travels", async () => {
+    using ws = tempWorkspace();
+    ws.put({ "dot.png": PNG });
+    await using server = await scripted([{ content: "```ts\nawait gg.views.openFile('dot.png');\nreturn 1;\n```" }, { content: "Seen." }]);
+    const report = await runAgent({ provider: server.provider, model: `sees-${process.pid}`, arm: "code", task: "Look.", workspace: ws.root });
+    expect(JSON.stringify(server.requests[1])).toContain("image_url");
+    expect(report.turns[1]?.estimate.views).toBe(textParts(server.requests[1]?.messages.at(-1)?.content) + imageTokens({ width: 1, height: 1, bytes: PNG.length }).tokens);
   });
 
   test("declared text-only: no picture is ever sent, and the prompt says reading images is unsupported", async () => {
@@ -161,7 +206,7 @@ describe("gg agent", () => {
     expect({ status, stdout }).toEqual({ status: 0, stdout: "a.txt says alpha\n" });
     // The model's catalog entry is read: this one says text only, so the prompt says so.
     expect(text(server.requests[0]?.messages[0]?.content)).toContain("Reading images is unsupported for this model");
-    expect(stderr).toMatch(/^\[turn 1\] 100 in, 10 out, 1 calls, [\d.]+ s\n\[turn 2\] 100 in, 10 out, 0 calls, [\d.]+ s\n$/);
+    expect(stderr).toMatch(/^\[turn 1\] 100 in, 10 out \(gg.s estimate \d+ in\), 1 calls, [\d.]+ s\n\[turn 2\] 100 in, 10 out \(gg.s estimate \d+ in\), 0 calls, [\d.]+ s\n$/);
     expect(spawnSync(process.execPath, [bin, "agent", "--model", "m", "--arm", "code", "--task", "x", "--base-url", "https://example.invalid/v1"], { env, encoding: "utf8" })).toMatchObject({ status: 2, stderr: expect.stringContaining("no API key") });
     expect(spawnSync(process.execPath, [bin, "agent", "--model", "m", "--arm", "code"], { env, encoding: "utf8" })).toMatchObject({ status: 2, stderr: expect.stringContaining("--task TEXT or --task-file FILE") });
   });
