@@ -152,11 +152,16 @@ interface Picture {
   tokens: number;
 }
 
-/** gg's estimate of a message's content: its text, and each picture it carries that the loop knows the cost of. */
-const tokensOf = (content: ChatCompletionMessageParam["content"], pictures: Map<ChatCompletionContentPart, Picture>): number =>
-  typeof content === "string"
-    ? textTokens(content)
-    : (content ?? []).reduce((sum, part) => sum + ("text" in part ? textTokens(part.text) : (pictures.get(part as ChatCompletionContentPart)?.tokens ?? 0)), 0);
+/**
+ * gg's estimate of a message: its text, each picture it carries that the loop knows the cost of, and the tool calls
+ * of an assistant's reply (their names and arguments travel back with every later request).
+ */
+function tokensOf(message: ChatCompletionMessageParam, pictures: Map<ChatCompletionContentPart, Picture>): number {
+  const { content } = message;
+  const calls = message.role === "assistant" && message.tool_calls ? textTokens(JSON.stringify(message.tool_calls)) : 0;
+  if (typeof content === "string") return calls + textTokens(content);
+  return (content ?? []).reduce((sum, part) => sum + ("text" in part ? textTokens(part.text) : (pictures.get(part as ChatCompletionContentPart)?.tokens ?? 0)), calls);
+}
 
 /** The views band: one user message with every open view's text, and its picture while it travels and is seen. */
 function viewsMessage(views: ViewContent[], sees: boolean, pictures: Map<ChatCompletionContentPart, Picture>): ChatCompletionMessageParam | undefined {
@@ -234,9 +239,9 @@ async function drive(options: AgentOptions): Promise<Omit<AgentReport, "filesCha
       const estimate: Bands = {
         system: textTokens(system),
         tools: functionTools && functionTools.length > 0 ? textTokens(JSON.stringify(functionTools)) : 0,
-        messages: messages.slice(1).filter((message) => message.role !== "tool").reduce((sum, message) => sum + tokensOf(message.content, pictures), 0),
-        toolResults: messages.filter((message) => message.role === "tool").reduce((sum, message) => sum + tokensOf(message.content, pictures), 0),
-        views: views ? tokensOf(views.content, pictures) : 0,
+        messages: messages.slice(1).filter((message) => message.role !== "tool").reduce((sum, message) => sum + tokensOf(message, pictures), 0),
+        toolResults: messages.filter((message) => message.role === "tool").reduce((sum, message) => sum + tokensOf(message, pictures), 0),
+        views: views ? tokensOf(views, pictures) : 0,
       };
       const total = bandsTotal(estimate);
       if (options.contextLength !== undefined && total > options.contextLength) {

@@ -72,6 +72,8 @@ describe("runAgent", () => {
     expect(tail[1]?.content).toBe("draft\n");
     expect(text(server.requests[2]?.messages.at(-1)?.content)).toMatch(/^error\[invalid-argument\]: Cannot call search: its arguments are not JSON/);
     expect(report.turns[0]).toMatchObject({ usage: { promptTokens: 100, completionTokens: 10 }, calls: 2, retries: [] });
+    // A reply's tool calls travel back with every later request, and are counted with the messages.
+    expect(report.turns[1]?.estimate.messages).toBe(textTokens("Finalise the notes.") + textTokens(JSON.stringify(second?.messages[2]?.tool_calls)));
     // The tools band is the function definitions as sent; the totals add the turns up.
     expect(report.turns[0]?.estimate.tools).toBe(textTokens(JSON.stringify(first?.tools)));
     expect(report.totals).toEqual({

@@ -1,0 +1,347 @@
+// Benchmark: the context economy of the two arms. Four tasks on a real code base (three.js 0.180.0's sources and
+// package.json, fetched once with `npm pack` and cached, plus a generated test log), each scripted for both arms: a
+// scripted provider plays what a tool-calling agent and a code agent would send, through the real loop (runAgent).
+// Each task must end with the same answer and the same files in both arms. Reported per arm, in gg's accounting
+// (text at 4 bytes a token, runAgent's bands): the tokens that entered the window (the last request's window and the
+// final answer; nothing is closed or evicted in these runs), and the tokens every request carried, added up (what a
+// provider bills as input). Goal: the code arm at most 40% of the tools arm across the suite.
+// Rerun: `node bench/context.ts`. Env: GG_BENCH_CONTEXT (default $TMPDIR/gg-bench-context).
+import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { ChatCompletion, ChatCompletionMessageParam } from "openai/resources/chat/completions";
+import { type AgentReport, bandsTotal, runAgent } from "../agent/loop.ts";
+import type { Arm } from "../agent/prompts.ts";
+import type { Provider } from "../agent/provider.ts";
+import { textTokens } from "../runtime/context.ts";
+
+const PACKAGE = "three@0.180.0";
+const CACHE = process.env.GG_BENCH_CONTEXT ?? join(tmpdir(), "gg-bench-context");
+const SOURCE = join(CACHE, "package");
+const LOG = "test-output.log";
+
+function fail(message: string): never {
+  console.error(`bench: ${message}`);
+  process.exit(1);
+}
+
+/** Unpacks the package into CACHE/package, once; a marker file records a complete copy of it. */
+function fetchPackage(): void {
+  const marker = join(CACHE, ".complete");
+  if (existsSync(marker) && readFileSync(marker, "utf8") === `${PACKAGE}\n`) return;
+  rmSync(CACHE, { recursive: true, force: true });
+  mkdirSync(CACHE, { recursive: true });
+  console.log(`fetching ${PACKAGE}`);
+  const packed = spawnSync("npm", ["pack", PACKAGE, "--json", "--pack-destination", CACHE], { encoding: "utf8" });
+  if (packed.status !== 0) fail(`npm pack ${PACKAGE} failed: ${packed.stderr}`);
+  const [tarball] = JSON.parse(packed.stdout) as { filename: string }[];
+  if (!tarball || spawnSync("tar", ["xzf", join(CACHE, tarball.filename), "-C", CACHE]).status !== 0) fail(`cannot unpack ${PACKAGE}`);
+  writeFileSync(marker, `${PACKAGE}\n`);
+}
+
+/** The 1-based line of `file` (under SOURCE) holding `text`: where the generated log's stack points. */
+function lineOf(file: string, text: string): number {
+  const index = readFileSync(join(SOURCE, file), "utf8").split("\n").findIndex((line) => line.includes(text));
+  if (index < 0) fail(`${file} no longer holds ${JSON.stringify(text)}`);
+  return index + 1;
+}
+
+/** A test runner's log: a passing line for three tests of each module of src/math, and one failure with its stack. */
+function testLog(): string {
+  const modules = readdirSync(join(SOURCE, "src"), { recursive: true, encoding: "utf8" }).filter((name) => name.endsWith(".js")).sort();
+  const lines = [" RUN  v3.2.4 /work/three.js", ""];
+  let ms = 1;
+  for (const module of modules) {
+    const spec = `test/unit/src/${module.replace(/\.js$/, ".tests.js")}`;
+    const name = module.slice(module.lastIndexOf("/") + 1, -3);
+    for (const should of ["Instancing", "copy", "clone"]) {
+      ms = (ms * 7 + 3) % 23;
+      lines.push(` ✓ ${spec} > ${name} > ${should} ${ms}ms`);
+    }
+    if (module === "math/Matrix3.js") lines.push(` × ${spec} > Matrix3 > getNormalMatrix 4ms`);
+  }
+  const matrix4 = lineOf("src/math/Matrix4.js", "if ( det === 0 ) return this.set( 0, 0, 0, 0,");
+  const matrix3 = lineOf("src/math/Matrix3.js", "return this.setFromMatrix4( matrix4 ).invert().transpose();");
+  lines.push(
+    "",
+    "⎯⎯⎯⎯⎯⎯⎯ Failed Tests 1 ⎯⎯⎯⎯⎯⎯⎯",
+    "",
+    " FAIL  test/unit/src/math/Matrix3.tests.js > Matrix3 > getNormalMatrix",
+    "AssertionError: expected Matrix3{ elements: [ 0, 0, 0, 0, 0, 0, 0, 0, 0 ] } to deeply equal Matrix3{ elements: [ 1, 0, 0, 0, 1, 0, 0, 0, 1 ] }",
+    ` ❯ src/math/Matrix4.js:${matrix4}:22`,
+    ` ❯ src/math/Matrix3.js:${matrix3}:44`,
+    "",
+    ` Test Files  1 failed | ${modules.length - 1} passed (${modules.length})`,
+    `      Tests  1 failed | ${modules.length * 3} passed (${modules.length * 3 + 1})`,
+  );
+  return `${lines.join("\n")}\n`;
+}
+
+/** A fresh workspace: the package's sources and package.json, and the test log. */
+function workspace(log: string): string {
+  const root = mkdtempSync(join(tmpdir(), "gg-bench-context-"));
+  cpSync(join(SOURCE, "src"), join(root, "src"), { recursive: true });
+  cpSync(join(SOURCE, "package.json"), join(root, "package.json"));
+  writeFileSync(join(root, LOG), log);
+  return root;
+}
+
+/** Every file of a workspace with its content's hash: what the two arms must leave alike. */
+function contents(root: string): Map<string, string> {
+  const files = new Map<string, string>();
+  for (const entry of readdirSync(root, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    const path = join(entry.parentPath, entry.name);
+    files.set(path.slice(root.length + 1), createHash("sha256").update(readFileSync(path)).digest("hex"));
+  }
+  return files;
+}
+
+// What both arms compute alike: the tools arm's script runs these on the host, the code arm's programs carry their
+// source (as Node's type stripping leaves it), so the answers can only differ by what each arm was told.
+
+/** Matches per file, from search results as data. */
+function countByFile(matches: { path: string }[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const match of matches) counts[match.path] = (counts[match.path] ?? 0) + 1;
+  return counts;
+}
+
+/** The text with the symbol renamed. */
+function renamed(text: string): string {
+  return text.replace(/\bwarnOnce\b/g, "warnOnceAbout");
+}
+
+/** The failing test of a log's failure block, and the stack's frames. */
+function failure(block: string): { test: string; frames: { path: string; line: number }[] } {
+  const test = /FAIL\s+(.+)/.exec(block)?.[1]?.trim() ?? "";
+  const frames = [...block.matchAll(/❯ (\S+?):(\d+):\d+/g)].map((frame) => ({ path: frame[1] ?? "", line: Number(frame[2]) }));
+  return { test, frames };
+}
+
+/** The names a module's `export { ... }` lists give, and the modules it re-exports whole. */
+function exportsOf(source: string): { names: string[]; whole: string[] } {
+  const names: string[] = [];
+  for (const list of source.matchAll(/export\s+\{([^}]*)\}/g)) {
+    for (const item of (list[1] ?? "").split(",")) {
+      const name = item.trim().split(/\s+as\s+/).pop();
+      if (name) names.push(name);
+    }
+  }
+  const whole = [...source.matchAll(/export\s+\*\s+from\s+'([^']+)'/g)].map((found) => found[1] ?? "");
+  return { names: names.sort(), whole };
+}
+
+/** The first line of a read's text: a one-line window's line, without the footer that follows it. */
+function firstLine(text: string): string {
+  return text.split("\n")[0] ?? "";
+}
+
+/** The answers, worded once for both arms. */
+const answers = {
+  todos: (counts: Record<string, number>): string =>
+    Object.entries(counts)
+      .sort(([a], [b]) => (a < b ? -1 : 1))
+      .map(([path, count]) => `${path}: ${count}`)
+      .join("\n"),
+  rename: (lines: number, files: number): string => `Renamed warnOnce to warnOnceAbout: ${lines} lines in ${files} files.`,
+  failing: (test: string, lines: { path: string; line: number; text: string }[]): string => [`Failing test: ${test}`, ...lines.map((line) => `${line.path}:${line.line}: ${line.text.trim()}`)].join("\n"),
+  exports: (found: { names: string[]; whole: string[] }): string => `${found.names.length} named exports, and everything of ${found.whole.join(", ")}:\n${found.names.join(", ")}`,
+};
+
+/** What a scripted model sends: a reply's text, or its tool calls. */
+type Reply = { content: string } | { calls: { name: string; args: unknown }[] };
+
+/** A scripted agent: its next reply, given the conversation so far. */
+type Script = (history: ChatCompletionMessageParam[]) => Reply;
+
+const textOf = (message: ChatCompletionMessageParam): string =>
+  typeof message.content === "string" ? message.content : (message.content ?? []).map((part) => ("text" in part ? part.text : "")).join("");
+
+/** How many replies the agent has sent: the step it is at. */
+const step = (history: ChatCompletionMessageParam[]): number => history.filter((message) => message.role === "assistant").length;
+
+/**
+ * The texts that answered reply `n` (0-based; the last one by default): its tool messages, or its program's report.
+ * The views band that closes a code agent's request is not an answer.
+ */
+function told(history: ChatCompletionMessageParam[], n = step(history) - 1): string[] {
+  const replies = history.flatMap((message, index) => (message.role === "assistant" ? [index] : []));
+  const after = history.slice((replies[n] ?? history.length) + 1, replies[n + 1] ?? history.length);
+  return after.filter((message) => message.role === "tool" || message.role === "user").map(textOf).filter((text) => !text.startsWith("# Open views"));
+}
+
+/** The value a program returned, from its report. */
+function returned<T>(history: ChatCompletionMessageParam[]): T {
+  const report = told(history).find((text) => text.includes("Returned:\n"));
+  if (!report) fail(`the program did not return: ${told(history).join("\n")}`);
+  return JSON.parse(report.slice(report.indexOf("Returned:\n") + "Returned:\n".length)) as T;
+}
+
+/** A search result's lines as the tools arm reads them: `path:line:text`, a long line's text cut with a marker. */
+const searchLines = (text: string): { path: string; line: number; text: string }[] =>
+  text.split("\n").flatMap((line) => {
+    const found = /^(.+?):(\d+):(.*?)(?: \(\d+ more chars\.\.\.\))?$/.exec(line);
+    return found ? [{ path: found[1] ?? "", line: Number(found[2]), text: found[3] ?? "" }] : [];
+  });
+
+/** A program as a code agent writes it, carrying the shared functions it calls. */
+const program = (body: string, ...helpers: ((...args: never[]) => unknown)[]): string => `\`\`\`ts\n${helpers.map((helper) => helper.toString()).join("\n")}\n${body.trim()}\n\`\`\``;
+
+interface Task {
+  name: string;
+  prompt: string;
+  tools: Script;
+  code: Script;
+}
+
+const TASKS: Task[] = [
+  {
+    name: "TODOs per file",
+    prompt: "Count the TODO comments in each file of this code base.",
+    tools: (history) => (step(history) === 0 ? { calls: [{ name: "search", args: { query: "TODO", limit: 200 } }] } : { content: answers.todos(countByFile(searchLines(told(history)[0] ?? ""))) }),
+    code: (history) =>
+      step(history) === 0
+        ? { content: program(`const found = await gg.files.search("TODO", { limit: 200 });\nreturn countByFile(found.matches);`, countByFile) }
+        : { content: answers.todos(returned(history)) },
+  },
+  {
+    name: "rename a symbol",
+    prompt: "Rename the function warnOnce to warnOnceAbout everywhere.",
+    // The tool-calling agent edits each matched line; a line that occurs twice in its file is refused as ambiguous, so
+    // it reads two lines either side of each and edits again with them as the anchor.
+    tools: (history) => {
+      const matches = searchLines(told(history, 0)[0] ?? "");
+      const answer = (): Reply => ({ content: answers.rename(matches.length, new Set(matches.map((match) => match.path)).size) });
+      if (step(history) === 0) return { calls: [{ name: "search", args: { query: "\\bwarnOnce\\b", limit: 200 } }] };
+      if (step(history) === 1) return { calls: matches.map((match) => ({ name: "edit_file", args: { path: match.path, old: match.text, new: renamed(match.text) } })) };
+      const ambiguous = matches.filter((_, i) => (told(history, 1)[i] ?? "").startsWith("error[ambiguous]"));
+      if (ambiguous.length === 0) return answer();
+      if (step(history) === 2) return { calls: ambiguous.map((match) => ({ name: "read_file", args: { path: match.path, offset: match.line - 2, limit: 5 } })) };
+      if (step(history) === 3) {
+        const windows = told(history, 2).map((text) => text.split("\n").slice(0, 5).join("\n"));
+        return { calls: ambiguous.map((match, i) => ({ name: "edit_file", args: { path: match.path, old: windows[i] ?? "", new: renamed(windows[i] ?? "") } })) };
+      }
+      return answer();
+    },
+    code: (history) =>
+      step(history) === 0
+        ? {
+            content: program(
+              `const found = await gg.files.search("\\\\bwarnOnce\\\\b", { limit: 200 });
+const files = [...new Set(found.matches.map((match) => match.path))];
+for (const path of files) await gg.files.writeFile(path, renamed(String(await gg.files.readFile(path, { limit: 1_000_000 }))));
+return { lines: found.matches.length, files: files.length };`,
+              renamed,
+            ),
+          }
+        : { content: answers.rename(returned<{ lines: number }>(history).lines, returned<{ files: number }>(history).files) },
+  },
+  {
+    name: "failing test in a log",
+    prompt: `${LOG} is the output of the test run. Which test failed, and what are the source lines its stack points at?`,
+    tools: (history) => {
+      const s = step(history);
+      if (s === 0) return { calls: [{ name: "search", args: { query: "FAIL", path: LOG } }] };
+      if (s === 1) return { calls: [{ name: "read_file", args: { path: LOG, offset: searchLines(told(history)[0] ?? "")[0]?.line ?? 1, limit: 8 } }] };
+      const found = failure(told(history, 1)[0] ?? "");
+      if (s === 2) return { calls: found.frames.map((frame) => ({ name: "read_file", args: { path: frame.path, offset: frame.line, limit: 1 } })) };
+      const texts = told(history);
+      return { content: answers.failing(found.test, found.frames.map((frame, i) => ({ ...frame, text: firstLine(texts[i] ?? "") }))) };
+    },
+    code: (history) =>
+      step(history) === 0
+        ? {
+            content: program(
+              `const at = (await gg.files.search("FAIL", { path: ${JSON.stringify(LOG)} })).matches[0]?.line ?? 1;
+const found = failure(String(await gg.files.readFile(${JSON.stringify(LOG)}, { offset: at, limit: 8 })));
+const lines = [];
+for (const frame of found.frames) lines.push({ ...frame, text: firstLine(String(await gg.files.readFile(frame.path, { offset: frame.line, limit: 1 }))) });
+return { test: found.test, lines };`,
+              failure,
+              firstLine,
+            ),
+          }
+        : { content: answers.failing(returned<{ test: string }>(history).test, returned<{ lines: { path: string; line: number; text: string }[] }>(history).lines) },
+  },
+  {
+    name: "exports of the package",
+    prompt: "Summarise what src/Three.Core.js exports.",
+    tools: (history) => (step(history) === 0 ? { calls: [{ name: "read_file", args: { path: "src/Three.Core.js" } }] } : { content: answers.exports(exportsOf(told(history)[0] ?? "")) }),
+    code: (history) =>
+      step(history) === 0
+        ? { content: program(`return exportsOf(String(await gg.files.readFile("src/Three.Core.js")));`, exportsOf) }
+        : { content: answers.exports(returned(history)) },
+  },
+];
+
+/** A provider that answers with a script, as a model would through the API. */
+function scripted(script: Script): Provider {
+  let id = 0;
+  return {
+    complete: async (request) => {
+      const reply = script(request.messages);
+      const message: ChatCompletion.Choice["message"] =
+        "content" in reply
+          ? { role: "assistant", content: reply.content, refusal: null }
+          : { role: "assistant", content: null, refusal: null, tool_calls: reply.calls.map((call) => ({ id: `call_${++id}`, type: "function", function: { name: call.name, arguments: JSON.stringify(call.args) } })) };
+      const completion: ChatCompletion = { id: `bench-${id}`, object: "chat.completion", created: 0, model: request.model, choices: [{ index: 0, finish_reason: "content" in reply ? "stop" : "tool_calls", logprobs: null, message }] };
+      return { completion, retries: [] };
+    },
+  };
+}
+
+interface Outcome {
+  report: AgentReport;
+  files: Map<string, string>;
+  /** Tokens that entered the window: the last request's, and the answer. */
+  entered: number;
+  /** Tokens every request carried, added up. */
+  billed: number;
+}
+
+async function runArm(task: Task, arm: Arm, log: string, config?: unknown): Promise<Outcome> {
+  const root = workspace(log);
+  try {
+    const report = await runAgent({ provider: scripted(task[arm]), model: "bench/scripted", arm, task: task.prompt, workspace: root, ...(config === undefined ? {} : { config }) });
+    if (!report.ok) fail(`${task.name}, ${arm} arm: ${report.error?.code}: ${report.error?.message}`);
+    const failed = report.calls.filter((call) => !call.ok && call.code !== "ambiguous");
+    if (failed.length > 0) fail(`${task.name}, ${arm} arm: calls failed: ${failed.map((call) => `${call.name} (${call.code})`).join(", ")}`);
+    const last = report.turns.at(-1);
+    return { report, files: contents(root), entered: (last ? bandsTotal(last.estimate) : 0) + textTokens(report.answer ?? ""), billed: bandsTotal(report.totals.estimate) };
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+const sameFiles = (a: Map<string, string>, b: Map<string, string>): boolean => a.size === b.size && [...a].every(([path, hash]) => b.get(path) === hash);
+const percent = (part: number, whole: number): string => `${((100 * part) / whole).toFixed(0)}%`;
+
+fetchPackage();
+const log = testLog();
+const columns = (cells: (string | number)[]): string => cells.map((cell, i) => (i === 0 ? String(cell).padEnd(24) : String(cell).padStart(11))).join("");
+console.log(`context economy: ${PACKAGE} sources and a ${log.split("\n").length}-line test log, scripted agents through runAgent; gg's estimate in tokens`);
+console.log(columns(["task", "tools", "entered", "billed", "code", "entered", "billed", "entered", "billed"]));
+console.log(columns(["", "turns", "", "", "turns", "", "", "code/tools", "code/tools"]));
+const sum = { tools: { entered: 0, billed: 0 }, code: { entered: 0, billed: 0 }, lean: { entered: 0, billed: 0 } };
+// The code arm again with an opening turn that opens no module docs (the system prompt carries the types already).
+const LEAN = { openingTurn: { modules: [] } };
+for (const task of TASKS) {
+  const tools = await runArm(task, "tools", log);
+  const code = await runArm(task, "code", log);
+  if (tools.report.answer !== code.report.answer) fail(`${task.name}: the arms answered differently:\n--- tools\n${tools.report.answer}\n--- code\n${code.report.answer}`);
+  if (!sameFiles(tools.files, code.files)) fail(`${task.name}: the arms left different files`);
+  if (process.env.GG_BENCH_BANDS) for (const [arm, outcome] of [["tools", tools], ["code", code]] as const) console.log(`  ${arm}: ${JSON.stringify(outcome.report.turns.map((turn) => turn.estimate))}`);
+  const lean = await runArm(task, "code", log, LEAN);
+  if (lean.report.answer !== code.report.answer) fail(`${task.name}: the code arm answered differently without the opening docs`);
+  for (const [arm, outcome] of [["tools", tools], ["code", code], ["lean", lean]] as const) {
+    sum[arm].entered += outcome.entered;
+    sum[arm].billed += outcome.billed;
+  }
+  console.log(columns([task.name, tools.report.turns.length, tools.entered, tools.billed, code.report.turns.length, code.entered, code.billed, percent(code.entered, tools.entered), percent(code.billed, tools.billed)]));
+}
+console.log(columns(["suite", "", sum.tools.entered, sum.tools.billed, "", sum.code.entered, sum.code.billed, percent(sum.code.entered, sum.tools.entered), percent(sum.code.billed, sum.tools.billed)]));
+console.log(columns(["suite, no opening docs", "", "", "", "", sum.lean.entered, sum.lean.billed, percent(sum.lean.entered, sum.tools.entered), percent(sum.lean.billed, sum.tools.billed)]));
+console.log(`goal: code arm <= 40% of the tools arm's tokens entered across the suite: ${sum.code.entered <= 0.4 * sum.tools.entered ? "met" : "not met"}`);
