@@ -2,7 +2,8 @@
 // A configuration gg cannot honour exactly as written is refused whole, naming every bad value at once.
 import { OUTPUT_MODES } from "../host/output.ts";
 import { CALLS } from "./calls.ts";
-import { GG_MODULES, type GgModule } from "./define.ts";
+import { BATCH, GG_MODULES, type GgModule, offeredBy } from "./define.ts";
+import { MAX_RANGE_LINES } from "./batch.ts";
 import { TREE_DEFAULT_DEPTH, TREE_MAX_DEPTH } from "./tree.ts";
 
 /**
@@ -10,11 +11,11 @@ import { TREE_DEFAULT_DEPTH, TREE_MAX_DEPTH } from "./tree.ts";
  * (a whole number, 1 or more) that an enabled capability must write whichever implementation it selects.
  */
 export const CAPABILITIES = {
-  "read-file": { implementations: ["default-cap", "unlimited"], params: ["lineCap"] },
+  "read-file": { implementations: ["default-cap", "unlimited", BATCH], params: ["lineCap"] },
   "write-file": { implementations: ["default"], params: [] },
-  "edit-file": { implementations: ["default"], params: [] },
-  "list-dir": { implementations: ["default"], params: [] },
-  search: { implementations: ["default"], params: [] },
+  "edit-file": { implementations: ["default", BATCH], params: [] },
+  "list-dir": { implementations: ["default", BATCH], params: [] },
+  search: { implementations: ["default", BATCH], params: [] },
   shell: { implementations: OUTPUT_MODES, params: ["maxLines", "maxChars"] },
 } as const;
 
@@ -135,7 +136,9 @@ function checkAgents(input: unknown, config: Configuration, problems: string[]):
     problems.push(`"agents" must be an array of entries like {"id": "reviewer", "allow": ["read_file", "search"]}`);
     return agents;
   }
-  const calls = new Map(CALLS.map((call) => [call.name, call.capability]));
+  // A name may be declared twice (search: classic and batch), each offered under its own implementations.
+  const calls = new Map<string, (typeof CALLS)[number][]>();
+  for (const call of CALLS) calls.set(call.name, [...(calls.get(call.name) ?? []), call]);
   input.forEach((entry, index) => {
     const where = `agent #${index + 1}`;
     if (!isRecord(entry)) return problems.push(`${where} must be an object like {"id": "reviewer", "allow": ["read_file", "search"]}`);
@@ -146,9 +149,16 @@ function checkAgents(input: unknown, config: Configuration, problems: string[]):
     else if (Object.hasOwn(agents, id)) problems.push(`${name} is listed more than once; keep one entry`);
     if (!Array.isArray(allow)) return problems.push(`${name} has allow ${show(allow)}; it must be an array of call names, e.g. ["read_file", "search"]`);
     for (const call of allow) {
-      const capability = typeof call === "string" ? calls.get(call) : undefined;
-      if (capability === undefined) problems.push(`${name} allows unknown call ${show(call)}; the calls are ${quote([...calls.keys()])}`);
-      else if (!config.capabilities[capability].enabled) problems.push(`${name} allows ${call}, whose capability "${capability}" is disabled; enable it or drop ${call}`);
+      const declared = typeof call === "string" ? calls.get(call) : undefined;
+      if (declared === undefined) problems.push(`${name} allows unknown call ${show(call)}; the calls are ${quote([...calls.keys()])}`);
+      else {
+        const { capability, implementation } = { capability: declared[0]?.capability as CapabilityId, implementation: config.capabilities[declared[0]?.capability as CapabilityId].implementation };
+        if (!config.capabilities[capability].enabled) problems.push(`${name} allows ${call}, whose capability "${capability}" is disabled; enable it or drop ${call}`);
+        else if (!declared.some((definition) => offeredBy(definition, implementation))) {
+          const offered = CALLS.filter((definition) => definition.capability === capability && offeredBy(definition, implementation)).map((definition) => definition.name);
+          problems.push(`${name} allows ${call}, which capability "${capability}" does not offer under implementation "${implementation}" (it offers ${quote(offered)}); drop ${call} or change the implementation`);
+        }
+      }
     }
     if (typeof id === "string" && id !== "" && !Object.hasOwn(agents, id)) agents[id] = allow.filter((call): call is string => typeof call === "string");
   });
@@ -188,6 +198,8 @@ export function checkImplementation(id: CapabilityId, name: string, entry: { imp
       problems.push(`${name} has ${key} ${show(value)}; it must be a whole number, 1 or more`);
     } else if (value > (MAX_PARAMS[key] ?? Number.POSITIVE_INFINITY)) {
       problems.push(`${name} has ${key} ${show(value)}; the most gg serves is ${MAX_PARAMS[key]} (inline output stops at 16 KiB in any case)`);
+    } else if (key === "lineCap" && implementation === BATCH && value > MAX_RANGE_LINES) {
+      problems.push(`${name} has lineCap ${show(value)} under batch, where it is the default lines per range; a range holds at most ${MAX_RANGE_LINES} lines (e.g. 200)`);
     }
   }
   return { enabled: true, implementation: String(implementation), params };

@@ -14,9 +14,20 @@ export const GG_MODULES = ["files", "shell", "views", "context"] as const;
 /** One of {@link GG_MODULES}. */
 export type GgModule = (typeof GG_MODULES)[number];
 
-/** Whether `config` gives call `name` of `capability`: the capability is enabled and the agent's allowlist names it. */
-export const holdsCall = (config: Configuration, capability: CapabilityId, name: string): boolean =>
-  config.capabilities[capability].enabled && (config.allow === undefined || config.allow.includes(name));
+/** The implementation that offers a capability's batch calls (seed 003) instead of its classic ones. */
+export const BATCH = "batch";
+
+/** Whether a call is offered under its capability's `implementation`: batch calls under batch, the others otherwise. */
+export const offeredBy = (call: { batch?: true }, implementation: string): boolean => (implementation === BATCH) === (call.batch === true);
+
+/**
+ * Whether `config` gives `call`: its capability is enabled, with an implementation that offers it, and the agent's
+ * allowlist names it.
+ */
+export const holdsCall = (config: Configuration, call: { capability: CapabilityId; name: string; batch?: true }): boolean => {
+  const capability = config.capabilities[call.capability];
+  return capability.enabled && offeredBy(call, capability.implementation) && (config.allow === undefined || config.allow.includes(call.name));
+};
 
 /** The code of a failed call, as data. */
 export const ErrorCode = Type.Enum(CALL_ERROR_CODES, { $id: "ErrorCode", description: "Why a gg call failed." });
@@ -94,6 +105,8 @@ export interface CallDefinition<Schema extends TSchema = TSchema, Data = unknown
   json?(output: CallOutput<Data>): Record<string, unknown>;
   /** True when the call changes the disk or starts a process: a run's report lists it even if its runner dies. */
   effects?: true;
+  /** True for a batch call (seed 003): offered when its capability's implementation is "batch", and only then. */
+  batch?: true;
   /** True when `run` returns a promise (it waits on a process); every other call completes before it returns. */
   async?: true;
   /** The implementation; receives validated arguments, returns the outcome as data, throws GgError on failure. */

@@ -17,7 +17,7 @@ export interface ToolDefinition {
 
 /** The calls that exist under `config`: not a disabled capability's, nor one the selected agent's allowlist leaves out. */
 export const enabledCalls = (config: Configuration): CallDefinition[] =>
-  CALLS.filter((call) => holdsCall(config, call.capability, call.name));
+  CALLS.filter((call) => holdsCall(config, call));
 
 /** The JSON tool definitions of the enabled calls. */
 export const toolDefinitions = (config: Configuration): ToolDefinition[] =>

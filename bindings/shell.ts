@@ -113,8 +113,9 @@ export function formatShellResult(result: ShellResult): string {
 /** How to read an offloaded log with the calls the agent holds. */
 function readLogs(config: Configuration): string {
   const ways = [
-    ...(holdsCall(config, "read-file", "read_file") ? ["read_file with offset and limit"] : []),
-    ...(holdsCall(config, "search", "search") ? ["search with path"] : []),
+    ...(holdsCall(config, { capability: "read-file", name: "read_file" }) ? ["read_file with offset and limit"] : []),
+    ...(holdsCall(config, { capability: "read-file", name: "read", batch: true }) ? ["read with start_line and end_line"] : []),
+    ...(holdsCall(config, { capability: "search", name: "search" }) || holdsCall(config, { capability: "search", name: "search", batch: true }) ? ["search with path"] : []),
   ];
   return ways.length > 0 ? `read or search those files (${ways.join(", or ")})` : "read those files with a command (tail, grep, sed -n)";
 }

@@ -11,6 +11,7 @@ export const CALL_ERROR_CODES = [
   "launch-failed",
   "timeout",
   "over-cap",
+  "conflict",
 ] as const;
 
 /** One of {@link CALL_ERROR_CODES}. */

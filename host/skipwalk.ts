@@ -1,0 +1,76 @@
+// The batch tools' walk (seed 003): a fixed list of directories skipped, not the ignore rules; path order (siblings
+// by name, depth first); symbolic links listed, never entered; and a hard bound on the entries visited.
+import { readdirSync, statSync } from "node:fs";
+import { GgError } from "./errors.ts";
+import { byName } from "./files.ts";
+
+/**
+ * Directories a walk does not enter unless asked to: version control, dependencies and build output. Seed 003 names
+ * .git, node_modules and target; the rest of its list is garbled, so gg adds the other version-control folders and
+ * the Python ones that hold the same kind of bulk.
+ */
+export const SKIPPED_DIRS: readonly string[] = [".git", ".hg", ".svn", "node_modules", "target", "__pycache__", ".venv"];
+
+/** The most entries one walk visits; one more fails, asking for a narrower path. */
+export const WALK_MAX_ENTRIES = 10_000;
+
+/** One entry a walk visited. */
+export interface SkipWalkEntry {
+  /** `/`-separated, as the walk's root was named joined with the path below it. */
+  path: string;
+  absolute: string;
+  kind: "file" | "dir" | "symlink" | "other";
+  /** For a symlink: what it points to. */
+  linksTo?: "file" | "dir" | "other";
+}
+
+/** What a walk found: its entries in path order, and how many skipped directories it left out. */
+export interface SkipWalk {
+  entries: SkipWalkEntry[];
+  skipped: number;
+}
+
+const kindOf = (stats: { isFile(): boolean; isDirectory(): boolean }): "file" | "dir" | "other" => (stats.isFile() ? "file" : stats.isDirectory() ? "dir" : "other");
+
+/**
+ * Walks the directory `absolute` (named `shown`, "" for the working directory), every entry below it; `deep` false
+ * lists the directory's own entries only. The root itself is walked even when its name is on the skip list.
+ */
+export function skipWalk(absolute: string, shown: string, options: { includeIgnored: boolean; deep: boolean }): SkipWalk {
+  const entries: SkipWalkEntry[] = [];
+  let skipped = 0;
+  const visit = (dir: string, prefix: string): void => {
+    let dirents;
+    try {
+      dirents = readdirSync(dir, { withFileTypes: true }).sort(byName);
+    } catch {
+      // A directory that cannot be listed below the root shows as an empty one, as ls -R goes on past it.
+      return;
+    }
+    for (const dirent of dirents) {
+      const path = prefix === "" ? dirent.name : `${prefix}/${dirent.name}`;
+      const child = `${dir === "/" ? "" : dir}/${dirent.name}`;
+      let entry: SkipWalkEntry;
+      if (dirent.isSymbolicLink()) {
+        let linksTo: "file" | "dir" | "other" = "other";
+        try {
+          linksTo = kindOf(statSync(child));
+        } catch {
+          // A link to nothing.
+        }
+        entry = { path, absolute: child, kind: "symlink", linksTo };
+      } else entry = { path, absolute: child, kind: kindOf(dirent) };
+      if (entry.kind === "dir" && !options.includeIgnored && SKIPPED_DIRS.includes(dirent.name)) {
+        skipped++;
+        continue;
+      }
+      if (entries.length === WALK_MAX_ENTRIES) {
+        throw new GgError("over-cap", `Cannot walk ${shown || "the working directory"}: it holds more than ${WALK_MAX_ENTRIES.toLocaleString("en-US")} entries, the most one walk visits; pass a narrower path`);
+      }
+      entries.push(entry);
+      if (entry.kind === "dir" && options.deep) visit(child, path);
+    }
+  };
+  visit(absolute, shown);
+  return { entries, skipped };
+}
