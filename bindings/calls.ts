@@ -1,6 +1,8 @@
 // Every call gg declares, in the order tools are listed: apart from the registry so the configuration can check an
 // allowlist's names against it (the declarations import nothing but types from the configuration).
 import type { CallDefinition } from "./define.ts";
+import { glob, list } from "./batch_list.ts";
+import { read, viewImage } from "./batch_read.ts";
 import { batchSearch } from "./batch_search.ts";
 import { editFile } from "./edit_file.ts";
 import { listDir } from "./list_dir.ts";
@@ -11,4 +13,4 @@ import { tree } from "./tree.ts";
 import { writeFile } from "./write_file.ts";
 
 /** Every call gg declares, in the order tools are listed. */
-export const CALLS: readonly CallDefinition[] = [readFile, writeFile, editFile, listDir, tree, search, batchSearch, shell] as unknown as CallDefinition[];
+export const CALLS: readonly CallDefinition[] = [readFile, read, viewImage, writeFile, editFile, listDir, tree, list, glob, search, batchSearch, shell] as unknown as CallDefinition[];

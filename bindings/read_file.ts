@@ -72,7 +72,8 @@ export const imageRule = (config: Configuration): string =>
     ? "PNG, JPEG, GIF and WebP files (recognised by content) are attached as pictures, up to 8 MiB; larger ones are described."
     : "Reading images is unsupported for this model: pictures are described, not shown.";
 
-function readImage(absolute: string, display: string, format: ImageFormat, size: number, context: CallContext): ReadData {
+/** A picture read as read_file reads it: attached while the model sees pictures and it is within 8 MiB, else described. */
+export function readImage(absolute: string, display: string, format: ImageFormat, size: number, context: CallContext): ReadData {
   const attach = size <= IMAGE_ATTACH_LIMIT && context.config.vision;
   const bytes = attach ? context.files.readFile(absolute) : context.files.readHead(absolute, IMAGE_HEADER_BYTES);
   const image: ImageDescriptor = { label: display, format: format.name, mime: format.mime, bytes: size, ...imageDimensions(bytes) };
