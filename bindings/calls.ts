@@ -1,6 +1,7 @@
 // Every call gg declares, in the order tools are listed: apart from the registry so the configuration can check an
 // allowlist's names against it (the declarations import nothing but types from the configuration).
 import type { CallDefinition } from "./define.ts";
+import { edit } from "./batch_edit.ts";
 import { glob, list } from "./batch_list.ts";
 import { read, viewImage } from "./batch_read.ts";
 import { batchSearch } from "./batch_search.ts";
@@ -13,4 +14,4 @@ import { tree } from "./tree.ts";
 import { writeFile } from "./write_file.ts";
 
 /** Every call gg declares, in the order tools are listed. */
-export const CALLS: readonly CallDefinition[] = [readFile, read, viewImage, writeFile, editFile, listDir, tree, list, glob, search, batchSearch, shell] as unknown as CallDefinition[];
+export const CALLS: readonly CallDefinition[] = [readFile, read, viewImage, writeFile, editFile, edit, listDir, tree, list, glob, search, batchSearch, shell] as unknown as CallDefinition[];

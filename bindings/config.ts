@@ -152,9 +152,12 @@ function checkAgents(input: unknown, config: Configuration, problems: string[]):
       const declared = typeof call === "string" ? calls.get(call) : undefined;
       if (declared === undefined) problems.push(`${name} allows unknown call ${show(call)}; the calls are ${quote([...calls.keys()])}`);
       else {
-        const { capability, implementation } = { capability: declared[0]?.capability as CapabilityId, implementation: config.capabilities[declared[0]?.capability as CapabilityId].implementation };
-        if (!config.capabilities[capability].enabled) problems.push(`${name} allows ${call}, whose capability "${capability}" is disabled; enable it or drop ${call}`);
-        else if (!declared.some((definition) => offeredBy(definition, implementation))) {
+        const capability = declared[0]?.capability as CapabilityId;
+        const { enabled, implementation } = config.capabilities[capability];
+        // An unknown implementation is refused already; what it would offer is not known.
+        const known = (CAPABILITIES[capability].implementations as readonly string[]).includes(implementation);
+        if (!enabled) problems.push(`${name} allows ${call}, whose capability "${capability}" is disabled; enable it or drop ${call}`);
+        else if (known && !declared.some((definition) => offeredBy(definition, implementation))) {
           const offered = CALLS.filter((definition) => definition.capability === capability && offeredBy(definition, implementation)).map((definition) => definition.name);
           problems.push(`${name} allows ${call}, which capability "${capability}" does not offer under implementation "${implementation}" (it offers ${quote(offered)}); drop ${call} or change the implementation`);
         }

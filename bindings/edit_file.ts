@@ -19,17 +19,17 @@ export const EditResult = Type.Object(
 export type EditResult = Static<typeof EditResult>;
 
 /** Every start offset of `needle` in `haystack`, overlapping ones included (they make the edit just as ambiguous). */
-function occurrences(haystack: Buffer, needle: Buffer): number[] {
+export function occurrences(haystack: Buffer, needle: Buffer): number[] {
   const found: number[] = [];
   for (let i = haystack.indexOf(needle); i !== -1; i = haystack.indexOf(needle, i + 1)) found.push(i);
   return found;
 }
 
 /** CRLF pairs in `bytes`. */
-const countCrlf = (bytes: Buffer): number => occurrences(bytes, Buffer.from("\r\n")).length;
+export const countCrlf = (bytes: Buffer): number => occurrences(bytes, Buffer.from("\r\n")).length;
 
 /** `text` with bare \n turned into \r\n, for a CRLF file edited with LF text. */
-const toCrlf = (text: string): string => text.replace(/\r?\n/g, "\r\n");
+export const toCrlf = (text: string): string => text.replace(/\r?\n/g, "\r\n");
 
 export const editFile = defineCall({
   name: "edit_file",
