@@ -4,6 +4,7 @@
 // by hand: each rule is the sentence the declaration itself gives the model.
 import { type Configuration, defaultConfiguration, forAgent } from "../bindings/config.ts";
 import { enabledCalls } from "../bindings/index.ts";
+import { BUDGET } from "../bindings/batch.ts";
 import { capRule, FOOTER_RULE, imageRule, readFile } from "../bindings/read_file.ts";
 import { outputRule, shell } from "../bindings/shell.ts";
 import { ggFunctions } from "../runtime/api.ts";
@@ -53,6 +54,22 @@ function toolsPrompt(config: Configuration): string {
     const cap = capRule(config);
     out.push("", "# Reading Files", "", ...(cap ? [`- ${cap}`] : []), `- ${FOOTER_RULE}`, `- ${imageRule(config)}`);
   }
+  const batch = calls.filter((call) => call.batch);
+  if (batch.length > 0) {
+    const held = (name: string): boolean => batch.some((call) => call.name === name);
+    const finders = ["glob", "search"].filter(held);
+    out.push(
+      "",
+      "# Batch File Tools",
+      "",
+      ...(finders.length > 0 ? [`- Find what you need with ${finders.join(" or ")} before reading: it keeps unrelated text out of your context.`] : []),
+      ...(held("read") ? ["- Read every range you need, of any files, in one read call; do not read a file again unless it changed."] : []),
+      ...(held("edit") ? ["- Put every change to one file in one edit call."] : []),
+      "- Make independent calls in the same reply, and do not repeat file contents in your answer.",
+      `- Each answers with compact JSON {results, truncated, next, skipped} within a byte budget (max_bytes, default ${BUDGET.default}); truncated means more follow: call again with next.`,
+      ...(held("view_image") ? [`- ${imageRule(config)}`] : []),
+    );
+  }
   if (holds(shell.name)) out.push("", "# Running Commands", "", `- ${outputRule(config)}`);
   return `${out.join("\n")}\n`;
 }
@@ -78,6 +95,8 @@ function codePrompt(config: Configuration, options: PromptOptions): string {
   const caps = options.viewCaps ?? DEFAULT_VIEW_CAPS;
   const functions = ggFunctions(config);
   const opens = functions.some((fn) => fn.module === "views" && fn.name === "openFile");
+  // What gets a file's text into a program: readFile, or read under the batch implementation.
+  const reader = functions.find((fn) => fn.module === "files" && (fn.name === "readFile" || fn.name === "read"));
   const out = [
     "You are a coding agent working in a workspace on disk. You act by writing programs: each one runs, and what it returns comes back to you as the next message. The types of the gg global are at the end.",
     "",
@@ -90,7 +109,7 @@ function codePrompt(config: Configuration, options: PromptOptions): string {
       "",
       "# Views",
       "",
-      "- gg.files.readFile gets a file's bytes for your program; gg.views.openFile shows a file to you. A view is the only way a file enters your context window.",
+      `- ${reader ? `gg.files.${reader.name} gets a file's bytes for your program; ` : ""}gg.views.openFile shows a file to you. A view is the only way a file enters your context window.`,
       "- Views are append-only: opening a file again appends a new view, so re-open a file you changed to see it as it is now.",
       `- A view over the view caps (${caps.lines} lines, ${caps.bytes / KIB} KiB) is refused with over-cap, never cut: open a smaller window.`,
       "- gg.views.close and gg.context.evictFileView take a file's views out of the window and reclaim their tokens; gg.context.breakdown() gives the tokens per band.",

@@ -47,6 +47,13 @@ const ERRORS: Record<string, readonly string[]> = {
   tree: FILE_ERRORS,
   search: FILE_ERRORS,
   shell: ["launch-failed", "timeout", "io-error"],
+  // The batch calls: a walk past its bound and a read past what a call holds are over-cap; a raced edit, conflict.
+  read: [...FILE_ERRORS, "over-cap"],
+  view_image: FILE_ERRORS,
+  edit: [...FILE_ERRORS, "no-match", "ambiguous", "conflict"],
+  list: [...FILE_ERRORS, "over-cap"],
+  glob: [...FILE_ERRORS, "over-cap"],
+  "search (batch)": [...FILE_ERRORS, "over-cap"],
 };
 
 /** The gg function of each tool call, by the call's name. */
@@ -64,7 +71,7 @@ function fromCall(call: CallDefinition): GgFunction {
     positional: call.code.positional,
     parameters: call.parameters,
     result: call.result,
-    errors: ERRORS[call.name] ?? [],
+    errors: ERRORS[call.batch && call.name === "search" ? "search (batch)" : call.name] ?? [],
     sync: !call.async,
     effects: call.effects === true,
     run(args, env) {
@@ -83,7 +90,7 @@ const nothing = () => Type.Object({}, { additionalProperties: false });
 const openFile: GgFunction = {
   module: "views",
   name: "openFile",
-  brief: "Show a file to yourself: read it as read_file does and open a view of it in your context window.",
+  brief: "Show a file to yourself: open a view of it, or of a window of its lines, in your context window (a picture is shown as a picture).",
   positional: ["path"],
   parameters: (config) => readFile.parameters(config),
   result: OpenedView,
@@ -137,8 +144,8 @@ const breakdown: GgFunction = {
 export function ggFunctions(config: Configuration): GgFunction[] {
   const enabled = enabledCalls(config);
   const calls = enabled.map(fromCall);
-  // Opening a view is read_file's read: it exists for an agent that holds read_file.
-  const views = enabled.some((call) => call.name === readFile.name) ? [openFile] : [];
+  // Opening a view is read_file's read: it exists for an agent that holds read-file's calls, classic or batch.
+  const views = enabled.some((call) => call.capability === readFile.capability) ? [openFile] : [];
   return [...calls, ...views, close, list, evictFileView, breakdown];
 }
 

@@ -33,12 +33,25 @@ describe("system prompts", () => {
   test.each([
     ["shell-inline", [{ id: "shell", implementation: "inline", params: { maxLines: 200, maxChars: 8000 } }]],
     ["no-read-file", [{ id: "read-file", enabled: false }]],
+    [
+      "batch",
+      [
+        { id: "read-file", implementation: "batch", params: { lineCap: 200 } },
+        { id: "edit-file", implementation: "batch" },
+        { id: "list-dir", implementation: "batch" },
+        { id: "search", implementation: "batch" },
+      ],
+    ],
+    ["batch-read-classic-edit", [{ id: "read-file", implementation: "batch", params: { lineCap: 200 } }]],
     ["nothing", ["read-file", "write-file", "edit-file", "list-dir", "search", "shell"].map((id) => ({ id, enabled: false }))],
   ])("both arms with %s", async (name, capabilities) => {
     for (const arm of ["tools", "code"] as Arm[]) {
       const prompt = systemPrompt({ arm, config: parseConfiguration(capabilities) });
       await expect(prompt).toMatchFileSnapshot(`__snapshots__/${arm}-${name}.md`);
       if (name === "no-read-file") expect(prompt).not.toMatch(/Reading Files|# Views|read_file|readFile|openFile/);
+      // Under batch the classic calls are gone from both arms, and seed 003's way of working is stated.
+      if (name.startsWith("batch")) expect(prompt).not.toMatch(/read_file|readFile|Reading Files/);
+      if (name === "batch" && arm === "tools") expect(prompt).toContain("# Batch File Tools");
     }
   });
 

@@ -37,7 +37,7 @@ describe("agent allowlists", () => {
         ],
       }),
     ).toEqual([
-      'agent "a" allows unknown call "grep"; the calls are "read_file", "write_file", "edit_file", "list_dir", "tree", "search", "shell"',
+      'agent "a" allows unknown call "grep"; the calls are "read_file", "read", "view_image", "write_file", "edit_file", "edit", "list_dir", "tree", "list", "glob", "search", "shell"',
       'agent "a" allows shell, whose capability "shell" is disabled; enable it or drop shell',
       'agent "a" is listed more than once; keep one entry',
       'agent #3 has an unknown field "role"; the fields are "id", "allow"',
