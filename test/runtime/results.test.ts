@@ -26,9 +26,12 @@ function layout(ws: EngineWorkspace): void {
   mkdirSync(join(ws.root, "src/deep/er/est"));
 }
 
+/** The call named `name`: the batch one (seed 003) when `batch`, else the classic one. */
+const callNamed = (name: string, batch = false) => CALLS.find((candidate) => candidate.name === name && Boolean(candidate.batch) === batch);
+
 /** A program that makes `call` with `args` through the gg global and returns what it receives. */
-function program(name: string, args: Record<string, unknown>): string {
-  const call = CALLS.find((candidate) => candidate.name === name);
+function program(name: string, args: Record<string, unknown>, batch = false): string {
+  const call = callNamed(name, batch);
   if (!call) throw new Error(`no call ${name}`);
   const options = Object.fromEntries(Object.entries(args).filter(([key]) => !call.code.positional.includes(key)));
   const given = call.code.positional.map((key) => (key in args ? JSON.stringify(args[key]) : "undefined"));
@@ -61,7 +64,43 @@ const CASES: [string, Record<string, unknown>][] = [
   ["edit_file", { path: "crlf.txt", old: "two", new: "2\n3" }],
 ];
 
+/** Every capability with batch calls on batch. */
+const BATCH = [
+  { id: "read-file", implementation: "batch", params: { lineCap: 200 } },
+  { id: "edit-file", implementation: "batch" },
+  { id: "list-dir", implementation: "batch" },
+  { id: "search", implementation: "batch" },
+];
+
+const BATCH_CASES: [string, Record<string, unknown>][] = [
+  ["glob", { patterns: ["src/**/*.ts"] }],
+  ["glob", { patterns: ["**"], limit: 3 }],
+  ["glob", { patterns: ["many/*"], max_bytes: 1024 }],
+  ["list", { path: "src" }],
+  ["list", { cursor: 2, limit: 2 }],
+  ["read", { files: [{ path: "notes.txt", start_line: 2 }, { path: "missing.txt" }, { path: "crlf.txt" }] }],
+  ["read", { files: [{ path: "src/long.txt" }], max_bytes: 1024 }],
+  ["edit", { path: "notes.txt", edits: [{ old: "alpha", new: "A" }, { old: "gamma", new: "G" }] }],
+  ["edit", { path: "crlf.txt", edits: [{ old: "two", new: "2\n3" }] }],
+];
+
 describe("typed results", () => {
+  test.each(BATCH_CASES)("batch %s %j: the tool's text is the compact JSON of the data a program receives", async (name, args) => {
+    using viaTool = engineWorkspace({ configEntries: BATCH });
+    using viaProgram = engineWorkspace({ configEntries: BATCH });
+    layout(viaTool);
+    layout(viaProgram);
+    const call = callNamed(name, true);
+    if (!call) throw new Error(`no batch call ${name}`);
+    const tool = await viaTool.call(name, args, BATCH);
+    const report = await viaProgram.run(program(name, args, true));
+    expect(report.error).toBeUndefined();
+    expect(tool.ok && tool.text).toBe(JSON.stringify(report.result));
+    expect(Value.Check(call.result, report.result)).toBe(true);
+    expect(call.render(report.result, args)).toBe(tool.ok && tool.text);
+  });
+
+
   test.each(CASES)("%s %j: the tool's text is the rendering of the data a program receives", async (name, args) => {
     // Calls that change the workspace get a fresh one per surface.
     using viaTool = engineWorkspace();
