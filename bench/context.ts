@@ -12,7 +12,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ChatCompletion, ChatCompletionMessageParam } from "openai/resources/chat/completions";
-import { type AgentReport, bandsTotal, runAgent } from "../agent/loop.ts";
+import { type AgentReport, type Bands, bandsTotal, runAgent } from "../agent/loop.ts";
 import type { Arm } from "../agent/prompts.ts";
 import type { Provider } from "../agent/provider.ts";
 import { textTokens } from "../runtime/context.ts";
@@ -326,6 +326,8 @@ console.log(`context economy: ${PACKAGE} sources and a ${log.split("\n").length}
 console.log(columns(["task", "tools", "entered", "billed", "code", "entered", "billed", "entered", "billed"]));
 console.log(columns(["", "turns", "", "", "turns", "", "", "code/tools", "code/tools"]));
 const sum = { tools: { entered: 0, billed: 0 }, code: { entered: 0, billed: 0 }, lean: { entered: 0, billed: 0 } };
+/** The suite's last windows per band, per arm: where the tokens that entered went. */
+const bands = { tools: { system: 0, tools: 0, messages: 0, toolResults: 0, views: 0 }, code: { system: 0, tools: 0, messages: 0, toolResults: 0, views: 0 } };
 // The code arm again with an opening turn that opens no module docs (the system prompt carries the types already).
 const LEAN = { openingTurn: { modules: [] } };
 for (const task of TASKS) {
@@ -339,9 +341,15 @@ for (const task of TASKS) {
   for (const [arm, outcome] of [["tools", tools], ["code", code], ["lean", lean]] as const) {
     sum[arm].entered += outcome.entered;
     sum[arm].billed += outcome.billed;
+    const last = outcome.report.turns.at(-1)?.estimate;
+    if (last && arm !== "lean") for (const band of Object.keys(bands[arm]) as (keyof Bands)[]) bands[arm][band] += last[band];
   }
   console.log(columns([task.name, tools.report.turns.length, tools.entered, tools.billed, code.report.turns.length, code.entered, code.billed, percent(code.entered, tools.entered), percent(code.billed, tools.billed)]));
 }
 console.log(columns(["suite", "", sum.tools.entered, sum.tools.billed, "", sum.code.entered, sum.code.billed, percent(sum.code.entered, sum.tools.entered), percent(sum.code.billed, sum.tools.billed)]));
 console.log(columns(["suite, no opening docs", "", "", "", "", sum.lean.entered, sum.lean.billed, percent(sum.lean.entered, sum.tools.entered), percent(sum.lean.billed, sum.tools.billed)]));
+for (const arm of ["tools", "code"] as const) console.log(`${arm} arm's last windows, added up, by band: ${Object.entries(bands[arm]).map(([band, tokens]) => `${band} ${tokens}`).join(", ")}`);
+// No script opens or closes a view: the code arm's views band is its opening turn, fixed like the system prompt.
+const work = (arm: "tools" | "code"): number => bands[arm].messages + bands[arm].toolResults;
+console.log(`the work alone (messages and tool results, without system prompt, tool definitions and opening turn): tools ${work("tools")}, code ${work("code")}, code/tools ${percent(work("code"), work("tools"))}`);
 console.log(`goal: code arm <= 40% of the tools arm's tokens entered across the suite: ${sum.code.entered <= 0.4 * sum.tools.entered ? "met" : "not met"}`);
