@@ -216,7 +216,7 @@ declare const gg: {
     shell(command: string, options?: { timeoutSecs?: number }): Promise<ShellResult>;
   };
   views: {
-    /** Show a file to yourself: open a view of it, or of a window of its lines, in your context window (a picture is shown as a picture). */
+    /** Show a file to yourself: read it, or a window of its lines, into a view in your context window (a picture is shown as a picture). */
     openFile(path: string, options?: { offset?: number; limit?: number }): Promise<OpenedView>;
     /** Close every view of a path, taking it out of your context window. */
     close(path: string): Promise<Closed>;

@@ -90,7 +90,7 @@ const nothing = () => Type.Object({}, { additionalProperties: false });
 const openFile: GgFunction = {
   module: "views",
   name: "openFile",
-  brief: "Show a file to yourself: open a view of it, or of a window of its lines, in your context window (a picture is shown as a picture).",
+  brief: "Show a file to yourself: read it, or a window of its lines, into a view in your context window (a picture is shown as a picture).",
   positional: ["path"],
   parameters: (config) => readFile.parameters(config),
   result: OpenedView,

@@ -74,6 +74,17 @@ export function renderDts(config: Configuration = defaultConfiguration()): strin
   return `// Generated from gg's declarations; do not edit.\n\n${types.join("\n\n")}\n\n${GG_ERROR}\n\n${CONSOLE}\n\ndeclare const gg: {\n${modules.join("\n")}\n};\n`;
 }
 
+/** One function as the docs show it: its signature, brief, each parameter with its description, and its errors. */
+function functionSection(fn: GgFunction, config: Configuration, named: NamedTypes): string[] {
+  const { properties, required } = parts(fn, config);
+  const out = [`### gg.${fn.module}.${fn.name}`, "", "```ts", signature(fn, config, named), "```", "", fn.brief, ""];
+  for (const [name, property] of Object.entries(properties)) {
+    out.push(`- \`${name}\` (${typeOf(property, named)}${required.has(name) ? "" : ", optional"}): ${property.description ?? ""}`);
+  }
+  out.push(`- Errors: ${["invalid-argument", ...fn.errors].map((code) => `\`${code}\``).join(", ")}`);
+  return out;
+}
+
 /** docs/api.md: the API grouped by module, with signatures, briefs, parameters and errors, then the types. */
 export function renderApiDoc(config: Configuration = defaultConfiguration()): string {
   const functions = ggFunctions(config);
@@ -89,14 +100,7 @@ export function renderApiDoc(config: Configuration = defaultConfiguration()): st
     const members = functions.filter((fn) => fn.module === module);
     if (members.length === 0) continue;
     out.push("", `## gg.${module}`);
-    for (const fn of members) {
-      const { properties, required } = parts(fn, config);
-      out.push("", `### gg.${module}.${fn.name}`, "", "```ts", signature(fn, config, named), "```", "", fn.brief, "");
-      for (const [name, property] of Object.entries(properties)) {
-        out.push(`- \`${name}\` (${typeOf(property, named)}${required.has(name) ? "" : ", optional"}): ${property.description ?? ""}`);
-      }
-      out.push(`- Errors: ${["invalid-argument", ...fn.errors].map((code) => `\`${code}\``).join(", ")}`);
-    }
+    for (const fn of members) out.push("", ...functionSection(fn, config, named));
   }
   out.push("", "## Types", "", "```ts", declarations(named).join("\n\n"), "```");
   return `${out.join("\n")}\n`;
@@ -147,13 +151,11 @@ export function searchDocs(query: string, config: Configuration = defaultConfigu
 
 /**
  * The documentation of one module as the opening turn shows it, found by a search over the briefs for the module:
- * each function's brief and signature, then the types they use.
+ * each function's signature and brief, its parameters with their defaults and limits, and its errors. The types they
+ * name are not repeated: the code prompt carries them.
  */
 export function moduleDoc(module: GgFunction["module"], config: Configuration = defaultConfiguration()): string {
-  const named: NamedTypes = new Map();
   const found = searchDocs(module, config).filter((match) => match.module === module);
   const functions = ggFunctions(config).filter((fn) => found.some((match) => match.function === `gg.${fn.module}.${fn.name}`));
-  const entries = functions.map((fn) => `/** ${fn.brief} */\ngg.${module}.${signature(fn, config, named)};`);
-  const types = declarations(named);
-  return ["```ts", ...entries, ...(types.length > 0 ? ["", ...types] : []), "```"].join("\n");
+  return functions.flatMap((fn, i) => [...(i > 0 ? [""] : []), ...functionSection(fn, config, new Map())]).join("\n");
 }

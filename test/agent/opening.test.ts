@@ -43,8 +43,11 @@ describe("runtime.openingTurn()", () => {
       const opened = await runtime.openingTurn();
       expect(opened.map((view) => view.path)).toEqual(["gg://workspace/tree", "gg://docs/files", "gg://docs/shell"]);
       expect(opened[0]?.text).toBe("README.md\nsrc/\n  a.ts\n  deep/ (1 entries not shown)");
-      expect(opened[1]?.text).toContain("gg.files.search(query: string");
-      expect(opened[2]?.text).toContain("interface ShellResult");
+      // Each function with its parameters' defaults and limits, and its errors; the types are the code prompt's.
+      expect(opened[1]?.text).toContain("### gg.files.search\n\n```ts\nsearch(query: string");
+      expect(opened[1]?.text).toContain("- `limit` (number, optional): Matches to return. Default 50, at most 200.");
+      expect(opened[2]?.text).toContain("- Errors: `invalid-argument`, `launch-failed`, `timeout`, `io-error`");
+      expect(opened[2]?.text).not.toContain("interface ShellResult");
       for (const view of opened) expect(view.tokens).toBe(Math.ceil(Buffer.byteLength(view.text) / 4));
       // They are views like any other: listed, charged, and closed by their labels.
       const report = await runtime.run("const before = (await gg.context.breakdown()).fileViews; const closed = await gg.views.close('gg://docs/shell'); return { before, closed, left: (await gg.views.list()).map((view) => view.path) }");
