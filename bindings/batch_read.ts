@@ -6,7 +6,7 @@ import { detectImage, IMAGE_SNIFF_BYTES } from "../host/image.ts";
 import { resolvePath } from "../host/paths.ts";
 import type { Configuration } from "./config.ts";
 import { type BatchOutput, batchResult, BUDGET, createBudget, MAX_RANGE_LINES, MAX_RANGES, maxBytesParameter, PAGE_BYTES, renderBatch } from "./batch.ts";
-import { type Attachment, type CallContext, defineCall, ErrorCode } from "./define.ts";
+import { type Attachment, type CallContext, defineCall, ErrorCode, forHoldings } from "./define.ts";
 import { imageRule, readImage } from "./read_file.ts";
 
 /** Lines a range without an end holds: the read-file capability's lineCap under batch. */
@@ -72,7 +72,7 @@ function load(absolute: string, path: string, context: CallContext, held: { byte
   } catch (error) {
     const typed = isGgError(error) ? error : fromSystemError("read", path, error);
     // Every code a host read throws is a call's code; a run's codes never arise here.
-    return { error: { code: typed.code as CallErrorCode, message: typed.message.replaceAll(absolute, path) } };
+    return { error: { code: typed.code as CallErrorCode, message: forHoldings(typed.message.replaceAll(absolute, path), context.config) } };
   }
 }
 

@@ -172,6 +172,23 @@ export function checkArguments(name: string, schema: TSchema, args: unknown): Ca
   return { code: "invalid-argument", message: `Cannot call ${name}: ${problems.join("; ")}` };
 }
 
+/** Each classic call a message may point to, and the batch call that takes its place under the batch implementation. */
+const BATCH_COUNTERPARTS: readonly { capability: CapabilityId; classic: string; batch: string }[] = [
+  { capability: "read-file", classic: "read_file", batch: "read" },
+  { capability: "edit-file", classic: "edit_file", batch: "edit" },
+  { capability: "list-dir", classic: "list_dir", batch: "list" },
+  { capability: "list-dir", classic: "tree", batch: "glob" },
+];
+
+/** A message as this configuration's model reads it: a classic call it points to is named as the batch call it holds. */
+export function forHoldings(message: string, config: Configuration): string {
+  let out = message;
+  for (const { capability, classic, batch } of BATCH_COUNTERPARTS) {
+    if (config.capabilities[capability].implementation === BATCH) out = out.replace(new RegExp(`\\b(with|or) ${classic}\\b`, "g"), `$1 ${batch}`);
+  }
+  return out;
+}
+
 /** A failure as the caller sees it: its file named as the caller spelled it, not as the host resolved it. */
 const failed = (name: string, error: unknown, args: unknown, context: CallContext): { ok: false; error: CallError } => {
   const typed = isGgError(error) ? error : fromSystemError(`run ${name} on`, "its arguments", error);
@@ -179,7 +196,7 @@ const failed = (name: string, error: unknown, args: unknown, context: CallContex
   const relative = typeof path === "string" && path !== "" && !path.startsWith("/") && !path.includes("\0");
   const absolute = relative ? resolvePath(context.cwd, path) : undefined;
   const message = absolute ? typed.message.replaceAll(`${absolute}:`, `${path}:`).replaceAll(`${absolute} `, `${path} `) : typed.message;
-  return { ok: false, error: { code: typed.code, message } };
+  return { ok: false, error: { code: typed.code, message: forHoldings(message, context.config) } };
 };
 
 /** Validates `args` and runs the call; every failure, however it arises, comes back as a typed error. */
