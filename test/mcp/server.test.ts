@@ -153,6 +153,17 @@ describe("gg mcp", () => {
     expect(text(await mcp.call("search_docs", { query: "run a command" }))).toBe("No function of the gg global matches that.");
   });
 
+  test("under the batch implementations it serves the batch tools, answering with their compact JSON, and the gg functions follow", async () => {
+    using ws = tempWorkspace();
+    const batch = ["read-file", "edit-file", "list-dir", "search"].map((id) => ({ id, implementation: "batch", ...(id === "read-file" ? { params: { lineCap: 200 } } : {}) }));
+    ws.put({ "gg.json": JSON.stringify(batch), "src/a.ts": "one\ntwo\n" });
+    await using mcp = await connect(ws.root, "--config", join(ws.root, "gg.json"));
+    expect((await mcp.client.listTools()).tools.map((tool) => tool.name)).toEqual(["read", "view_image", "write_file", "edit", "list", "glob", "search", "shell", "run_program", "search_docs"]);
+    expect(text(await mcp.call("glob", { patterns: ["src/**"] }))).toBe('{"results":["src/a.ts"],"truncated":false,"next":null,"skipped":0}');
+    expect(text(await mcp.call("read", { files: [{ path: "src/a.ts", start_line: 2 }] }))).toBe('{"results":[{"path":"src/a.ts","start_line":2,"end_line":2,"total_lines":2,"text":"two"}],"truncated":false,"next":null,"skipped":0}');
+    expect(await mcp.call("run_program", { source: "return [typeof gg.files.readFile, (await gg.files.glob(['src/*'])).results]" })).toMatchObject({ structuredContent: { result: ["undefined", ["src/a.ts"]] } });
+  });
+
   test("serves the docs and types as resources, and both system prompts, the code one with its opening turn", async () => {
     using ws = tempWorkspace();
     ws.put({ "src/a.ts": "" });
