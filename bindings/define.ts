@@ -7,6 +7,7 @@ import { Value } from "typebox/value";
 import { CALL_ERROR_CODES, type CallError, fromSystemError, GgError, isGgError } from "../host/errors.ts";
 import { resolvePath } from "../host/paths.ts";
 import type { FileHost } from "../host/files.ts";
+import type { WarmCache } from "../host/warm.ts";
 import type { CapabilityId, Configuration } from "./config.ts";
 
 /** The modules of the gg global: the calls' (files, shell) and the view manager's (views, context). */
@@ -69,6 +70,8 @@ export interface CallContext {
   deadline?: number;
   /** Aborted when the run ends: work a call started (a command) is stopped with it. */
   signal?: AbortSignal;
+  /** A long-lived runtime's listings and contents, which walks and searches reuse while their stats hold. */
+  warm?: WarmCache;
 }
 
 /** How a call appears on the `gg` global of a program. */

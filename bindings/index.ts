@@ -1,6 +1,7 @@
 // The registry of gg calls: the JSON tool surface is derived from the declarations, never written twice.
 import type { TSchema } from "typebox";
 import { nodeFileHost } from "../host/files.ts";
+import { createWarmCache, warmFileHost } from "../host/warm.ts";
 import { type Configuration, defaultConfiguration, forAgent, isConfiguration, parseConfiguration } from "./config.ts";
 import { type CallContext, type CallDefinition, type CallResult, holdsCall, invoke } from "./define.ts";
 import { CALLS } from "./calls.ts";
@@ -40,17 +41,26 @@ export interface ToolsOptions {
   agent?: string;
   /** The run's wall-clock budget in seconds: command timeouts are clamped to what is left of it. */
   budgetSecs?: number;
+  /**
+   * What searches and walks keep between calls (listings and file contents, checked by stat before each use): on by
+   * default with a cap of 256 MiB of contents; false for a one-shot call, which gains nothing from it.
+   */
+  warm?: false | { capBytes?: number };
 }
 
 /** The context calls run in, from the options of a run. */
-export const callContext = (options: ToolsOptions): CallContext => ({
-  workspace: options.workspace,
-  cwd: options.cwd ?? options.workspace,
-  config: forAgent(options.config === undefined ? defaultConfiguration() : isConfiguration(options.config) ? options.config : parseConfiguration(options.config), options.agent),
-  files: nodeFileHost,
-  agent: options.agent ?? String(process.pid),
-  ...(options.budgetSecs === undefined ? {} : { deadline: Date.now() + options.budgetSecs * 1000 }),
-});
+export function callContext(options: ToolsOptions): CallContext {
+  const warm = options.warm === false ? undefined : createWarmCache(options.warm?.capBytes);
+  return {
+    workspace: options.workspace,
+    cwd: options.cwd ?? options.workspace,
+    config: forAgent(options.config === undefined ? defaultConfiguration() : isConfiguration(options.config) ? options.config : parseConfiguration(options.config), options.agent),
+    files: warm ? warmFileHost(nodeFileHost, warm) : nodeFileHost,
+    agent: options.agent ?? String(process.pid),
+    ...(options.budgetSecs === undefined ? {} : { deadline: Date.now() + options.budgetSecs * 1000 }),
+    ...(warm ? { warm } : {}),
+  };
+}
 
 /** The tool-calling surface for one run: definitions plus a `call` that never throws. */
 export function createTools(options: ToolsOptions) {

@@ -83,7 +83,7 @@ export const search = defineCall({
       if (ignored) filesSearched = 0;
       matches = ignored ? [] : scanFile(scanner, absolute, wanted).map((found) => matched(display, found));
     } else {
-      const outcome = searchFiles(scanner, walkFiles(walkRoot(absolute, context.workspace)), wanted, context.deadline);
+      const outcome = searchFiles(scanner, walkFiles(walkRoot(absolute, context.workspace, context.warm)), wanted, context.deadline);
       matches = outcome.matches.map((found) => matched(joinDisplay(path, found.file.relative), found));
       filesSearched = outcome.searched;
     }

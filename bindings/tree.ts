@@ -94,7 +94,7 @@ function render(root: WalkDir, display: string, depth: number): TreeResult {
       } else if (level === depth) {
         let note = "";
         try {
-          const count = listDir(enter(listing.scope, found)).entries.length;
+          const count = listDir(enter(listing.scope, found, dir.warm)).entries.length;
           entry.notShown = count;
           // The seed's form, to the character, whatever the count: "(N entries not shown)".
           if (count > 0) note = ` (${count} entries not shown)`;
@@ -103,7 +103,7 @@ function render(root: WalkDir, display: string, depth: number): TreeResult {
           note = " (unreadable)";
         }
         if (!emit({ text: `${indent}${found.name}/${note}`, entry })) return false;
-      } else if (!emit({ text: `${indent}${found.name}/`, entry }) || !walk(enter(listing.scope, found), level + 1, `${indent}  `, entry)) {
+      } else if (!emit({ text: `${indent}${found.name}/`, entry }) || !walk(enter(listing.scope, found, dir.warm), level + 1, `${indent}  `, entry)) {
         return false;
       }
     }
@@ -144,7 +144,7 @@ export const tree = defineCall({
     if (depth < 1) throw new GgError("invalid-argument", `Cannot render a tree of depth ${depth}: depth counts levels below the root and must be 1 or more (1 lists the root's own entries)`);
     const absolute = resolvePath(context.cwd, path);
     requireDirectory(context.files.stat(absolute, "render a tree of").kind, path, "render a tree of");
-    return render(walkRoot(absolute, context.workspace), path, Math.min(depth, TREE_MAX_DEPTH));
+    return render(walkRoot(absolute, context.workspace, context.warm), path, Math.min(depth, TREE_MAX_DEPTH));
   },
   render: (tree) => tree.text,
 });

@@ -283,7 +283,8 @@ export async function main(argv: readonly string[], out: (text: string) => void 
         throw new UsageError(`Cannot parse ARGS_JSON ${argsText}: ${(error as Error).message}; pass one JSON object, e.g. '{"path": "README.md"}'`);
       }
     }
-    const tools = createTools({ workspace: workspaceOf(values.workspace), config, ...agent, ...(budget === undefined ? {} : { budgetSecs: budget }) });
+    // One call, then the process ends: nothing is kept for a next search (the cold path).
+    const tools = createTools({ workspace: workspaceOf(values.workspace), config, ...agent, ...(budget === undefined ? {} : { budgetSecs: budget }), warm: false });
     // A tool this configuration lacks (unknown, or its capability disabled) is a refused command line.
     const names = tools.definitions().map((definition) => definition.name);
     if (!names.includes(tool)) throw new UsageError(`No tool ${JSON.stringify(tool)} in this configuration; the tools are ${names.join(", ")}`);

@@ -69,6 +69,8 @@ export interface FileHost {
   readFile(path: string): Buffer;
   /** Reads a whole file into `scratch` when it fits, else into a new buffer; the result lives until the next call. */
   readFileInto(path: string, scratch: Buffer): Buffer;
+  /** True when readFileInto may return a buffer the host keeps (a warm cache's): it must not become a scratch. */
+  keepsReads?: boolean;
   /** Reads at most `bytes` bytes from the start of a file. */
   readHead(path: string, bytes: number): Buffer;
   /** Reads lines `first`..`first + count - 1` (to the end when `count` is undefined), at most `maxBytes` bytes. */

@@ -2,6 +2,7 @@
 // whether or not the folder is a git repository yet. Rule matching is the `ignore` package's; precedence is
 // ripgrep's: any .ignore beats any .gitignore, which beats .git/info/exclude, and deeper files beat shallower ones.
 import { existsSync, readFileSync, realpathSync, statSync } from "node:fs";
+import type { WarmCache } from "./warm.ts";
 import { dirname, resolve } from "node:path";
 import ignore, { type Ignore } from "ignore";
 
@@ -24,10 +25,10 @@ export interface IgnoreScope {
   readonly hidden?: boolean;
 }
 
-function readRules(file: string): Ignore | undefined {
+function readRules(file: string, warm?: WarmCache): Ignore | undefined {
   let text: string;
   try {
-    text = readFileSync(file, "utf8");
+    text = warm ? warm.readFile(file).toString("utf8") : readFileSync(file, "utf8");
   } catch {
     return undefined;
   }
@@ -56,11 +57,11 @@ function probeRuleFiles(dir: string): RuleFiles {
   return { ignore: existsSync(`${dir}/.ignore`), gitignore: existsSync(`${dir}/.gitignore`), git: isDirectory(`${dir}/.git`) };
 }
 
-function levelAt(dir: string, present: RuleFiles, prefix: string, cut: number): Level | undefined {
+function levelAt(dir: string, present: RuleFiles, prefix: string, cut: number, warm?: WarmCache): Level | undefined {
   const rules: Level["rules"] = {};
-  const dotIgnore = present.ignore ? readRules(`${dir}/.ignore`) : undefined;
-  const gitignore = present.gitignore ? readRules(`${dir}/.gitignore`) : undefined;
-  const exclude = present.git ? readRules(`${dir}/.git/info/exclude`) : undefined;
+  const dotIgnore = present.ignore ? readRules(`${dir}/.ignore`, warm) : undefined;
+  const gitignore = present.gitignore ? readRules(`${dir}/.gitignore`, warm) : undefined;
+  const exclude = present.git ? readRules(`${dir}/.git/info/exclude`, warm) : undefined;
   if (dotIgnore) rules.ignore = dotIgnore;
   if (gitignore) rules.gitignore = gitignore;
   if (exclude) rules.exclude = exclude;
@@ -129,9 +130,9 @@ function canonical(path: string): string {
 }
 
 /** The scope inside `dir` (absolute), whose path relative to the walk root is `relative` ("" for the root). */
-export function enterScope(scope: IgnoreScope, dir: string, relative: string, present: RuleFiles): IgnoreScope {
+export function enterScope(scope: IgnoreScope, dir: string, relative: string, present: RuleFiles, warm?: WarmCache): IgnoreScope {
   if (!present.ignore && !present.gitignore && !present.git) return scope;
-  const level = levelAt(dir, present, "", relative === "" ? 0 : relative.length + 1);
+  const level = levelAt(dir, present, "", relative === "" ? 0 : relative.length + 1, warm);
   return level ? { levels: [...scope.levels, level] } : scope;
 }
 

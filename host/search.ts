@@ -49,7 +49,7 @@ export const createScanner = (query: string, files: FileHost, clipChars: number,
 export function scanFile(scanner: Scanner, absolute: string, max: number): LineMatch[] {
   const bytes = scanner.files.readFileInto(absolute, scanner.scratch);
   // A file that outgrew the buffer got a larger one: keep it, so the next large file allocates nothing.
-  if (bytes.buffer !== scanner.scratch.buffer) scanner.scratch = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.buffer.byteLength - bytes.byteOffset);
+  if (!scanner.files.keepsReads && bytes.buffer !== scanner.scratch.buffer) scanner.scratch = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.buffer.byteLength - bytes.byteOffset);
   const found: LineMatch[] = [];
   let binary: boolean | undefined;
   let linesBefore = 0;

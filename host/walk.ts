@@ -3,6 +3,7 @@
 import { readdirSync, statSync } from "node:fs";
 import { byName } from "./files.ts";
 import { enterScope, type IgnoreScope, isIgnored, rootScope } from "./ignore.ts";
+import type { WarmCache } from "./warm.ts";
 
 /** One entry a walk shows. */
 export interface WalkEntry {
@@ -25,6 +26,8 @@ export interface WalkDir {
   relative: string;
   /** Rules in force from enclosing directories; the directory's own rule files are read when it is listed. */
   inherited: IgnoreScope;
+  /** A long-lived runtime's listings and contents, checked before each use; none for a one-shot walk. */
+  warm?: WarmCache;
 }
 
 /** A listed directory: its visible entries, and the rules in force inside it. */
@@ -34,16 +37,17 @@ export interface Listing {
 }
 
 /** The root of a walk at `absolute`, with the ignore rules of its enclosing directories. */
-export const walkRoot = (absolute: string, workspace: string): WalkDir => ({
+export const walkRoot = (absolute: string, workspace: string, warm?: WarmCache): WalkDir => ({
   absolute,
   relative: "",
   inherited: rootScope(absolute, workspace),
+  ...(warm ? { warm } : {}),
 });
 
 /** Lists `dir`: entries that are not ignored, in path order. Throws the system error when it cannot be read. */
 export function listDir(dir: WalkDir): Listing {
   if (dir.inherited.hidden) return { entries: [], scope: dir.inherited };
-  const dirents = readdirSync(dir.absolute, { withFileTypes: true }).sort(byName);
+  const dirents = dir.warm ? dir.warm.readdir(dir.absolute) : readdirSync(dir.absolute, { withFileTypes: true }).sort(byName);
   // The listing itself says which rule files exist, so no directory costs a failed open.
   const present = { ignore: false, gitignore: false, git: false };
   for (const dirent of dirents) {
@@ -51,7 +55,7 @@ export function listDir(dir: WalkDir): Listing {
     else if (dirent.name === ".gitignore") present.gitignore = true;
     else if (dirent.name === ".git") present.git = dirent.isDirectory();
   }
-  const scope = enterScope(dir.inherited, dir.absolute, dir.relative, present);
+  const scope = enterScope(dir.inherited, dir.absolute, dir.relative, present, dir.warm);
   const base = dir.absolute === "/" ? "" : dir.absolute;
   const entries: WalkEntry[] = [];
   for (const dirent of dirents) {
@@ -76,10 +80,11 @@ export function listDir(dir: WalkDir): Listing {
 }
 
 /** The directory of `entry`, listed from a directory whose rules are `scope`. */
-export const enter = (scope: IgnoreScope, entry: WalkEntry): WalkDir => ({
+export const enter = (scope: IgnoreScope, entry: WalkEntry, warm?: WarmCache): WalkDir => ({
   absolute: entry.absolute,
   relative: entry.relative,
   inherited: scope,
+  ...(warm ? { warm } : {}),
 });
 
 /** Every regular, non-ignored file under `dir` in path order; unreadable directories are skipped. */
@@ -92,7 +97,7 @@ export function* walkFiles(dir: WalkDir): Generator<WalkEntry> {
   }
   for (const entry of listing.entries) {
     if (entry.symlink) continue;
-    if (entry.directory) yield* walkFiles(enter(listing.scope, entry));
+    if (entry.directory) yield* walkFiles(enter(listing.scope, entry, dir.warm));
     else if (entry.file) yield entry;
   }
 }

@@ -1,0 +1,143 @@
+// A warm runtime never lies: every change made between two searches, by any process and however it hides, is seen by
+// the next one, and a warm search answers exactly what a cold one does. The files start settled (older than the
+// window in which a second change could share a timestamp tick), so the first search keeps them.
+import { renameSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { beforeAll, describe, expect, test } from "vitest";
+import { createTools } from "../../bindings/index.ts";
+import { tempWorkspace } from "../workspace.ts";
+
+/** Lets the files just written settle: past the window in which the warm cache would not keep them. */
+const settle = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 2100));
+
+/** A warm tools surface and a cold one on the same workspace; `same` checks they answer a call alike. */
+function surfaces(root: string, capBytes?: number) {
+  const warm = createTools({ workspace: root, ...(capBytes === undefined ? {} : { warm: { capBytes } }) });
+  const cold = createTools({ workspace: root, warm: false });
+  return {
+    async same(name: string, args: unknown): Promise<string> {
+      const [hot, fresh] = [await warm.call(name, args), await cold.call(name, args)];
+      expect(hot).toEqual(fresh);
+      return hot.ok ? hot.text : hot.error.message;
+    },
+  };
+}
+
+describe("warm searches never go stale", () => {
+  const ws = tempWorkspace();
+  const put = (path: string, content: string | Buffer): void => writeFileSync(join(ws.root, path), content);
+  beforeAll(async () => {
+    ws.put({
+      "a.txt": "needle one\n",
+      "same.txt": "needle AAAA\n",
+      "inode.txt": "needle BBBB\n",
+      "gone.txt": "needle gone\n",
+      "moved.txt": "needle moved\n",
+      "sub/hidden.txt": "needle hidden\n",
+      "sub/.gitignore": "nothing.txt\n",
+      "flip.txt": "needle flip\n",
+    });
+    await settle();
+  }, 10_000);
+
+  test("each change between two searches is seen by the next, whoever made it and however it hides", async () => {
+    const { same } = surfaces(ws.root);
+    const query = { query: "needle" };
+    const first = await same("search", query);
+    expect(first.split("\n")).toHaveLength(7);
+
+    // Content changed, size and all.
+    put("a.txt", "needle one, longer now\n");
+    expect(await same("search", query)).toContain("a.txt:1:needle one, longer now");
+
+    // Content changed, size kept and modification time set back: the change time still moved.
+    const before = statSync(join(ws.root, "same.txt"));
+    put("same.txt", "needle ZZZZ\n");
+    utimesSync(join(ws.root, "same.txt"), before.atime, before.mtime);
+    expect(statSync(join(ws.root, "same.txt")).size).toBe(before.size);
+    expect(await same("search", query)).toContain("same.txt:1:needle ZZZZ");
+
+    // Replaced by another file (another inode) of the same size and modification time.
+    const original = statSync(join(ws.root, "inode.txt"));
+    put("inode.tmp", "needle CCCC\n");
+    utimesSync(join(ws.root, "inode.tmp"), original.atime, original.mtime);
+    renameSync(join(ws.root, "inode.tmp"), join(ws.root, "inode.txt"));
+    expect(await same("search", query)).toContain("inode.txt:1:needle CCCC");
+
+    // Created, deleted, renamed.
+    put("new.txt", "needle new\n");
+    rmSync(join(ws.root, "gone.txt"));
+    renameSync(join(ws.root, "moved.txt"), join(ws.root, "renamed.txt"));
+    const after = await same("search", query);
+    expect(after).toContain("new.txt:1:needle new");
+    expect(after).not.toContain("gone.txt");
+    expect(after).toMatch(/renamed\.txt:1:needle moved/);
+    expect(after).not.toContain("moved.txt:");
+
+    // An ignore file that changes, and one that appears.
+    put("sub/.gitignore", "hidden.txt\n");
+    expect(await same("search", query)).not.toContain("hidden.txt");
+    put(".ignore", "new.txt\n");
+    expect(await same("search", query)).not.toContain("new.txt");
+
+    // A file that stops being text (a NUL byte, same size), and starts again.
+    put("flip.txt", "needle\0flip\n");
+    expect(await same("search", query)).not.toContain("flip.txt");
+    put("flip.txt", "needle flip\n");
+    expect(await same("search", query)).toContain("flip.txt:1:needle flip");
+
+    // The tree sees what the listings saw change.
+    await same("tree", { depth: 3 });
+  }, 30_000);
+});
+
+describe("the cap", () => {
+  test("a cap smaller than the workspace keeps what fits, reads the rest from disk, and answers as a cold search does", async () => {
+    using ws = tempWorkspace();
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 40; i++) files[`f${String(i).padStart(2, "0")}.txt`] = `${"x".repeat(1000)}\nneedle ${i}\n`;
+    ws.put(files);
+    await settle();
+    const { same } = surfaces(ws.root, 10_000);
+    for (let round = 0; round < 3; round++) expect((await same("search", { query: "needle", limit: 200 })).split("\n")).toHaveLength(40);
+    const { createWarmCache } = await import("../../host/warm.ts");
+    const cache = createWarmCache(10_000);
+    for (const name of Object.keys(files)) cache.readFile(join(ws.root, name));
+    expect(cache.heldBytes()).toBeGreaterThan(0);
+    expect(cache.heldBytes()).toBeLessThanOrEqual(10_000);
+  }, 10_000);
+});
+
+describe("warm equals cold", () => {
+  test("over random edits, creations and deletions, every warm search answers what a cold one does", async () => {
+    using ws = tempWorkspace();
+    // mulberry32 from a fixed seed: a failure replays.
+    let seed = 20261201;
+    const random = (n: number): number => {
+      seed = (seed + 0x6d2b79f5) | 0;
+      let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+      return ((t ^ (t >>> 14)) >>> 0) % n;
+    };
+    const words = ["needle", "Needle", "hay", "stack", "needles"];
+    // One file in eight is binary (a NUL byte), so files also stop and start being text.
+    const text = (): string => Array.from({ length: 1 + random(6) }, () => Array.from({ length: 1 + random(4) }, () => words[random(words.length)]).join(" ")).join("\n") + (random(8) === 0 ? "\0" : "");
+    const names = Array.from({ length: 30 }, (_, i) => `d${i % 4}/f${i}.txt`);
+    ws.put(Object.fromEntries(names.map((name) => [name, text()])));
+    await settle();
+    const { same } = surfaces(ws.root);
+    // Whole scans (the limit out of reach, a pattern found nowhere) and one that stops early.
+    const queries = [{ query: "needle", limit: 200 }, { query: "(?i)needle", limit: 200 }, { query: "needles?\\b", limit: 7 }, { query: "hay", path: "d1", limit: 200 }, { query: "absent" }];
+    for (let round = 0; round < 25; round++) {
+      for (const query of queries) await same("search", query);
+      for (let edits = 1 + random(4); edits > 0; edits--) {
+        const name = names[random(names.length)] as string;
+        const what = random(4);
+        if (what === 0) rmSync(join(ws.root, name), { force: true });
+        else if (what === 1) ws.put({ [name]: `${text()}\n` });
+        else if (what === 2) ws.put({ [name]: text() });
+        else ws.put({ [`d${random(5)}/new${round}-${edits}.txt`]: text() });
+      }
+    }
+  }, 30_000);
+});
