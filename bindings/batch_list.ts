@@ -63,7 +63,7 @@ export const list = defineCall({
     `List one directory's entries in path order, each {path, kind} with kind file, dir, symlink (with linksTo) or other. ${LIST_LIMIT.default} per page by default, at most ${LIST_LIMIT.max}, within the byte budget (max_bytes, default 12000). ${SKIPPED_DIRS.join(", ")} are left out and counted in skipped unless include_ignored is true. ${output} Use glob to find files anywhere below.`,
   run({ path, cursor = 0, limit = LIST_LIMIT.default, include_ignored = false, max_bytes }, context): ListResult {
     const root = directoryOf(path, context, "list");
-    const walk = skipWalk(root.absolute, root.shown, { includeIgnored: include_ignored, deep: false });
+    const walk = skipWalk(root.absolute, root.shown, { includeIgnored: include_ignored, deep: false, ...(context.warm ? { warm: context.warm } : {}) });
     const entries = walk.entries.map(({ path: entry, kind, linksTo }) => ({ path: entry, kind, ...(linksTo ? { linksTo } : {}) }));
     return page(entries, cursor, limit, max_bytes, walk.skipped);
   },
@@ -96,7 +96,7 @@ export const glob = defineCall({
       throw new GgError("invalid-argument", `Cannot glob ${JSON.stringify(patterns)}: ${(error as Error).message}; fix the pattern (brackets and braces must close)`);
     }
     const root = directoryOf(path, context, "glob");
-    const walk = skipWalk(root.absolute, root.shown, { includeIgnored: include_ignored, deep: true });
+    const walk = skipWalk(root.absolute, root.shown, { includeIgnored: include_ignored, deep: true, ...(context.warm ? { warm: context.warm } : {}) });
     const files = walk.entries.filter((entry) => (entry.kind === "file" || entry.linksTo === "file") && matches(entry.path)).map((entry) => entry.path);
     return page(files, cursor, limit, max_bytes, walk.skipped);
   },

@@ -3,6 +3,7 @@
 import { readdirSync, statSync } from "node:fs";
 import { GgError } from "./errors.ts";
 import { byName } from "./files.ts";
+import type { WarmCache } from "./warm.ts";
 
 /**
  * Directories a walk does not enter unless asked to: version control, dependencies and build output. Seed 003 names
@@ -36,13 +37,13 @@ const kindOf = (stats: { isFile(): boolean; isDirectory(): boolean }): "file" | 
  * Walks the directory `absolute` (named `shown`, "" for the working directory), every entry below it; `deep` false
  * lists the directory's own entries only. The root itself is walked even when its name is on the skip list.
  */
-export function skipWalk(absolute: string, shown: string, options: { includeIgnored: boolean; deep: boolean }): SkipWalk {
+export function skipWalk(absolute: string, shown: string, options: { includeIgnored: boolean; deep: boolean; warm?: WarmCache }): SkipWalk {
   const entries: SkipWalkEntry[] = [];
   let skipped = 0;
   const visit = (dir: string, prefix: string): void => {
     let dirents;
     try {
-      dirents = readdirSync(dir, { withFileTypes: true }).sort(byName);
+      dirents = options.warm ? options.warm.readdir(dir) : readdirSync(dir, { withFileTypes: true }).sort(byName);
     } catch {
       // A directory that cannot be listed below the root shows as an empty one, as ls -R goes on past it.
       return;

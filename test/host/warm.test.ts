@@ -4,6 +4,7 @@
 import { renameSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, test } from "vitest";
+import { parseConfiguration } from "../../bindings/config.ts";
 import { createTools } from "../../bindings/index.ts";
 import { tempWorkspace } from "../workspace.ts";
 
@@ -86,8 +87,18 @@ describe("warm searches never go stale", () => {
     put("flip.txt", "needle flip\n");
     expect(await same("search", query)).toContain("flip.txt:1:needle flip");
 
-    // The tree sees what the listings saw change.
+    // The tree, and the batch calls, see what the listings saw change.
     await same("tree", { depth: 3 });
+    const batch = [{ id: "list-dir", implementation: "batch" }, { id: "search", implementation: "batch" }];
+    const warmBatch = createTools({ workspace: ws.root, config: parseConfiguration(batch) });
+    const coldBatch = createTools({ workspace: ws.root, config: parseConfiguration(batch), warm: false });
+    for (const [name, args] of [["search", { pattern: "needle", context_lines: 1 }], ["glob", { patterns: ["**"] }]] as const) {
+      await warmBatch.call(name, args);
+      put("late.txt", "needle late\n");
+      expect(await warmBatch.call(name, args)).toEqual(await coldBatch.call(name, args));
+      rmSync(join(ws.root, "late.txt"));
+      expect(await warmBatch.call(name, args)).toEqual(await coldBatch.call(name, args));
+    }
   }, 30_000);
 });
 

@@ -82,6 +82,9 @@ const BATCH_CASES: [string, Record<string, unknown>][] = [
   ["read", { files: [{ path: "src/long.txt" }], max_bytes: 1024 }],
   ["edit", { path: "notes.txt", edits: [{ old: "alpha", new: "A" }, { old: "gamma", new: "G" }] }],
   ["edit", { path: "crlf.txt", edits: [{ old: "two", new: "2\n3" }] }],
+  ["search", { pattern: "TODO", context_lines: 1 }],
+  ["search", { pattern: "todo", case_sensitive: false, mode: "files", limit: 1 }],
+  ["search", { pattern: "T.DO", regex: true, path: "src", glob: "src/**/*.ts" }],
 ];
 
 describe("typed results", () => {

@@ -1,0 +1,79 @@
+// Benchmark: searches in a warm runtime against ripgrep's whole process, on the search bench's corpus (run
+// `node bench/search.ts` first; it fetches and caches the corpus). gg: the search call in one process whose context
+// has searched the corpus before (the second and later searches), median of RUNS after 2; a cold context (no warm
+// state) beside it; rg: whole processes, same pattern, same run. Also the memory the warm state holds.
+// Rerun: `node bench/warm.ts`. Env: GG_BENCH_RUNS (default 15), GG_BENCH_CORPUS.
+import { spawnSync } from "node:child_process";
+import { closeSync, existsSync, openSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { invoke } from "../bindings/define.ts";
+import { callContext } from "../bindings/index.ts";
+import { search } from "../bindings/search.ts";
+
+const CORPUS = join(process.env.GG_BENCH_CORPUS ?? join(tmpdir(), "gg-bench-corpus"), "src");
+const RUNS = Number(process.env.GG_BENCH_RUNS ?? 15);
+
+if (!existsSync(CORPUS)) {
+  console.error(`bench: ${CORPUS} is missing; run node bench/search.ts first, which fetches the corpus`);
+  process.exit(1);
+}
+
+const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
+
+function rg(pattern: string): number {
+  const out = openSync("/dev/null", "w");
+  const started = performance.now();
+  const result = spawnSync("rg", ["-n", "--no-require-git", pattern, CORPUS], { stdio: ["ignore", out, "ignore"] });
+  closeSync(out);
+  if (result.error || (result.status !== 0 && result.status !== 1)) {
+    console.error(`bench: rg failed: ${result.error?.message ?? result.status}; install Debian's ripgrep package`);
+    process.exit(1);
+  }
+  return performance.now() - started;
+}
+
+const warm = callContext({ workspace: CORPUS });
+const cold = callContext({ workspace: CORPUS, warm: false });
+async function gg(context: typeof warm, query: string): Promise<number> {
+  const started = performance.now();
+  const result = await invoke(search, { query }, context);
+  if (!result.ok) throw new Error(result.error.message);
+  return performance.now() - started;
+}
+
+const CASES: [string, string][] = [
+  ["rare literal", "zqxj_never_present_42"],
+  ["rare case-insensitive literal", "(?i)zqxj_never"],
+  ["regex with a character class", "zqxj[0-9]+_never"],
+];
+console.log(`warm searches in one process against rg's whole process on ${CORPUS}; medians of ${RUNS} after 2`);
+console.log("| case | gg warm ms | gg cold ms (in process) | rg ms | warm/rg |");
+console.log("| --- | ---: | ---: | ---: | ---: |");
+for (const [name, query] of CASES) {
+  for (let i = 0; i < 2; i++) {
+    await gg(warm, query);
+    rg(query);
+  }
+  const times = { warm: [] as number[], cold: [] as number[], rg: [] as number[] };
+  for (let i = 0; i < RUNS; i++) {
+    times.warm.push(await gg(warm, query));
+    times.cold.push(await gg(cold, query));
+    times.rg.push(rg(query));
+  }
+  const [w, c, r] = [median(times.warm), median(times.cold), median(times.rg)];
+  console.log(`| ${name} | ${w.toFixed(1)} | ${c.toFixed(1)} | ${r.toFixed(1)} | ${(w / r).toFixed(2)}x |`);
+}
+console.log(`warm state: ${((warm.warm?.heldBytes() ?? 0) / 2 ** 20).toFixed(1)} MiB of file contents held (cap 256 MiB); process RSS ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB`);
+// Where a warm search's time goes: the stat of every file and directory that vouches for what is kept.
+const files: string[] = [];
+const { walkFiles, walkRoot } = await import("../host/walk.ts");
+for (const file of walkFiles(walkRoot(CORPUS, CORPUS))) files.push(file.absolute);
+const { statSync } = await import("node:fs");
+const stats: number[] = [];
+for (let i = 0; i < 5; i++) {
+  const started = performance.now();
+  for (const file of files) statSync(file);
+  stats.push(performance.now() - started);
+}
+console.log(`of which the stat of the ${files.length} files alone: ${median(stats).toFixed(1)} ms (${((1000 * median(stats)) / files.length).toFixed(1)} µs each)`);
