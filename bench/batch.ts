@@ -13,7 +13,7 @@ import { parseConfiguration } from "../bindings/config.ts";
 import { createTools } from "../bindings/index.ts";
 
 const CORPUS = join(process.env.GG_BENCH_CORPUS ?? join(tmpdir(), "gg-bench-corpus"), "src");
-const PACKAGE = join(CORPUS, "three");
+const PACKAGE = join(CORPUS, "three", "package");
 const RUNS = Number(process.env.GG_BENCH_RUNS ?? 15);
 const GG = join(import.meta.dirname, "..", "bin", "gg.js");
 const BATCH = [
