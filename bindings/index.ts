@@ -68,6 +68,8 @@ export function createTools(options: ToolsOptions) {
   const calls = new Map(enabledCalls(context.config).map((call) => [call.name, call]));
   return {
     definitions: (): ToolDefinition[] => toolDefinitions(context.config),
+    /** The names of the tools, without building their definitions (a CLI call checks its tool by them). */
+    names: (): string[] => [...calls.keys()],
     /** What `gg call --json` prints for `result` of call `name`. */
     json(name: string, result: CallResult): Record<string, unknown> {
       if (!result.ok) return result;

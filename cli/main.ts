@@ -286,7 +286,7 @@ export async function main(argv: readonly string[], out: (text: string) => void 
     // One call, then the process ends: nothing is kept for a next search (the cold path).
     const tools = createTools({ workspace: workspaceOf(values.workspace), config, ...agent, ...(budget === undefined ? {} : { budgetSecs: budget }), warm: false });
     // A tool this configuration lacks (unknown, or its capability disabled) is a refused command line.
-    const names = tools.definitions().map((definition) => definition.name);
+    const names = tools.names();
     if (!names.includes(tool)) throw new UsageError(`No tool ${JSON.stringify(tool)} in this configuration; the tools are ${names.join(", ")}`);
     const result = await tools.call(tool, args);
     if (json) {

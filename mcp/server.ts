@@ -70,7 +70,7 @@ export function createMcpServer(options: McpOptions) {
   const config = forAgent(options.config, options.agent);
   const agent = options.agent === undefined ? {} : { agent: options.agent };
   const tools = createTools({ workspace: options.workspace, config, ...agent });
-  const held = new Set(tools.definitions().map((tool) => tool.name));
+  const held = new Set(tools.names());
   const runtime = createRuntime({ workspace: options.workspace, config, ...agent });
   const server = new Server({ name: "gg", version: ggPackage()?.version ?? "unknown" }, { capabilities: { tools: {}, resources: {}, prompts: {} } });
   /** The views the model was already shown (by id, unique for the runtime's life), so a run sends only those it opened. */
