@@ -64,7 +64,7 @@ for (const [name, query] of CASES) {
   const [w, c, r] = [median(times.warm), median(times.cold), median(times.rg)];
   console.log(`| ${name} | ${w.toFixed(1)} | ${c.toFixed(1)} | ${r.toFixed(1)} | ${(w / r).toFixed(2)}x |`);
 }
-console.log(`warm state: ${((warm.warm?.heldBytes() ?? 0) / 2 ** 20).toFixed(1)} MiB of file contents held (cap 256 MiB); process RSS ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB`);
+console.log(`warm state: ${((warm.warm?.heldBytes() ?? 0) / 2 ** 20).toFixed(1)} MiB of file contents held (cap 256 MiB); process RSS ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB, buffers ${(process.memoryUsage().arrayBuffers / 2 ** 20).toFixed(0)} MiB`);
 // Where a warm search's time goes: the walk over kept listings (each directory's stat included), the stat of every
 // file that vouches for its kept contents, and the scan of those contents.
 const { walkFiles, walkRoot } = await import("../host/walk.ts");
