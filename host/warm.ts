@@ -3,14 +3,17 @@
 // or renamed changes the directory's times); a file by its own (size, modification and change times, inode, device).
 // The change time cannot be set back by a user process, so a rewrite that restores the size and the modification
 // time is still seen. Timestamps are coarse (a kernel tick): an entry whose change time is too recent to rule out a
-// second change within the same tick is not kept (git's "racily clean" files), so the next search reads it again.
+// second change within the same tick is not trusted (git's "racily clean" files), so the next search reads it again.
 import { type Dirent, readdirSync, readFileSync, type Stats, statSync } from "node:fs";
+import { fromSystemError } from "./errors.ts";
 import { byName, type FileHost } from "./files.ts";
 
-/** Bytes of file contents kept by default: past it, what does not fit is read from disk each time. */
+/** Bytes kept by default (file contents, and listings at their estimated size): past it, the least used go. */
 export const DEFAULT_WARM_CAP_BYTES = 256 * 1024 * 1024;
 /** How recent a change time must be for the entry not to be trusted: well over any kernel's timestamp tick. */
 const RACY_MS = 2000;
+/** What one kept entry costs beside its bytes (the map entry, its key and stamp): so empty files count too. */
+const ENTRY_BYTES = 128;
 
 /** What identifies one version of a file or directory on disk. */
 const stampOf = (stats: Stats): string => `${stats.size}:${stats.mtimeMs}:${stats.ctimeMs}:${stats.ino}:${stats.dev}`;
@@ -18,64 +21,114 @@ const stampOf = (stats: Stats): string => `${stats.size}:${stats.mtimeMs}:${stat
 /** Whether an entry read now may be trusted later: its last change is old enough that no second one can share it. */
 const settled = (stats: Stats): boolean => Date.now() - stats.ctimeMs > RACY_MS;
 
-interface Kept<T> {
+/** One kept thing: a file's bytes or a directory's listing, with the stamp that vouches for it and what it costs. */
+interface Kept {
   stamp: string;
-  value: T;
+  /** False for a listing seen too recently to trust: kept only to tell what vanished from it next time. */
+  trusted: boolean;
+  cost: number;
+  bytes?: Buffer;
+  dirents?: Dirent[];
 }
+
+const parentOf = (path: string): string => path.slice(0, Math.max(1, path.lastIndexOf("/")));
 
 /** The warm state of one runtime; every read stats what it returns, so nothing stale is ever handed out. */
 export function createWarmCache(capBytes: number = DEFAULT_WARM_CAP_BYTES) {
-  const listings = new Map<string, Kept<Dirent[]>>();
-  const contents = new Map<string, Kept<Buffer>>();
+  // One map for both kinds, keyed by "f" or "d" and the absolute path, in least-recently-used order.
+  const kept = new Map<string, Kept>();
+  // The kept paths directly below each directory: what goes when the directory does.
+  const children = new Map<string, Set<string>>();
   let held = 0;
 
-  const forget = (path: string): void => {
-    const kept = contents.get(path);
-    if (kept) held -= kept.value.length;
-    contents.delete(path);
+  const drop = (key: string): void => {
+    const entry = kept.get(key);
+    if (!entry) return;
+    held -= entry.cost;
+    kept.delete(key);
+    // The path stays listed below its directory while the other kind (a file, or a listing) is kept under it.
+    const path = key.slice(1);
+    if (kept.has(`f${path}`) || kept.has(`d${path}`)) return;
+    const siblings = children.get(parentOf(path));
+    siblings?.delete(path);
+    if (siblings?.size === 0) children.delete(parentOf(path));
   };
-  /** Forgets everything kept at or below `path`: what a listing no longer holds. */
+  /** Forgets everything kept at or below `path`: what a directory no longer holds. */
   const forgetBelow = (path: string): void => {
-    forget(path);
-    listings.delete(path);
-    const prefix = `${path}/`;
-    for (const key of contents.keys()) if (key.startsWith(prefix)) forget(key);
-    for (const key of listings.keys()) if (key.startsWith(prefix)) listings.delete(key);
+    drop(`f${path}`);
+    drop(`d${path}`);
+    const below = children.get(path);
+    if (!below) return;
+    children.delete(path);
+    for (const child of below) forgetBelow(child);
+  };
+  /** Keeps `entry` under `key` as the most recently used, making room by dropping the least recently used. */
+  const keep = (key: string, entry: Kept): void => {
+    drop(key);
+    if (entry.cost > capBytes) return;
+    for (const oldest of kept.keys()) {
+      if (held + entry.cost <= capBytes) break;
+      drop(oldest);
+    }
+    kept.set(key, entry);
+    held += entry.cost;
+    const path = key.slice(1);
+    const parent = parentOf(path);
+    let siblings = children.get(parent);
+    if (!siblings) children.set(parent, (siblings = new Set()));
+    siblings.add(path);
+  };
+  /** The entry under `key` if its stamp still matches, marked most recently used. */
+  const fresh = (key: string, stamp: string): Kept | undefined => {
+    const entry = kept.get(key);
+    if (!entry?.trusted || entry.stamp !== stamp) return undefined;
+    kept.delete(key);
+    kept.set(key, entry);
+    return entry;
+  };
+  /** Stats `path`; a path gone or unreadable takes along what was kept of it. */
+  const stat = (path: string): Stats => {
+    try {
+      return statSync(path);
+    } catch (error) {
+      forgetBelow(path);
+      throw error;
+    }
   };
 
   return {
     /** A directory's entries in path order, as readdirSync gives them; throws as it does. */
     readdir(dir: string): Dirent[] {
-      const stats = statSync(dir);
+      const stats = stat(dir);
       const stamp = stampOf(stats);
-      const kept = listings.get(dir);
-      if (kept?.stamp === stamp) return kept.value;
+      const key = `d${dir}`;
+      const hit = fresh(key, stamp);
+      if (hit?.dirents) return hit.dirents;
+      const before = kept.get(key)?.dirents;
       const dirents = readdirSync(dir, { withFileTypes: true }).sort(byName);
-      if (kept) {
-        // Names gone from the directory take what was kept of them along.
-        const names = new Set(dirents.map((dirent) => dirent.name));
-        for (const old of kept.value) if (!names.has(old.name)) forgetBelow(`${dir === "/" ? "" : dir}/${old.name}`);
+      if (before) {
+        // What vanished, or turned from a directory into something else or back, takes along what was kept of it.
+        const now = new Map(dirents.map((dirent) => [dirent.name, dirent.isDirectory()]));
+        for (const old of before) if (now.get(old.name) !== old.isDirectory()) forgetBelow(`${dir === "/" ? "" : dir}/${old.name}`);
       }
-      if (settled(stats)) listings.set(dir, { stamp, value: dirents });
-      else listings.delete(dir);
+      const cost = ENTRY_BYTES + dirents.reduce((sum, dirent) => sum + ENTRY_BYTES + dirent.name.length, 0);
+      keep(key, { stamp, trusted: settled(stats), cost, dirents });
       return dirents;
     },
     /** A file's bytes, as readFileSync gives them; throws as it does. The buffer is shared: never write to it. */
     readFile(path: string): Buffer {
-      const stats = statSync(path);
+      const stats = stat(path);
       const stamp = stampOf(stats);
-      const kept = contents.get(path);
-      if (kept?.stamp === stamp) return kept.value;
-      forget(path);
+      const key = `f${path}`;
+      const hit = fresh(key, stamp);
+      if (hit?.bytes) return hit.bytes;
+      drop(key);
       const bytes = readFileSync(path);
-      // Kept only when it is the version the stat described, it cannot hide a second change, and it fits the cap.
-      if (bytes.length === stats.size && settled(stats) && held + bytes.length <= capBytes) {
-        contents.set(path, { stamp, value: bytes });
-        held += bytes.length;
-      }
+      // Kept only when it is the version the stat described and it cannot hide a second change.
+      if (bytes.length === stats.size && settled(stats)) keep(key, { stamp, trusted: true, cost: ENTRY_BYTES + bytes.length, bytes });
       return bytes;
     },
-    /** Bytes of file contents kept now. */
+    /** Bytes kept now: file contents, and listings at their estimated size. */
     heldBytes: (): number => held,
   };
 }
@@ -83,5 +136,15 @@ export function createWarmCache(capBytes: number = DEFAULT_WARM_CAP_BYTES) {
 /** The warm state of one runtime. */
 export type WarmCache = ReturnType<typeof createWarmCache>;
 
-/** `host` with its whole-file reads for searches served from `warm`. */
-export const warmFileHost = (host: FileHost, warm: WarmCache): FileHost => ({ ...host, readFileInto: (path) => warm.readFile(path), keepsReads: true });
+/** `host` with its whole-file reads for searches served from `warm`; failures are typed as the host's are. */
+export const warmFileHost = (host: FileHost, warm: WarmCache): FileHost => ({
+  ...host,
+  readFileInto(path) {
+    try {
+      return warm.readFile(path);
+    } catch (error) {
+      throw fromSystemError("read", path, error);
+    }
+  },
+  keepsReads: true,
+});

@@ -119,6 +119,59 @@ describe("the cap", () => {
   }, 10_000);
 });
 
+describe("what the warm state holds", () => {
+  test("a directory deleted, or replaced by a file of its name, takes what was kept below it; a full cap drops the least used", async () => {
+    using ws = tempWorkspace();
+    const mib = "x".repeat(1 << 20);
+    ws.put({ "sub/big.txt": mib, "other/big.txt": mib, "a.txt": mib, "b.txt": mib, "c.txt": mib, "cold/d.txt": mib });
+    await settle();
+    const { createWarmCache } = await import("../../host/warm.ts");
+    const { invoke } = await import("../../bindings/define.ts");
+    const { callContext } = await import("../../bindings/index.ts");
+    const { search } = await import("../../bindings/search.ts");
+    const context = callContext({ workspace: ws.root });
+    await invoke(search, { query: "nothing" }, context);
+    const full = context.warm?.heldBytes() ?? 0;
+    expect(full).toBeGreaterThan(5 << 20);
+    rmSync(join(ws.root, "sub"), { recursive: true });
+    await invoke(search, { query: "nothing" }, context);
+    expect(context.warm?.heldBytes()).toBeLessThan(full - (1 << 20));
+    rmSync(join(ws.root, "other"), { recursive: true });
+    writeFileSync(join(ws.root, "other"), "now a file\n");
+    await invoke(search, { query: "nothing" }, context);
+    expect(context.warm?.heldBytes()).toBeLessThan(full - (2 << 20));
+    // A cap of three files: a fourth is kept all the same, in place of the least recently used.
+    const cache = createWarmCache(3 * (1 << 20) + 1024);
+    const read = (name: string): Buffer => cache.readFile(join(ws.root, name));
+    const [a, b] = [read("a.txt"), read("b.txt"), read("c.txt")];
+    expect(read("a.txt")).toBe(a);
+    const d = read("cold/d.txt");
+    expect(read("cold/d.txt")).toBe(d);
+    expect(read("a.txt")).toBe(a);
+    expect(read("b.txt")).not.toBe(b);
+    expect(cache.heldBytes()).toBeLessThanOrEqual(3 * (1 << 20) + 1024);
+  }, 10_000);
+
+  test("a file that cannot be read fails the warm read with the host's typed error, as a cold read does", async () => {
+    using ws = tempWorkspace();
+    const { createWarmCache, warmFileHost } = await import("../../host/warm.ts");
+    const { nodeFileHost } = await import("../../host/files.ts");
+    const host = warmFileHost(nodeFileHost, createWarmCache());
+    const missing = join(ws.root, "missing.txt");
+    const scratch = Buffer.alloc(16);
+    const error = (read: () => unknown): unknown => {
+      try {
+        read();
+      } catch (thrown) {
+        return thrown;
+      }
+      return undefined;
+    };
+    expect(error(() => host.readFileInto(missing, scratch))).toEqual(error(() => nodeFileHost.readFileInto(missing, scratch)));
+    expect(error(() => host.readFileInto(missing, scratch))).toMatchObject({ code: "not-found" });
+  });
+});
+
 describe("warm equals cold", () => {
   test("over random edits, creations and deletions, every warm search answers what a cold one does", async () => {
     using ws = tempWorkspace();
