@@ -1,6 +1,6 @@
 // What the batch calls of seed 003 share: their numbers, the compact JSON every one of them answers with
 // ({results, truncated, next, skipped}), the byte budget those results share, and how a walk's root is named.
-import { relative } from "node:path";
+import { isAbsolute, relative } from "node:path";
 import { type TSchema, Type } from "typebox";
 import { resolvePath } from "../host/paths.ts";
 
@@ -84,5 +84,7 @@ export function createBudget(maxBytes: number = BUDGET.default) {
 export function walkRootOf(cwd: string, path: string | undefined): { absolute: string; shown: string } {
   const absolute = resolvePath(cwd, path ?? ".");
   const below = relative(cwd, absolute);
-  return { absolute, shown: below.startsWith("..") ? absolute : below.split("\\").join("/") };
+  // Outside the working directory only when the way there climbs out of it ("..cfg" is a name inside it).
+  const outside = below === ".." || below.startsWith("../") || isAbsolute(below);
+  return { absolute, shown: outside ? absolute : below };
 }

@@ -75,8 +75,11 @@ export const edit = defineCall({
         throw new GgError(code, `Cannot edit ${path}: ${which} ${why}; the file is unchanged`);
       };
       if (replacement.line_number !== undefined && replacement.old.includes("\n")) refuse("invalid-argument", "spans several lines, so line_number cannot pick it; drop line_number, or give one line as old");
-      const needle = Buffer.from(crlf ? toCrlf(replacement.old) : replacement.old, "utf8");
-      const found = occurrences(text, needle);
+      let needle = Buffer.from(crlf ? toCrlf(replacement.old) : replacement.old, "utf8");
+      let found = occurrences(text, needle);
+      // A file with mixed endings: LF text (as read shows it) spanning lines that end in CRLF there.
+      const viaCrlf = found.length === 0 && !crlf && replacement.old.includes("\n") && text.includes("\r\n");
+      if (viaCrlf) found = occurrences(text, (needle = Buffer.from(toCrlf(replacement.old), "utf8")));
       if (found.length === 0) refuse("no-match", "has an old that is not in the file as the replacements before it left it; read the file again and copy the text exactly");
       let at = found[0] as number;
       if (replacement.line_number !== undefined) {
@@ -88,7 +91,7 @@ export const edit = defineCall({
         refuse("ambiguous", `has an old that occurs ${found.length} times, at ${linesOf(text, found)}; add surrounding text to old, or pass line_number`);
       }
       lines.push(lineAt(text, at));
-      const insert = Buffer.from(crlf ? toCrlf(replacement.new) : replacement.new, "utf8");
+      const insert = Buffer.from(crlf || viaCrlf ? toCrlf(replacement.new) : replacement.new, "utf8");
       text = Buffer.concat([text.subarray(0, at), insert, text.subarray(at + needle.length)]);
       if (text.length > PAGE_BYTES) refuse("invalid-argument", `would make the file ${text.length} bytes, over the 64 MiB an edit writes; write it with write_file`);
     });

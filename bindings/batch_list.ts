@@ -4,7 +4,7 @@ import picomatch from "picomatch";
 import { type Static, Type } from "typebox";
 import { GgError } from "../host/errors.ts";
 import { SKIPPED_DIRS, skipWalk, WALK_MAX_ENTRIES } from "../host/skipwalk.ts";
-import { type BatchOutput, batchResult, createBudget, includeIgnoredParameter, LIST_LIMIT, maxBytesParameter, renderBatch, walkRootOf } from "./batch.ts";
+import { type BatchOutput, batchResult, BUDGET, createBudget, includeIgnoredParameter, LIST_LIMIT, maxBytesParameter, renderBatch, walkRootOf } from "./batch.ts";
 import { type CallContext, defineCall } from "./define.ts";
 import { EntryKind, LinkTarget, requireDirectory } from "./list_dir.ts";
 
@@ -37,6 +37,10 @@ function page<Result>(all: Result[], cursor: number, limit: number, maxBytes: nu
   const results: Result[] = [];
   let at = cursor;
   while (at < all.length && results.length < limit && budget.takeResult(all[at])) results.push(all[at++] as Result);
+  // A page with no result would hand back the cursor it was given: the call fails instead.
+  if (results.length === 0 && at < all.length) {
+    throw new GgError("over-cap", `Cannot answer from cursor ${at}: its result (${Buffer.byteLength(JSON.stringify(all[at]))} bytes of JSON) is over the output budget of ${maxBytes ?? BUDGET.default} bytes even alone; raise max_bytes (at most ${BUDGET.max})`);
+  }
   const truncated = at < all.length;
   return { results, truncated, next: truncated ? at : null, skipped };
 }

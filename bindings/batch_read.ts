@@ -121,15 +121,21 @@ export const read = defineCall({
     const loaded = new Map<string, Loaded>();
     const held = { bytes: 0 };
     const budget = createBudget(max_bytes);
+    const limit = max_bytes ?? BUDGET.default;
     const results: ReadResult["results"] = [];
     let skipped = 0;
+    const stop = (index: number, start: number, end: number): ReadResult => ({ results, truncated: true, next: { file_index: index, start_line: start, end_line: end }, skipped });
+    // An answer with no result would hand back the cursor it was given: the call fails instead.
+    const never = (what: string): never => {
+      throw new GgError("over-cap", `Cannot read ${what}: it is over the output budget of ${limit} bytes even alone; raise max_bytes (at most ${BUDGET.max})`);
+    };
     for (const [index, range] of ranges.entries()) {
       const absolute = resolvePath(context.cwd, range.path);
       let file = loaded.get(absolute);
       if (!file) loaded.set(absolute, (file = load(absolute, range.path, context, held)));
       if ("error" in file) {
         const failure = { path: range.path, error: file.error };
-        if (!budget.takeResult(failure)) return { results, truncated: true, next: { file_index: index, start_line: range.start, end_line: range.end }, skipped };
+        if (!budget.takeResult(failure)) return results.length > 0 ? stop(index, range.start, range.end) : never(`files[${index}] (${range.path}): its failure`);
         results.push(failure);
         skipped++;
         continue;
@@ -137,7 +143,8 @@ export const read = defineCall({
       const total = file.lines.length;
       const last = Math.min(range.end, total);
       const empty = { path: range.path, start_line: range.start, end_line: range.start - 1, total_lines: total, text: "" };
-      if (!budget.takeResult(empty)) return { results, truncated: true, next: { file_index: index, start_line: range.start, end_line: range.end }, skipped };
+      // Charged as it may be answered: its end_line has at most the digits of the last line it can show.
+      if (!budget.takeResult({ ...empty, end_line: Math.max(last, range.start - 1) })) return results.length > 0 ? stop(index, range.start, range.end) : never(`files[${index}] (${range.path})`);
       const shown: string[] = [];
       for (let line = range.start; line <= last; line++) {
         const text = file.lines[line - 1] as string;
@@ -149,8 +156,10 @@ export const read = defineCall({
         if (shown.length > 0) results.push({ ...empty, end_line: line - 1, text: shown.join("\n") });
         // A line that cannot fit even an empty answer never will: say so, and continue past it.
         const hopeless = shown.length === 0 && results.length === 0;
-        if (!hopeless) return { results, truncated: true, next: { file_index: index, start_line: line, end_line: range.end }, skipped };
-        results.push({ path: range.path, start_line: line, error: { code: "over-cap", message: `Cannot show line ${line} of ${range.path}: its ${Buffer.byteLength(text)} bytes are over the output budget of ${max_bytes ?? BUDGET.default}; raise max_bytes (at most ${BUDGET.max}), or search it for a bounded snippet` } });
+        if (!hopeless) return stop(index, line, range.end);
+        const failure = { path: range.path, start_line: line, error: { code: "over-cap" as const, message: `Line ${line} is ${Buffer.byteLength(text)} bytes, over the output budget of ${limit}; raise max_bytes (at most ${BUDGET.max}), or search it for a bounded snippet` } };
+        if (!budget.takeResult(failure)) never(`line ${line} of files[${index}] (${range.path})`);
+        results.push(failure);
         skipped++;
         const more = line < range.end && line < total;
         const next = more ? { file_index: index, start_line: line + 1, end_line: range.end } : index + 1 < ranges.length ? { file_index: index + 1, start_line: ranges[index + 1]?.start as number, end_line: ranges[index + 1]?.end as number } : null;

@@ -65,7 +65,8 @@ export function skipWalk(absolute: string, shown: string, options: { includeIgno
         skipped++;
         continue;
       }
-      if (entries.length === WALK_MAX_ENTRIES) {
+      // The bound is the recursive walks': one directory's own entries are paged, however many.
+      if (options.deep && entries.length === WALK_MAX_ENTRIES) {
         throw new GgError("over-cap", `Cannot walk ${shown || "the working directory"}: it holds more than ${WALK_MAX_ENTRIES.toLocaleString("en-US")} entries, the most one walk visits; pass a narrower path`);
       }
       entries.push(entry);

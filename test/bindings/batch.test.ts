@@ -109,6 +109,32 @@ describe("glob and list", () => {
     expect(error.message).toMatch(/more than 10,000 entries.*narrower path/);
   });
 
+  test("a name beginning with .. is a name inside the working directory, not the way out of it", async () => {
+    using ws = tempWorkspace();
+    ws.put({ "..cfg/a.ts": "" });
+    expect((await answer(ws, "glob", { patterns: ["..cfg/*.ts"], path: "..cfg" })).results).toEqual(["..cfg/a.ts"]);
+    expect((await answer(ws, "list", { path: "..cfg" })).results).toEqual([{ path: "..cfg/a.ts", kind: "file" }]);
+  });
+
+  test("one directory's entries are paged however many; only the recursive walks are bounded", async () => {
+    using ws = tempWorkspace();
+    ws.put({ "flat/": "" });
+    for (let i = 0; i <= 10_000; i++) writeFileSync(join(ws.root, "flat", String(i).padStart(5, "0")), "");
+    expect(await answer(ws, "list", { path: "flat", cursor: 9998, limit: 5 })).toMatchObject({ results: [{ path: "flat/09998" }, { path: "flat/09999" }, { path: "flat/10000" }], truncated: false, next: null });
+    expect((await refusal(ws, "glob", { patterns: ["**"] })).code).toBe("over-cap");
+  });
+
+  test("a result that cannot fit the budget even alone fails the call rather than answer with no progress", async () => {
+    using ws = tempWorkspace();
+    const name = "\u0001".repeat(200);
+    ws.put({ [name]: "" });
+    const error = await refusal(ws, "glob", { patterns: ["*"], max_bytes: 1024 });
+    expect(error).toMatchObject({ code: "over-cap", message: expect.stringContaining("raise max_bytes") });
+    expect(await answer(ws, "glob", { patterns: ["*"], max_bytes: 2048 })).toMatchObject({ results: [name], truncated: false });
+    const missing = `${"m".repeat(900)}.txt`;
+    expect((await refusal(ws, "read", { files: [{ path: missing }], max_bytes: 1024 })).code).toBe("over-cap");
+  });
+
   test("bad patterns, paths and files are clear errors", async () => {
     using ws = tempWorkspace();
     ws.put({ "f.txt": "" });
@@ -197,6 +223,41 @@ describe("read", () => {
     expect((await answer(ws, "read", { files: [{ path: "wide.txt", start_line: 2, end_line: 2 }], max_bytes: 6000 })).results[0]).toMatchObject({ text: "x".repeat(5000) });
   });
 
+  test("an answer never passes max_bytes, whatever the ranges, their line numbers and their failures", async () => {
+    using ws = tempWorkspace();
+    ws.put({ "e.txt": numbered(12_000, "e"), "wide.txt": `${"w".repeat(3000)}\n`, [`${"p".repeat(60)}/${"q".repeat(200)}.txt`]: numbered(50) });
+    const ranges = [
+      ...Array.from({ length: 13 }, (_, i) => ({ path: "e.txt", start_line: 1 + i * 900, end_line: 1000 + i * 900 })),
+      { path: "missing.txt" },
+      { path: "wide.txt" },
+      { path: `${"p".repeat(60)}/${"q".repeat(200)}.txt`, start_line: 11_000, end_line: 11_999 },
+    ];
+    for (const max_bytes of [1024, 1500, 4000, 31_180, 64_000]) {
+      let files = ranges as { path: string; start_line?: number; end_line?: number }[];
+      for (let page = 0; page < 200 && files.length > 0; page++) {
+        const result = await ws.call("read", { files, max_bytes }, BATCH);
+        if (!result.ok) {
+          expect(result.error.code).toBe("over-cap");
+          break;
+        }
+        expect(Buffer.byteLength(result.text)).toBeLessThanOrEqual(max_bytes);
+        const next = (result.data as { next: { file_index: number; start_line: number; end_line: number } | null }).next;
+        files = next ? [{ path: files[next.file_index]?.path as string, start_line: next.start_line, end_line: next.end_line }, ...files.slice(next.file_index + 1)] : [];
+      }
+    }
+    // Ranges whose end has more digits than their start, and a continuation with long line numbers, across many
+    // budgets: whichever range the budget cuts, the answer stays within it.
+    const { createTools } = await import("../../bindings/index.ts");
+    const { parseConfiguration } = await import("../../bindings/config.ts");
+    const tools = createTools({ workspace: ws.root, config: parseConfiguration(BATCH) });
+    ws.put({ "blank.txt": "\n".repeat(1000) });
+    const wide = [...Array.from({ length: 15 }, () => ({ path: "blank.txt", start_line: 1, end_line: 1000 })), { path: "blank.txt", start_line: 999_999_999, end_line: 999_999_999 }];
+    for (let max_bytes = 29_000; max_bytes <= 33_000; max_bytes += 7) {
+      const result = await tools.call("read", { files: wide, max_bytes });
+      expect(result.ok && Buffer.byteLength(result.text) <= max_bytes).toBe(true);
+    }
+  }, 20_000);
+
   test("a picture or a binary file is refused as text, beside the readable ranges", async () => {
     using ws = tempWorkspace();
     ws.put({ "dot.png": Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==", "base64"), "bin.dat": Buffer.from([1, 0, 2]), "ok.txt": "ok\n" });
@@ -252,6 +313,13 @@ describe("edit", () => {
     ws.put({ "win.txt": "\uFEFFfirst\r\nsecond\r\nthird\r\n" });
     await answer(ws, "edit", { path: "win.txt", edits: [{ old: "first\nsecond", new: "1st\n2nd\nmore" }] });
     expect(readFileSync(join(ws.root, "win.txt"), "utf8")).toBe("\uFEFF1st\r\n2nd\r\nmore\r\nthird\r\n");
+  });
+
+  test("a file with mixed line endings takes LF text, as read shows it, across lines that end in CRLF", async () => {
+    using ws = tempWorkspace();
+    ws.put({ "mixed.txt": "a\r\nb\r\nc\n" });
+    await answer(ws, "edit", { path: "mixed.txt", edits: [{ old: "a\nb", new: "A\nB" }] });
+    expect(readFileSync(join(ws.root, "mixed.txt"), "utf8")).toBe("A\r\nB\r\nc\n");
   });
 
   test("a change made by another writer after the edit read the file is caught: conflict, and nothing is written", async () => {
