@@ -52,7 +52,7 @@ function directoryOf(path: string | undefined, context: CallContext, action: str
   return root;
 }
 
-const walkRule = `Walks visit at most ${WALK_MAX_ENTRIES.toLocaleString("en-US")} entries (more fails: pass a narrower path) and skip ${SKIPPED_DIRS.join(", ")} unless include_ignored is true; a path naming one of them is walked. This is a fixed list, not the ignore rules.`;
+const walkRule = `A walk visits at most ${WALK_MAX_ENTRIES.toLocaleString("en-US")} entries (more fails: pass a narrower path) and skip ${SKIPPED_DIRS.join(", ")} unless include_ignored is true; a path naming one of them is walked. This is a fixed list, not the ignore rules.`;
 const output = "The answer is compact JSON {results, truncated, next, skipped}; truncated means more follow: pass next as cursor, with the same arguments.";
 
 export const list = defineCall({
