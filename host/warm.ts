@@ -16,16 +16,27 @@ const RACY_MS = 2000;
 const ENTRY_BYTES = 128;
 
 /** What identifies one version of a file or directory on disk. */
-const stampOf = (stats: Stats): string => `${stats.size}:${stats.mtimeMs}:${stats.ctimeMs}:${stats.ino}:${stats.dev}`;
+interface Stamp {
+  size: number;
+  mtimeMs: number;
+  ctimeMs: number;
+  ino: number;
+  dev: number;
+}
+
+const stampOf = ({ size, mtimeMs, ctimeMs, ino, dev }: Stats): Stamp => ({ size, mtimeMs, ctimeMs, ino, dev });
+const sameStamp = (a: Stamp, b: Stats): boolean => a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && a.ino === b.ino && a.dev === b.dev;
 
 /** Whether an entry read now may be trusted later: its last change is old enough that no second one can share it. */
 const settled = (stats: Stats): boolean => Date.now() - stats.ctimeMs > RACY_MS;
 
 /** One kept thing: a file's bytes or a directory's listing, with the stamp that vouches for it and what it costs. */
 interface Kept {
-  stamp: string;
+  stamp: Stamp;
   /** False for a listing seen too recently to trust: kept only to tell what vanished from it next time. */
   trusted: boolean;
+  /** Used since it was kept, or since the clock last passed it. */
+  used?: boolean;
   cost: number;
   bytes?: Buffer;
   dirents?: Dirent[];
@@ -62,13 +73,20 @@ export function createWarmCache(capBytes: number = DEFAULT_WARM_CAP_BYTES) {
     children.delete(path);
     for (const child of below) forgetBelow(child);
   };
-  /** Keeps `entry` under `key` as the most recently used, making room by dropping the least recently used. */
+  /**
+   * Keeps `entry` under `key`, making room by dropping the least recently used: from the oldest, an entry used since
+   * it was kept gets a second chance at the end of the line (the clock algorithm; a hit costs a flag, not a move).
+   */
   const keep = (key: string, entry: Kept): void => {
     drop(key);
     if (entry.cost > capBytes) return;
-    for (const oldest of kept.keys()) {
+    for (const [oldest, candidate] of kept) {
       if (held + entry.cost <= capBytes) break;
-      drop(oldest);
+      if (candidate.used) {
+        candidate.used = false;
+        kept.delete(oldest);
+        kept.set(oldest, candidate);
+      } else drop(oldest);
     }
     kept.set(key, entry);
     held += entry.cost;
@@ -78,12 +96,11 @@ export function createWarmCache(capBytes: number = DEFAULT_WARM_CAP_BYTES) {
     if (!siblings) children.set(parent, (siblings = new Set()));
     siblings.add(path);
   };
-  /** The entry under `key` if its stamp still matches, marked most recently used. */
-  const fresh = (key: string, stamp: string): Kept | undefined => {
+  /** The entry under `key` if `stats` still vouch for it, marked used. */
+  const fresh = (key: string, stats: Stats): Kept | undefined => {
     const entry = kept.get(key);
-    if (!entry?.trusted || entry.stamp !== stamp) return undefined;
-    kept.delete(key);
-    kept.set(key, entry);
+    if (!entry?.trusted || !sameStamp(entry.stamp, stats)) return undefined;
+    entry.used = true;
     return entry;
   };
   /** Stats `path`; a path gone or unreadable takes along what was kept of it. */
@@ -100,9 +117,8 @@ export function createWarmCache(capBytes: number = DEFAULT_WARM_CAP_BYTES) {
     /** A directory's entries in path order, as readdirSync gives them; throws as it does. */
     readdir(dir: string): Dirent[] {
       const stats = stat(dir);
-      const stamp = stampOf(stats);
       const key = `d${dir}`;
-      const hit = fresh(key, stamp);
+      const hit = fresh(key, stats);
       if (hit?.dirents) return hit.dirents;
       const before = kept.get(key)?.dirents;
       const dirents = readdirSync(dir, { withFileTypes: true }).sort(byName);
@@ -112,20 +128,19 @@ export function createWarmCache(capBytes: number = DEFAULT_WARM_CAP_BYTES) {
         for (const old of before) if (now.get(old.name) !== old.isDirectory()) forgetBelow(`${dir === "/" ? "" : dir}/${old.name}`);
       }
       const cost = ENTRY_BYTES + dirents.reduce((sum, dirent) => sum + ENTRY_BYTES + dirent.name.length, 0);
-      keep(key, { stamp, trusted: settled(stats), cost, dirents });
+      keep(key, { stamp: stampOf(stats), trusted: settled(stats), cost, dirents });
       return dirents;
     },
     /** A file's bytes, as readFileSync gives them; throws as it does. The buffer is shared: never write to it. */
     readFile(path: string): Buffer {
       const stats = stat(path);
-      const stamp = stampOf(stats);
       const key = `f${path}`;
-      const hit = fresh(key, stamp);
+      const hit = fresh(key, stats);
       if (hit?.bytes) return hit.bytes;
       drop(key);
       const bytes = readFileSync(path);
       // Kept only when it is the version the stat described and it cannot hide a second change.
-      if (bytes.length === stats.size && settled(stats)) keep(key, { stamp, trusted: true, cost: ENTRY_BYTES + bytes.length, bytes });
+      if (bytes.length === stats.size && settled(stats)) keep(key, { stamp: stampOf(stats), trusted: true, cost: ENTRY_BYTES + bytes.length, bytes });
       return bytes;
     },
     /** Bytes kept now: file contents, and listings at their estimated size. */
