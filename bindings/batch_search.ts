@@ -9,6 +9,7 @@ import { type Static, Type } from "typebox";
 import { GgError, isGgError } from "../host/errors.ts";
 import { compileSearch } from "../host/regex.ts";
 import { SKIPPED_DIRS, skipWalk, WALK_MAX_ENTRIES } from "../host/skipwalk.ts";
+import { warmSearchHost } from "../host/warm.ts";
 import { type BatchOutput, batchResult, BUDGET, createBudget, includeIgnoredParameter, MAX_CONTEXT_LINES, maxBytesParameter, PAGE_BYTES, renderBatch, SEARCH_LIMIT, walkRootOf } from "./batch.ts";
 import { defineCall } from "./define.ts";
 import { SEARCH_LINE_CHARS } from "./search.ts";
@@ -171,6 +172,9 @@ export const batchSearch = defineCall({
         ? [{ path: root.shown, absolute: root.absolute }]
         : skipWalk(root.absolute, root.shown, { includeIgnored: include_ignored, deep: true, ...(context.warm ? { warm: context.warm } : {}) }).entries.filter((entry) => entry.kind === "file");
     const files = candidates.filter((file) => matchesGlob(file.path));
+    // Warm: the files' stats are shared with a second thread ahead of the reads (from the cursor's file on).
+    const warm = context.warm ? warmSearchHost(context.files, context.warm, files.slice(cursor?.file_index ?? 0).map((file) => file.absolute)) : undefined;
+    const host = warm ?? context.files;
 
     // Where a hit's first match starts, in bytes of its line: a case-sensitive literal is found as bytes; anything
     // else by the engine itself, so (?i)'s Unicode case folding is the matcher's own.
@@ -222,8 +226,8 @@ export const batchSearch = defineCall({
             break;
           }
           // Through the search read: a warm runtime serves it from what it keeps.
-          bytes = context.files.readFileInto(file.absolute, scratch);
-          if (!context.files.keepsReads && bytes.length > scratch.length) scratch = bytes;
+          bytes = host.readFileInto(file.absolute, scratch);
+          if (!host.keepsReads && bytes.length > scratch.length) scratch = bytes;
         } catch (error) {
           if (!isGgError(error)) throw error;
           // A file gone or unreadable since the walk is skipped, as a binary file is: the others are still searched.
@@ -285,6 +289,7 @@ export const batchSearch = defineCall({
       }
     } finally {
       finder?.free();
+      warm?.finish();
     }
     return { results, truncated: next !== null, next, skipped };
   },

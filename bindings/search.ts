@@ -6,6 +6,7 @@ import { plural } from "../host/lines.ts";
 import { joinDisplay, resolvePath } from "../host/paths.ts";
 import { createScanner, scanFile, searchFiles } from "../host/search.ts";
 import { walkFiles, walkRoot } from "../host/walk.ts";
+import { warmSearchHost } from "../host/warm.ts";
 import { defineCall } from "./define.ts";
 
 /** Matches a call that names no limit gets. */
@@ -83,7 +84,18 @@ export const search = defineCall({
       if (ignored) filesSearched = 0;
       matches = ignored ? [] : scanFile(scanner, absolute, wanted).map((found) => matched(display, found));
     } else {
-      const outcome = searchFiles(scanner, walkFiles(walkRoot(absolute, context.workspace, context.warm)), wanted, context.deadline);
+      const walk = walkFiles(walkRoot(absolute, context.workspace, context.warm));
+      let outcome;
+      if (context.warm) {
+        // Warm: the whole list first, so a second thread can stat the files ahead of the scan.
+        const files = [...walk];
+        const host = warmSearchHost(context.files, context.warm, files.map((file) => file.absolute));
+        try {
+          outcome = searchFiles({ ...scanner, files: host }, files, wanted, context.deadline);
+        } finally {
+          host.finish();
+        }
+      } else outcome = searchFiles(scanner, walk, wanted, context.deadline);
       matches = outcome.matches.map((found) => matched(joinDisplay(path, found.file.relative), found));
       filesSearched = outcome.searched;
     }

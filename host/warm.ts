@@ -7,6 +7,7 @@
 import { type Dirent, readdirSync, readFileSync, type Stats, statSync } from "node:fs";
 import { fromSystemError } from "./errors.ts";
 import { byName, type FileHost } from "./files.ts";
+import { createStatAhead } from "./statahead.ts";
 
 /** Bytes kept by default (file contents, and listings at their estimated size): past it, the least used go. */
 export const DEFAULT_WARM_CAP_BYTES = 256 * 1024 * 1024;
@@ -24,11 +25,11 @@ interface Stamp {
   dev: number;
 }
 
-const stampOf = ({ size, mtimeMs, ctimeMs, ino, dev }: Stats): Stamp => ({ size, mtimeMs, ctimeMs, ino, dev });
-const sameStamp = (a: Stamp, b: Stats): boolean => a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && a.ino === b.ino && a.dev === b.dev;
+const stampOf = ({ size, mtimeMs, ctimeMs, ino, dev }: Stamp): Stamp => ({ size, mtimeMs, ctimeMs, ino, dev });
+const sameStamp = (a: Stamp, b: Stamp): boolean => a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && a.ino === b.ino && a.dev === b.dev;
 
 /** Whether an entry read now may be trusted later: its last change is old enough that no second one can share it. */
-const settled = (stats: Stats): boolean => Date.now() - stats.ctimeMs > RACY_MS;
+const settled = (stats: Stamp): boolean => Date.now() - stats.ctimeMs > RACY_MS;
 
 /** One kept thing: a file's bytes or a directory's listing, with the stamp that vouches for it and what it costs. */
 interface Kept {
@@ -97,7 +98,7 @@ export function createWarmCache(capBytes: number = DEFAULT_WARM_CAP_BYTES) {
     siblings.add(path);
   };
   /** The entry under `key` if `stats` still vouch for it, marked used. */
-  const fresh = (key: string, stats: Stats): Kept | undefined => {
+  const fresh = (key: string, stats: Stamp): Kept | undefined => {
     const entry = kept.get(key);
     if (!entry?.trusted || !sameStamp(entry.stamp, stats)) return undefined;
     entry.used = true;
@@ -131,9 +132,12 @@ export function createWarmCache(capBytes: number = DEFAULT_WARM_CAP_BYTES) {
       keep(key, { stamp: stampOf(stats), trusted: settled(stats), cost, dirents });
       return dirents;
     },
-    /** A file's bytes, as readFileSync gives them; throws as it does. The buffer is shared: never write to it. */
-    readFile(path: string): Buffer {
-      const stats = stat(path);
+    /**
+     * A file's bytes, as readFileSync gives them; throws as it does. The buffer is shared: never write to it.
+     * `taken` is a stat of the file taken since the search began (by the second thread), used instead of a new one.
+     */
+    readFile(path: string, taken?: Stamp): Buffer {
+      const stats = taken ?? stat(path);
       const key = `f${path}`;
       const hit = fresh(key, stats);
       if (hit?.bytes) return hit.bytes;
@@ -145,6 +149,8 @@ export function createWarmCache(capBytes: number = DEFAULT_WARM_CAP_BYTES) {
     },
     /** Bytes kept now: file contents, and listings at their estimated size. */
     heldBytes: (): number => held,
+    /** The second thread that stats a search's files ahead of its scan. */
+    statAhead: createStatAhead(),
   };
 }
 
@@ -163,3 +169,25 @@ export const warmFileHost = (host: FileHost, warm: WarmCache): FileHost => ({
   },
   keepsReads: true,
 });
+
+/**
+ * The host one search of `paths` (in the order it reads them) uses: its reads served from `warm`, each vouched for
+ * by a stat the second thread took ahead of it when there is one. `finish` when the search is over.
+ */
+export function warmSearchHost(host: FileHost, warm: WarmCache, paths: string[]): FileHost & { finish(): void } {
+  const job = warm.statAhead.begin(paths);
+  const index = job ? new Map(paths.map((path, i) => [path, i])) : undefined;
+  return {
+    ...host,
+    readFileInto(path) {
+      const at = index?.get(path);
+      try {
+        return warm.readFile(path, at === undefined ? undefined : job?.stat(at));
+      } catch (error) {
+        throw fromSystemError("read", path, error);
+      }
+    },
+    keepsReads: true,
+    finish: () => job?.finish(),
+  };
+}

@@ -172,6 +172,24 @@ describe("what the warm state holds", () => {
   });
 });
 
+describe("the second thread", () => {
+  test("a search of many files, its stats taken partly by the second thread, still sees every change", async () => {
+    using ws = tempWorkspace();
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 1200; i++) files[`d${i % 7}/f${String(i).padStart(4, "0")}.txt`] = `line ${i}\n${i % 100 === 0 ? "needle\n" : ""}`;
+    ws.put(files);
+    await settle();
+    const { same } = surfaces(ws.root);
+    for (let round = 0; round < 6; round++) {
+      expect((await same("search", { query: "needle", limit: 200 })).split("\n")).toHaveLength(12 + round);
+      // Let the thread catch up between searches, as it does between a model's turns.
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      ws.put({ [`d${round}/f${String(round * 100 + 1).padStart(4, "0")}.txt`]: "needle again\n" });
+    }
+    await same("search", { query: "again", limit: 200 });
+  }, 20_000);
+});
+
 describe("warm equals cold", () => {
   test("over random edits, creations and deletions, every warm search answers what a cold one does", async () => {
     using ws = tempWorkspace();
