@@ -89,6 +89,10 @@ describe("search", () => {
     ws.put({ "a.txt": "plain ks\n", "b.txt": "kelvin \u212As\n", "c.txt": "long K\u017F\n", "d.txt": "none here\n", "e.txt": "KS\nks\n" });
     expect(lines(await ws.text("search", { query: "(?i)ks" }))).toEqual(["a.txt:1:plain ks", "b.txt:1:kelvin \u212As", "c.txt:1:long K\u017F", "e.txt:1:KS", "e.txt:2:ks"]);
     expect(lines(await ws.text("search", { query: "(?i)kelvin \\x{212A}s" }))).toEqual(["b.txt:1:kelvin \u212As"]);
+    // Screened runs of three or more: folded members on either side of the rarest position, which is searched first.
+    ws.put({ "f.txt": "Z\u212A\u017F\n", "g.txt": "\u212AKz\n", "h.txt": "zks kkz\n", "i.txt": "z k s k k z\n" });
+    expect(lines(await ws.text("search", { query: "(?i)zks" }))).toEqual(["f.txt:1:Z\u212A\u017F", "h.txt:1:zks kkz"]);
+    expect(lines(await ws.text("search", { query: "(?i)kkz" }))).toEqual(["g.txt:1:\u212AKz", "h.txt:1:zks kkz"]);
   });
 
   test("lookaround and backreferences are refused as invalid-argument, as Rust refuses them", async () => {
