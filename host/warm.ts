@@ -7,7 +7,7 @@
 import { type Dirent, readdirSync, readFileSync, type Stats, statSync } from "node:fs";
 import { fromSystemError } from "./errors.ts";
 import { byName, type FileHost } from "./files.ts";
-import { createStatAhead } from "./statahead.ts";
+import { statAhead } from "./statahead.ts";
 
 /** Bytes kept by default (file contents, and listings at their estimated size): past it, the least used go. */
 export const DEFAULT_WARM_CAP_BYTES = 256 * 1024 * 1024;
@@ -149,8 +149,6 @@ export function createWarmCache(capBytes: number = DEFAULT_WARM_CAP_BYTES) {
     },
     /** Bytes kept now: file contents, and listings at their estimated size. */
     heldBytes: (): number => held,
-    /** The second thread that stats a search's files ahead of its scan. */
-    statAhead: createStatAhead(),
   };
 }
 
@@ -175,7 +173,7 @@ export const warmFileHost = (host: FileHost, warm: WarmCache): FileHost => ({
  * by a stat the second thread took ahead of it when there is one. `finish` when the search is over.
  */
 export function warmSearchHost(host: FileHost, warm: WarmCache, paths: string[]): FileHost & { finish(): void } {
-  const job = warm.statAhead.begin(paths);
+  const job = statAhead.begin(paths);
   const index = job ? new Map(paths.map((path, i) => [path, i])) : undefined;
   return {
     ...host,
