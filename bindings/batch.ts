@@ -1,7 +1,9 @@
 // What the batch calls of seed 003 share: their numbers, the compact JSON every one of them answers with
 // ({results, truncated, next, skipped}), the byte budget those results share, and how a walk's root is named.
 import { isAbsolute, relative } from "node:path";
+import picomatch from "picomatch";
 import { type TSchema, Type } from "typebox";
+import { GgError } from "../host/errors.ts";
 import { resolvePath } from "../host/paths.ts";
 
 /** Lines one read range holds at most. */
@@ -54,6 +56,18 @@ export const batchResult = (id: string, description: string, result: TSchema, ne
     },
     { $id: id, description },
   );
+
+/**
+ * The test of glob patterns against paths from the working directory: ** spans directories, dot files match; a
+ * pattern that cannot be read (an unclosed bracket) is an invalid-argument error naming what was given.
+ */
+export function globMatcher(patterns: string | string[], what: string): (path: string) => boolean {
+  try {
+    return picomatch(patterns, { dot: true, strictBrackets: true });
+  } catch (error) {
+    throw new GgError("invalid-argument", `Cannot ${what} ${JSON.stringify(patterns)}: ${(error as Error).message}; fix the pattern (brackets and braces must close)`);
+  }
+}
 
 /** A batch call's text: its answer as compact JSON. */
 export const renderBatch = (data: unknown): string => JSON.stringify(data);

@@ -1,10 +1,9 @@
 // list and glob (batch, seed 003): a directory's entries, and the files whose workspace-relative paths match any of
 // a few glob patterns, both paged by a numeric cursor under one byte budget.
-import picomatch from "picomatch";
 import { type Static, Type } from "typebox";
 import { GgError } from "../host/errors.ts";
 import { SKIPPED_DIRS, skipWalk, WALK_MAX_ENTRIES } from "../host/skipwalk.ts";
-import { type BatchOutput, batchResult, BUDGET, createBudget, includeIgnoredParameter, LIST_LIMIT, maxBytesParameter, renderBatch, walkRootOf } from "./batch.ts";
+import { type BatchOutput, batchResult, BUDGET, createBudget, globMatcher, includeIgnoredParameter, LIST_LIMIT, maxBytesParameter, renderBatch, walkRootOf } from "./batch.ts";
 import { type CallContext, defineCall } from "./define.ts";
 import { EntryKind, LinkTarget, requireDirectory } from "./list_dir.ts";
 
@@ -93,12 +92,7 @@ export const glob = defineCall({
   description: () =>
     `Find files whose paths, relative to the working directory, match any of the glob patterns: ** spans directories, * and ? stay within one name, {a,b} picks, [a-z] is a class; dot files match too. A pattern matches the whole path including its directories (src/**/*.ts, not *.ts, for files below src), even when path narrows the walk. Files (and links to files) in path order, ${LIST_LIMIT.default} per page by default, at most ${LIST_LIMIT.max}, within the byte budget (max_bytes, default 12000). ${walkRule} ${output}`,
   run({ patterns, path, cursor = 0, limit = LIST_LIMIT.default, include_ignored = false, max_bytes }, context): GlobResult {
-    let matches: (path: string) => boolean;
-    try {
-      matches = picomatch(patterns, { dot: true, strictBrackets: true });
-    } catch (error) {
-      throw new GgError("invalid-argument", `Cannot glob ${JSON.stringify(patterns)}: ${(error as Error).message}; fix the pattern (brackets and braces must close)`);
-    }
+    const matches = globMatcher(patterns, "glob");
     const root = directoryOf(path, context, "glob");
     const walk = skipWalk(root.absolute, root.shown, { includeIgnored: include_ignored, deep: true, ...(context.warm ? { warm: context.warm } : {}) });
     const files = walk.entries.filter((entry) => (entry.kind === "file" || entry.linksTo === "file") && matches(entry.path)).map((entry) => entry.path);

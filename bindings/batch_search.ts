@@ -3,14 +3,13 @@
 // a {file_index, line} cursor under the byte budget, at most 64 MiB of files read per page.
 import { isUtf8 } from "node:buffer";
 import { createRequire } from "node:module";
-import picomatch from "picomatch";
 import type { RRegex } from "rregex";
 import { type Static, Type } from "typebox";
 import { GgError, isGgError } from "../host/errors.ts";
 import { compileSearch } from "../host/regex.ts";
 import { SKIPPED_DIRS, skipWalk, WALK_MAX_ENTRIES } from "../host/skipwalk.ts";
 import { warmSearchHost } from "../host/warm.ts";
-import { type BatchOutput, batchResult, BUDGET, createBudget, includeIgnoredParameter, MAX_CONTEXT_LINES, maxBytesParameter, PAGE_BYTES, renderBatch, SEARCH_LIMIT, walkRootOf } from "./batch.ts";
+import { type BatchOutput, batchResult, BUDGET, createBudget, globMatcher, includeIgnoredParameter, MAX_CONTEXT_LINES, maxBytesParameter, PAGE_BYTES, renderBatch, SEARCH_LIMIT, walkRootOf } from "./batch.ts";
 import { defineCall } from "./define.ts";
 import { SEARCH_LINE_CHARS } from "./search.ts";
 
@@ -155,14 +154,7 @@ export const batchSearch = defineCall({
     const source = `${case_sensitive ? "" : "(?i)"}${pattern.trim() === "" ? `(?:${body})` : body}`;
     const matcher = compileSearch(source);
 
-    let matchesGlob: (path: string) => boolean = () => true;
-    if (glob !== undefined) {
-      try {
-        matchesGlob = picomatch(glob, { dot: true, strictBrackets: true });
-      } catch (error) {
-        throw new GgError("invalid-argument", `Cannot search with glob ${JSON.stringify(glob)}: ${(error as Error).message}; fix the pattern (brackets and braces must close)`);
-      }
-    }
+    const matchesGlob = glob === undefined ? () => true : globMatcher(glob, "search with glob");
 
     const root = walkRootOf(context.cwd, path);
     const kind = context.files.stat(root.absolute, "search").kind;
