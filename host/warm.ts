@@ -53,26 +53,33 @@ export function createWarmCache(capBytes: number = DEFAULT_WARM_CAP_BYTES) {
   const children = new Map<string, Set<string>>();
   let held = 0;
 
+  /**
+   * Takes `path` out of its directory's index once nothing is kept at or below it (neither kind, nor any child), and
+   * so on upwards: the index reaches everything kept, so forgetting a directory reaches all of it.
+   */
+  const unlink = (path: string): void => {
+    if (kept.has(`f${path}`) || kept.has(`d${path}`) || children.has(path)) return;
+    const parent = parentOf(path);
+    const siblings = children.get(parent);
+    if (!siblings?.delete(path) || siblings.size > 0) return;
+    children.delete(parent);
+    if (parent !== path) unlink(parent);
+  };
   const drop = (key: string): void => {
     const entry = kept.get(key);
     if (!entry) return;
     held -= entry.cost;
     kept.delete(key);
-    // The path stays listed below its directory while the other kind (a file, or a listing) is kept under it.
-    const path = key.slice(1);
-    if (kept.has(`f${path}`) || kept.has(`d${path}`)) return;
-    const siblings = children.get(parentOf(path));
-    siblings?.delete(path);
-    if (siblings?.size === 0) children.delete(parentOf(path));
+    unlink(key.slice(1));
   };
   /** Forgets everything kept at or below `path`: what a directory no longer holds. */
   const forgetBelow = (path: string): void => {
+    const below = children.get(path);
+    children.delete(path);
+    for (const child of below ?? []) forgetBelow(child);
     drop(`f${path}`);
     drop(`d${path}`);
-    const below = children.get(path);
-    if (!below) return;
-    children.delete(path);
-    for (const child of below) forgetBelow(child);
+    unlink(path);
   };
   /**
    * Keeps `entry` under `key`, making room by dropping the least recently used: from the oldest, an entry used since
@@ -91,11 +98,15 @@ export function createWarmCache(capBytes: number = DEFAULT_WARM_CAP_BYTES) {
     }
     kept.set(key, entry);
     held += entry.cost;
-    const path = key.slice(1);
-    const parent = parentOf(path);
-    let siblings = children.get(parent);
-    if (!siblings) children.set(parent, (siblings = new Set()));
-    siblings.add(path);
+    // Indexed all the way up, so that forgetting any directory above reaches it.
+    for (let path = key.slice(1); ; ) {
+      const parent = parentOf(path);
+      let siblings = children.get(parent);
+      if (!siblings) children.set(parent, (siblings = new Set()));
+      if (siblings.has(path) || parent === path) break;
+      siblings.add(path);
+      path = parent;
+    }
   };
   /** The entry under `key` if `stats` still vouch for it, marked used. */
   const fresh = (key: string, stats: Stamp): Kept | undefined => {
