@@ -152,6 +152,31 @@ describe("what the warm state holds", () => {
     expect(cache.heldBytes()).toBeLessThanOrEqual(3 * (1 << 20) + 1024);
   }, 10_000);
 
+  test("a directory whose own listing was evicted still takes the files kept below it when it goes", async () => {
+    using ws = tempWorkspace();
+    ws.put({ "a/b/c.txt": "c".repeat(100), "other.txt": "o".repeat(300) });
+    await settle();
+    const { createWarmCache } = await import("../../host/warm.ts");
+    // Costs are 128 bytes an entry beside its bytes: the root's listing 128 + 129 + 137 = 394, a's 257, a/b's 261,
+    // c.txt's 228, other.txt's 428. The cap leaves room for all but about 100 bytes of them.
+    const cache = createWarmCache(394 + 257 + 261 + 228 + 428 - 100);
+    const at = (path: string): string => join(ws.root, path);
+    cache.readdir(ws.root);
+    cache.readdir(at("a"));
+    cache.readdir(at("a/b"));
+    cache.readFile(at("a/b/c.txt"));
+    // Used again, so the clock passes them over: it drops a/b's listing, the oldest unused entry, for other.txt.
+    cache.readFile(at("a/b/c.txt"));
+    cache.readdir(ws.root);
+    cache.readdir(at("a"));
+    cache.readFile(at("other.txt"));
+    expect(cache.heldBytes()).toBe(394 + 257 + 228 + 428);
+    rmSync(at("a"), { recursive: true });
+    cache.readdir(ws.root);
+    // The new root listing (128 + 137) and other.txt: nothing of a, its listing or c.txt, is left.
+    expect(cache.heldBytes()).toBe(265 + 428);
+  }, 10_000);
+
   test("a file that cannot be read fails the warm read with the host's typed error, as a cold read does", async () => {
     using ws = tempWorkspace();
     const { createWarmCache, warmFileHost } = await import("../../host/warm.ts");
