@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseConfiguration } from "../bindings/config.ts";
 import { createTools } from "../bindings/index.ts";
+import { median, timings } from "./measure.ts";
 
 const CORPUS = join(process.env.GG_BENCH_CORPUS ?? join(tmpdir(), "gg-bench-corpus"), "src");
 const PACKAGE = join(CORPUS, "three", "package");
@@ -28,18 +29,7 @@ function fail(message: string): never {
   process.exit(1);
 }
 
-const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
-
-async function timed(fn: () => Promise<unknown>, runs: number): Promise<number> {
-  for (let i = 0; i < 5; i++) await fn();
-  const times: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    const started = performance.now();
-    await fn();
-    times.push(performance.now() - started);
-  }
-  return median(times);
-}
+const timed = async (fn: () => Promise<unknown>, runs: number): Promise<number> => median(await timings(fn, runs, 5));
 
 if (!existsSync(PACKAGE)) fail(`${PACKAGE} is missing; run node bench/search.ts first, which fetches the corpus`);
 if (!existsSync(join(import.meta.dirname, "..", "dist", "main.mjs"))) fail("dist/ is missing; run npm run build first");

@@ -9,20 +9,10 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { createTools } from "../bindings/index.ts";
 import { createRuntime } from "../runtime/index.ts";
+import { median, timings } from "./measure.ts";
 
 const RUNS = Number(process.env.GG_BENCH_RUNS ?? 200);
-const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
-
-async function timed(fn: () => Promise<unknown>): Promise<number[]> {
-  for (let i = 0; i < 20; i++) await fn();
-  const times: number[] = [];
-  for (let i = 0; i < RUNS; i++) {
-    const started = performance.now();
-    await fn();
-    times.push(performance.now() - started);
-  }
-  return times;
-}
+const timed = (fn: () => Promise<unknown>): Promise<number[]> => timings(fn, RUNS, 20);
 
 const workspace = mkdtempSync(join(tmpdir(), "gg-bench-mcp-"));
 writeFileSync(join(workspace, "small.txt"), "one\ntwo\nthree\n");

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { invoke } from "../bindings/define.ts";
 import { callContext } from "../bindings/index.ts";
 import { search } from "../bindings/search.ts";
+import { median } from "./measure.ts";
 
 const CORPUS = join(process.env.GG_BENCH_CORPUS ?? join(tmpdir(), "gg-bench-corpus"), "src");
 const RUNS = Number(process.env.GG_BENCH_RUNS ?? 15);
@@ -19,7 +20,6 @@ if (!existsSync(CORPUS)) {
   process.exit(1);
 }
 
-const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
 
 function rg(pattern: string): number {
   const out = openSync("/dev/null", "w");

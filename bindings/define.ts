@@ -183,14 +183,19 @@ const BATCH_COUNTERPARTS: readonly { capability: CapabilityId; classic: string; 
   { capability: "list-dir", classic: "tree", batch: "glob" },
 ];
 
+/** `message` with each call it points to ("with read_file", "or tree") named as `rename` names it, where it does. */
+export const renamePointers = (message: string, rename: (call: string) => string | undefined): string =>
+  message.replace(/\b(with|or) ([a-z_]+)\b/g, (whole: string, word: string, call: string) => {
+    const renamed = rename(call);
+    return renamed === undefined ? whole : `${word} ${renamed}`;
+  });
+
 /** A message as this configuration's model reads it: a classic call it points to is named as the batch call it holds. */
-export function forHoldings(message: string, config: Configuration): string {
-  let out = message;
-  for (const { capability, classic, batch } of BATCH_COUNTERPARTS) {
-    if (config.capabilities[capability].implementation === BATCH) out = out.replace(new RegExp(`\\b(with|or) ${classic}\\b`, "g"), `$1 ${batch}`);
-  }
-  return out;
-}
+export const forHoldings = (message: string, config: Configuration): string =>
+  renamePointers(message, (call) => {
+    const counterpart = BATCH_COUNTERPARTS.find((pair) => pair.classic === call);
+    return counterpart && config.capabilities[counterpart.capability].implementation === BATCH ? counterpart.batch : undefined;
+  });
 
 /** A failure as the caller sees it: its file named as the caller spelled it, not as the host resolved it. */
 const failed = (name: string, error: unknown, args: unknown, context: CallContext): { ok: false; error: CallError } => {

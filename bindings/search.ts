@@ -4,10 +4,9 @@ import { GgError } from "../host/errors.ts";
 import { isIgnoredFile } from "../host/ignore.ts";
 import { plural } from "../host/lines.ts";
 import { joinDisplay, resolvePath } from "../host/paths.ts";
-import { createScanner, type Scanner, scanFile, type SearchOutcome, searchFiles } from "../host/search.ts";
-import { type WalkEntry, walkFiles, walkRoot } from "../host/walk.ts";
-import { type WarmCache, warmSearchHost } from "../host/warm.ts";
-import { type CallContext, defineCall } from "./define.ts";
+import { createScanner, scanFile, searchFiles, searchFilesWarm } from "../host/search.ts";
+import { walkFiles, walkRoot } from "../host/walk.ts";
+import { defineCall } from "./define.ts";
 
 /** Matches a call that names no limit gets. */
 export const SEARCH_DEFAULT_LIMIT = 50;
@@ -41,37 +40,6 @@ export type SearchResult = Static<typeof SearchResult>;
 
 /** A matching line as the tool shows it: path:line:text, a cut line annotated with how many characters were left out. */
 const shown = (match: SearchMatch): string => `${match.path}:${match.line}:${match.text}${match.cut ? ` (${match.cut} more chars...)` : ""}`;
-
-/** Files a warm search takes from its walk at a time: the second thread stats each batch while it is scanned. */
-const WARM_BATCH_FILES = 2048;
-
-/**
- * A search in a warm runtime: the walk is taken a batch at a time, each batch's stats shared with the second thread
- * while it is scanned, so a search that has its matches early stops walking as a cold one does.
- */
-function searchWarm(scanner: Scanner, walk: Iterable<WalkEntry>, wanted: number, context: CallContext, warm: WarmCache): SearchOutcome<WalkEntry> {
-  const outcome: SearchOutcome<WalkEntry> = { matches: [], searched: 0 };
-  const batch: WalkEntry[] = [];
-  const scan = (): void => {
-    const host = warmSearchHost(context.files, warm, batch.map((file) => file.absolute));
-    try {
-      const found = searchFiles({ ...scanner, files: host }, batch, wanted - outcome.matches.length, context.deadline);
-      outcome.matches.push(...found.matches);
-      outcome.searched += found.searched;
-    } finally {
-      host.finish();
-    }
-    batch.length = 0;
-  };
-  for (const file of walk) {
-    batch.push(file);
-    if (batch.length < WARM_BATCH_FILES) continue;
-    scan();
-    if (outcome.matches.length >= wanted) return outcome;
-  }
-  if (batch.length > 0) scan();
-  return outcome;
-}
 
 export const search = defineCall({
   name: "search",
@@ -116,9 +84,7 @@ export const search = defineCall({
       matches = ignored ? [] : scanFile(scanner, absolute, wanted).map((found) => matched(display, found));
     } else {
       const walk = walkFiles(walkRoot(absolute, context.workspace, context.warm));
-      let outcome;
-      if (context.warm) outcome = searchWarm(scanner, walk, wanted, context, context.warm);
-      else outcome = searchFiles(scanner, walk, wanted, context.deadline);
+      const outcome = context.warm ? searchFilesWarm(scanner, walk, wanted, context.warm, context.deadline) : searchFiles(scanner, walk, wanted, context.deadline);
       matches = outcome.matches.map((found) => matched(joinDisplay(path, found.file.relative), found));
       filesSearched = outcome.searched;
     }

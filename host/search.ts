@@ -5,6 +5,7 @@ import { GgError } from "./errors.ts";
 import type { FileHost } from "./files.ts";
 import { clipLine, countNewlines, plural } from "./lines.ts";
 import { compileSearch, type LineMatcher } from "./regex.ts";
+import { type WarmCache, warmSearchHost } from "./warm.ts";
 
 /** A matching line of a file. */
 export interface LineMatch {
@@ -97,5 +98,37 @@ export function searchFiles<File extends { absolute: string }>(scanner: Scanner,
     for (const match of found) outcome.matches.push({ ...match, file });
     if (outcome.matches.length >= max) break;
   }
+  return outcome;
+}
+
+/** Files a warm search takes from its walk at a time: the second thread stats each batch while it is scanned. */
+const WARM_BATCH_FILES = 2048;
+
+/**
+ * {@link searchFiles} in a warm runtime: `files` are taken a batch at a time, each batch read from `warm` with its
+ * stats shared with the second thread while it is scanned, so a search that has its matches early stops walking as a
+ * cold one does.
+ */
+export function searchFilesWarm<File extends { absolute: string }>(scanner: Scanner, files: Iterable<File>, max: number, warm: WarmCache, deadline?: number): SearchOutcome<File> {
+  const outcome: SearchOutcome<File> = { matches: [], searched: 0 };
+  const batch: File[] = [];
+  const scan = (): void => {
+    const host = warmSearchHost(scanner.files, warm, batch.map((file) => file.absolute));
+    try {
+      const found = searchFiles({ ...scanner, files: host }, batch, max - outcome.matches.length, deadline);
+      outcome.matches.push(...found.matches);
+      outcome.searched += found.searched;
+    } finally {
+      host.finish();
+    }
+    batch.length = 0;
+  };
+  for (const file of files) {
+    batch.push(file);
+    if (batch.length < WARM_BATCH_FILES) continue;
+    scan();
+    if (outcome.matches.length >= max) return outcome;
+  }
+  if (batch.length > 0) scan();
   return outcome;
 }

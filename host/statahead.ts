@@ -29,7 +29,7 @@ parentPort.on("message", ({ joined, control, stamps }) => {
 });
 `;
 
-/** One file's stat as the second thread took it. */
+/** One file's stat as the second thread took it: what identifies one version of a file on disk. */
 export interface TakenStat {
   size: number;
   mtimeMs: number;

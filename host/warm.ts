@@ -7,7 +7,7 @@
 import { type Dirent, readdirSync, readFileSync, type Stats, statSync } from "node:fs";
 import { fromSystemError } from "./errors.ts";
 import { byName, type FileHost } from "./files.ts";
-import { statAhead } from "./statahead.ts";
+import { statAhead, type TakenStat as Stamp } from "./statahead.ts";
 
 /** Bytes kept by default (file contents, and listings at their estimated size): past it, the least used go. */
 export const DEFAULT_WARM_CAP_BYTES = 256 * 1024 * 1024;
@@ -16,15 +16,7 @@ const RACY_MS = 2000;
 /** What one kept entry costs beside its bytes (the map entry, its key and stamp): so empty files count too. */
 const ENTRY_BYTES = 128;
 
-/** What identifies one version of a file or directory on disk. */
-interface Stamp {
-  size: number;
-  mtimeMs: number;
-  ctimeMs: number;
-  ino: number;
-  dev: number;
-}
-
+// A stamp (the TakenStat of a stat) identifies one version of a file or directory on disk.
 const stampOf = ({ size, mtimeMs, ctimeMs, ino, dev }: Stamp): Stamp => ({ size, mtimeMs, ctimeMs, ino, dev });
 const sameStamp = (a: Stamp, b: Stamp): boolean => a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && a.ino === b.ino && a.dev === b.dev;
 
@@ -166,22 +158,10 @@ export function createWarmCache(capBytes: number = DEFAULT_WARM_CAP_BYTES) {
 /** The warm state of one runtime. */
 export type WarmCache = ReturnType<typeof createWarmCache>;
 
-/** `host` with its whole-file reads for searches served from `warm`; failures are typed as the host's are. */
-export const warmFileHost = (host: FileHost, warm: WarmCache): FileHost => ({
-  ...host,
-  readFileInto(path) {
-    try {
-      return warm.readFile(path);
-    } catch (error) {
-      throw fromSystemError("read", path, error);
-    }
-  },
-  keepsReads: true,
-});
-
 /**
- * The host one search of `paths` (in the order it reads them) uses: its reads served from `warm`, each vouched for
- * by a stat the second thread took ahead of it when there is one. `finish` when the search is over.
+ * The host one search of `paths` (in the order it reads them) uses: its whole-file reads served from `warm`, each
+ * vouched for by a stat the second thread took ahead of it when there is one, failures typed as the host's are.
+ * `finish` when the search is over.
  */
 export function warmSearchHost(host: FileHost, warm: WarmCache, paths: string[]): FileHost & { finish(): void } {
   const job = statAhead.begin(paths);
@@ -200,3 +180,6 @@ export function warmSearchHost(host: FileHost, warm: WarmCache, paths: string[])
     finish: () => job?.finish(),
   };
 }
+
+/** `host` with its whole-file reads served from `warm`, for searches that name no files ahead (the context's host). */
+export const warmFileHost = (host: FileHost, warm: WarmCache): FileHost => warmSearchHost(host, warm, []);

@@ -3,7 +3,7 @@
 // dispatcher all read this list.
 import { type TSchema, Type } from "typebox";
 import type { Configuration } from "../bindings/config.ts";
-import { type CallContext, type CallDefinition, type CallResult, checkArguments, type GgModule, parametersOf, runChecked, runCheckedSync } from "../bindings/define.ts";
+import { type CallContext, type CallDefinition, type CallResult, checkArguments, type GgModule, parametersOf, renamePointers, runChecked, runCheckedSync } from "../bindings/define.ts";
 import { CALLS, enabledCalls } from "../bindings/index.ts";
 import { readFile } from "../bindings/read_file.ts";
 import { GgError } from "../host/errors.ts";
@@ -58,10 +58,9 @@ const ERRORS: Record<string, readonly string[]> = {
 
 /** The gg function of each tool call, by the call's name. */
 const FUNCTION_OF = new Map(CALLS.map((call) => [call.name, `gg.${call.code.module}.${call.code.name}`]));
-const POINTS_TO_CALL = new RegExp(`\\b(with|or) (${[...FUNCTION_OF.keys()].join("|")})\\b`, "g");
 
 /** A message written for tool calls, as a program reads it: the calls it points to become the gg functions. */
-export const forPrograms = (message: string): string => message.replace(POINTS_TO_CALL, (_, word: string, name: string) => `${word} ${FUNCTION_OF.get(name)}`);
+export const forPrograms = (message: string): string => renamePointers(message, (call) => FUNCTION_OF.get(call));
 
 function fromCall(call: CallDefinition): GgFunction {
   return {
