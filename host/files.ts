@@ -23,6 +23,7 @@ import {
 } from "node:fs";
 import { basename, dirname, resolve } from "node:path";
 import { fromSystemError, GgError } from "./errors.ts";
+import type { GramQuery } from "./grams.ts";
 
 /** What a path names, after following symlinks. */
 export type EntryKind = "file" | "directory" | "other";
@@ -71,6 +72,8 @@ export interface FileHost {
   readFileInto(path: string, scratch: Buffer): Buffer;
   /** True when readFileInto may return a buffer the host keeps (a warm cache's): it must not become a scratch. */
   keepsReads?: boolean;
+  /** A whole file as readFileInto reads it, or undefined when what the host keeps shows it lacks one of `grams`. */
+  readScreened?(path: string, grams: GramQuery): Buffer | undefined;
   /** Reads at most `bytes` bytes from the start of a file. */
   readHead(path: string, bytes: number): Buffer;
   /** Reads lines `first`..`first + count - 1` (to the end when `count` is undefined), at most `maxBytes` bytes. */

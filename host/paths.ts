@@ -24,9 +24,12 @@ export function pathKey(cwd: string, path: string): string {
   try {
     return realpathSync.native(absolute);
   } catch {
-    return `/${absolute.split("/").filter((segment) => segment !== "" && segment !== ".").join("/")}`;
+    return withoutDots(absolute);
   }
 }
+
+/** An absolute path without `.` segments and without repeated or trailing slashes: the same file, whatever links lie on the way. */
+export const withoutDots = (absolute: string): string => `/${absolute.split("/").filter((segment) => segment !== "" && segment !== ".").join("/")}`;
 
 /** Joins a displayed root and a relative entry path, without doubling the separator. */
 export function joinDisplay(root: string | undefined, relative: string): string {

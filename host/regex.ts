@@ -9,6 +9,7 @@ import { isUtf8 } from "node:buffer";
 import { createRequire } from "node:module";
 import type { RRegex } from "rregex";
 import { GgError } from "./errors.ts";
+import { type GramQuery, gramQuery } from "./grams.ts";
 
 const REPLACEMENT = Buffer.from("\uFFFD");
 
@@ -20,6 +21,8 @@ export interface LineMatcher {
    * spans index `text`, the file as decoded.
    */
   scan(bytes: Buffer, onLine: (line: number, text: Buffer, start: number, end: number) => boolean): void;
+  /** Trigrams every matching file holds in its raw bytes, when the pattern requires any: a kept file's filter checks them. */
+  grams?: GramQuery;
 }
 
 interface HirNode {
@@ -139,10 +142,15 @@ type Atom = Buffer[];
 /** Members a class may have and still screen files (beyond that it screens too little to pay for itself). */
 const ATOM_MEMBERS = 4;
 
+/**
+ * The positions a literal or a small class holds, or undefined for any other node. U+FFFD may match where decoding
+ * replaced bad bytes, which the raw bytes do not hold, so a node holding it holds no known positions either.
+ */
 function atoms(node: HirNode): Atom[] | undefined {
   const values = node.kind["@values"] ?? [];
   if (node.kind["@variant"] === "Literal") {
-    return [...Object.values((values[0] as { "@values": [Record<string, number>] })["@values"][0])].map((byte) => [Buffer.from([byte])]);
+    const literal = Buffer.from(Object.values((values[0] as { "@values": [Record<string, number>] })["@values"][0]));
+    return literal.includes(REPLACEMENT) ? undefined : [...literal].map((byte) => [Buffer.from([byte])]);
   }
   if (node.kind["@variant"] !== "Class") return undefined;
   const ranges = ((values[0] as { "@values": [{ ranges: { start: string | number; end: string | number }[] }] })["@values"][0]).ranges;
@@ -154,7 +162,58 @@ function atoms(node: HirNode): Atom[] | undefined {
       members.push(typeof start === "number" ? Buffer.from([point]) : Buffer.from(String.fromCodePoint(point)));
     }
   }
-  return members.length > 0 ? [members] : undefined;
+  return members.length > 0 && !members.some((member) => member.includes(REPLACEMENT)) ? [members] : undefined;
+}
+
+/**
+ * Runs of positions every match holds in a row: a concatenation's literals and small classes side by side, and what
+ * its other required parts (a group, a repetition of at least one) require in turn.
+ */
+function requiredRuns(node: HirNode): Atom[][] {
+  const values = node.kind["@values"] ?? [];
+  switch (node.kind["@variant"]) {
+    case "Capture":
+      return requiredRuns((values[0] as { sub: HirNode }).sub);
+    case "Repetition": {
+      const repetition = values[0] as { min: number; sub: HirNode };
+      return repetition.min > 0 ? requiredRuns(repetition.sub) : [];
+    }
+    case "Concat": {
+      const runs: Atom[][] = [];
+      let run: Atom[] = [];
+      for (const child of values[0] as HirNode[]) {
+        const found = atoms(child);
+        if (found) {
+          run.push(...found);
+          continue;
+        }
+        runs.push(run, ...requiredRuns(child));
+        run = [];
+      }
+      return [...runs, run];
+    }
+    default: {
+      const found = atoms(node);
+      return found ? [found] : [];
+    }
+  }
+}
+
+/** The trigrams of `runs` a kept file's filter is asked for: only positions of single bytes other than line ends. */
+function gramsOf(runs: Atom[][]): GramQuery {
+  const bytes: number[][][] = [];
+  for (const run of runs) {
+    let current: number[][] = [];
+    for (const atom of run) {
+      if (atom.every((member) => member.length === 1 && member[0] !== 10 && member[0] !== 13)) current.push(atom.map((member) => member[0] as number));
+      else {
+        bytes.push(current);
+        current = [];
+      }
+    }
+    bytes.push(current);
+  }
+  return gramQuery(bytes);
 }
 
 /**
@@ -164,17 +223,9 @@ function atoms(node: HirNode): Atom[] | undefined {
  * indexOf, the positions around it checked byte by byte. A code point's UTF-8 bytes are never a prefix or a suffix of
  * another's, so at most one member of a position can match there: the check never branches.
  */
-function classRun(node: HirNode): ((bytes: Buffer) => boolean) | undefined {
-  if (node.kind["@variant"] !== "Concat") return undefined;
-  let best: Atom[] = [];
-  let run: Atom[] = [];
-  for (const child of (node.kind["@values"]?.[0] ?? []) as HirNode[]) {
-    const found = atoms(child);
-    if (found) run.push(...found);
-    else run = [];
-    if (run.length > best.length) best = [...run];
-  }
-  if (best.length < 3 || best.some((atom) => atom.some((member) => member.includes(REPLACEMENT)))) return undefined;
+function classRun(runs: Atom[][]): ((bytes: Buffer) => boolean) | undefined {
+  const best = runs.reduce((longest, run) => (run.length > longest.length ? run : longest), []);
+  if (best.length < 3) return undefined;
   let pivot = 0;
   for (let i = 1; i < best.length; i++) if (commonness(best[i] as Atom) < commonness(best[pivot] as Atom)) pivot = i;
   if (commonness(best[pivot] as Atom) > 0) {
@@ -222,6 +273,8 @@ const commonness = (atom: Atom): number =>
     return sum + (rank === -1 ? 0 : FREQUENT.length - rank);
   }, 0);
 
+const withGrams = (grams: GramQuery): Pick<LineMatcher, "grams"> => (grams.length > 0 ? { grams } : {});
+
 /** A query with no regex syntax and no line breaks: it matches exactly the lines that contain it. */
 const PLAIN = /^[^\\.+*?()|[\]{}^$\r\n]+$/;
 
@@ -234,6 +287,7 @@ const decode = (bytes: Buffer): Buffer => (isUtf8(bytes) ? bytes : Buffer.from(b
  */
 function literalMatcher(literal: Buffer): LineMatcher {
   return {
+    ...withGrams(gramsOf([[...literal].map((byte) => [Buffer.from([byte])])])),
     scan(bytes, onLine) {
       if (bytes.indexOf(literal) === -1) return;
       const text = decode(bytes);
@@ -256,11 +310,13 @@ export function compileSearch(query: string): LineMatcher {
   const required = requiredLiteral(hir);
   // A literal holding U+FFFD could match where decoding replaced bad bytes, so it cannot screen raw bytes.
   const literal = required && required.length > 0 && !required.includes(REPLACEMENT) ? required : undefined;
-  const screen = literal && literal.length >= 3 ? undefined : classRun(hir);
+  const runs = requiredRuns(hir);
+  const screen = literal && literal.length >= 3 ? undefined : classRun(runs);
   const lineByLine = anchorsToText(hir);
   const matchesLine = (text: Buffer, start: number, end: number): boolean => isMatchBytes(line, text, start, end);
 
   return {
+    ...withGrams(gramsOf(runs)),
     scan(bytes, onLine) {
       if (literal && bytes.indexOf(literal) === -1) return;
       if (screen && !screen(bytes)) return;

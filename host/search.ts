@@ -48,7 +48,9 @@ export const createScanner = (query: string, files: FileHost, clipChars: number,
 
 /** The matching lines of one file (at most `max`); a file with a NUL byte has none. Throws when it cannot be read. */
 export function scanFile(scanner: Scanner, absolute: string, max: number): LineMatch[] {
-  const bytes = scanner.files.readFileInto(absolute, scanner.scratch);
+  const { grams } = scanner.matcher;
+  const bytes = grams && scanner.files.readScreened ? scanner.files.readScreened(absolute, grams) : scanner.files.readFileInto(absolute, scanner.scratch);
+  if (!bytes) return [];
   // A file that outgrew the buffer got a larger one: keep it, so the next large file allocates nothing.
   if (!scanner.files.keepsReads && bytes.buffer !== scanner.scratch.buffer) scanner.scratch = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.buffer.byteLength - bytes.byteOffset);
   const found: LineMatch[] = [];
@@ -101,8 +103,11 @@ export function searchFiles<File extends { absolute: string }>(scanner: Scanner,
   return outcome;
 }
 
-/** Files a warm search takes from its walk at a time: the second thread stats each batch while it is scanned. */
-const WARM_BATCH_FILES = 2048;
+/**
+ * Files a warm search takes from its walk at first, doubling each batch up to the most: the second thread stats
+ * each batch while it is scanned, and fewer hand-overs leave it more of them.
+ */
+const WARM_BATCH_FILES = [512, 8192];
 
 /**
  * {@link searchFiles} in a warm runtime: `files` are taken a batch at a time, each batch read from `warm` with its
@@ -112,6 +117,7 @@ const WARM_BATCH_FILES = 2048;
 export function searchFilesWarm<File extends { absolute: string }>(scanner: Scanner, files: Iterable<File>, max: number, warm: WarmCache, deadline?: number): SearchOutcome<File> {
   const outcome: SearchOutcome<File> = { matches: [], searched: 0 };
   const batch: File[] = [];
+  let size = WARM_BATCH_FILES[0] as number;
   const scan = (): void => {
     const host = warmSearchHost(scanner.files, warm, batch.map((file) => file.absolute));
     try {
@@ -122,10 +128,11 @@ export function searchFilesWarm<File extends { absolute: string }>(scanner: Scan
       host.finish();
     }
     batch.length = 0;
+    size = Math.min(size * 2, WARM_BATCH_FILES[1] as number);
   };
   for (const file of files) {
     batch.push(file);
-    if (batch.length < WARM_BATCH_FILES) continue;
+    if (batch.length < size) continue;
     scan();
     if (outcome.matches.length >= max) return outcome;
   }

@@ -1,9 +1,9 @@
 // The batch tools' walk (seed 003): a fixed list of directories skipped, not the ignore rules; path order (siblings
 // by name, depth first); symbolic links listed, never entered; and a hard bound on the entries visited.
-import { readdirSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import { GgError } from "./errors.ts";
-import { byName } from "./files.ts";
-import type { WarmCache } from "./warm.ts";
+import { withoutDots } from "./paths.ts";
+import { listing, type WarmCache } from "./warm.ts";
 
 /**
  * Directories a walk does not enter unless asked to: version control, dependencies and build output. Seed 003 names
@@ -41,16 +41,16 @@ export function skipWalk(absolute: string, shown: string, options: { includeIgno
   const entries: SkipWalkEntry[] = [];
   let skipped = 0;
   const visit = (dir: string, prefix: string): void => {
-    let dirents;
+    let listed;
     try {
-      dirents = options.warm ? options.warm.readdir(dir) : readdirSync(dir, { withFileTypes: true }).sort(byName);
+      listed = listing(dir, options.warm);
     } catch {
       // A directory that cannot be listed below the root shows as an empty one, as ls -R goes on past it.
       return;
     }
-    for (const dirent of dirents) {
+    for (const [i, dirent] of listed.dirents.entries()) {
       const path = prefix === "" ? dirent.name : `${prefix}/${dirent.name}`;
-      const child = `${dir === "/" ? "" : dir}/${dirent.name}`;
+      const child = listed.paths[i] as string;
       let entry: SkipWalkEntry;
       if (dirent.isSymbolicLink()) {
         let linksTo: "file" | "dir" | "other" = "other";
@@ -73,6 +73,7 @@ export function skipWalk(absolute: string, shown: string, options: { includeIgno
       if (entry.kind === "dir" && options.deep) visit(child, path);
     }
   };
-  visit(absolute, shown);
+  // One spelling of each path below it, so that what the warm state keeps is kept once.
+  visit(withoutDots(absolute), shown);
   return { entries, skipped };
 }

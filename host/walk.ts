@@ -1,9 +1,9 @@
 // Directory walks for tree and search: path order (siblings by name, depth first), ignore rules applied, symbolic
 // links listed but never followed (no cycles), and lazy, so a caller that stops early stops the I/O too.
-import { readdirSync, statSync } from "node:fs";
-import { byName } from "./files.ts";
+import { statSync } from "node:fs";
 import { enterScope, type IgnoreScope, isIgnored, rootScope } from "./ignore.ts";
-import type { WarmCache } from "./warm.ts";
+import { withoutDots } from "./paths.ts";
+import { listing, type WarmCache } from "./warm.ts";
 
 /** One entry a walk shows. */
 export interface WalkEntry {
@@ -38,16 +38,17 @@ export interface Listing {
 
 /** The root of a walk at `absolute`, with the ignore rules of its enclosing directories. */
 export const walkRoot = (absolute: string, workspace: string, warm?: WarmCache): WalkDir => ({
-  absolute,
+  // One spelling of each path below it, so that what the warm state keeps is kept once.
+  absolute: withoutDots(absolute),
   relative: "",
-  inherited: rootScope(absolute, workspace),
+  inherited: rootScope(withoutDots(absolute), workspace),
   ...(warm ? { warm } : {}),
 });
 
 /** Lists `dir`: entries that are not ignored, in path order. Throws the system error when it cannot be read. */
 export function listDir(dir: WalkDir): Listing {
   if (dir.inherited.hidden) return { entries: [], scope: dir.inherited };
-  const dirents = dir.warm ? dir.warm.readdir(dir.absolute) : readdirSync(dir.absolute, { withFileTypes: true }).sort(byName);
+  const { dirents, paths } = listing(dir.absolute, dir.warm);
   // The listing itself says which rule files exist, so no directory costs a failed open.
   const present = { ignore: false, gitignore: false, git: false };
   for (const dirent of dirents) {
@@ -56,13 +57,12 @@ export function listDir(dir: WalkDir): Listing {
     else if (dirent.name === ".git") present.git = dirent.isDirectory();
   }
   const scope = enterScope(dir.inherited, dir.absolute, dir.relative, present, dir.warm);
-  const base = dir.absolute === "/" ? "" : dir.absolute;
   const entries: WalkEntry[] = [];
-  for (const dirent of dirents) {
+  for (const [i, dirent] of dirents.entries()) {
     const symlink = dirent.isSymbolicLink();
     let directory = dirent.isDirectory();
     let file = dirent.isFile();
-    const absolute = `${base}/${dirent.name}`;
+    const absolute = paths[i] as string;
     if (symlink) {
       try {
         const target = statSync(absolute);

@@ -7,7 +7,8 @@
 import { type Dirent, readdirSync, readFileSync, type Stats, statSync } from "node:fs";
 import { fromSystemError } from "./errors.ts";
 import { byName, type FileHost } from "./files.ts";
-import { statAhead, type TakenStat as Stamp } from "./statahead.ts";
+import { type Filter, type GramQuery, mayHold } from "./grams.ts";
+import { secondThread, type TakenStat as Stamp } from "./second.ts";
 
 /** Bytes kept by default (file contents, and listings at their estimated size): past it, the least used go. */
 export const DEFAULT_WARM_CAP_BYTES = 256 * 1024 * 1024;
@@ -32,25 +33,51 @@ interface Kept {
   used?: boolean;
   cost: number;
   bytes?: Buffer;
+  /** The trigram filter of `bytes`, once the second thread has built it. */
+  grams?: Filter;
   dirents?: Dirent[];
+  /** The absolute path of each of `dirents`: the same strings every walk, so their hashes are computed once. */
+  paths?: string[];
 }
 
+/** A directory's entries in path order, and the absolute path of each. */
+export interface DirListing {
+  dirents: Dirent[];
+  paths: string[];
+}
+
+/** Lists `dir` as a walk sees it, from `warm` when there is one; throws the system error when it cannot be read. */
+export function listing(dir: string, warm?: WarmCache): DirListing {
+  if (warm) return warm.readdir(dir);
+  const dirents = readdirSync(dir, { withFileTypes: true }).sort(byName);
+  return { dirents, paths: childPaths(dir, dirents) };
+}
+
+const childPaths = (dir: string, dirents: Dirent[]): string[] => dirents.map((dirent) => `${dir === "/" ? "" : dir}/${dirent.name}`);
+
 const parentOf = (path: string): string => path.slice(0, Math.max(1, path.lastIndexOf("/")));
+// A file is kept under its path (the walk's own string, whose hash V8 keeps), a listing under its path and a slash.
+const dirKey = (path: string): string => `${path}/`;
+const pathOf = (key: string): string => (key.length > 1 && key.endsWith("/") ? key.slice(0, -1) : key);
 
 /** The warm state of one runtime; every read stats what it returns, so nothing stale is ever handed out. */
 export function createWarmCache(capBytes: number = DEFAULT_WARM_CAP_BYTES) {
-  // One map for both kinds, keyed by "f" or "d" and the absolute path, in least-recently-used order.
+  // One map for both kinds, in least-recently-used order.
   const kept = new Map<string, Kept>();
+  // Files kept since filters were last asked for.
+  let unfiltered: string[] = [];
   // The kept paths directly below each directory: what goes when the directory does.
   const children = new Map<string, Set<string>>();
   let held = 0;
+  // Of which trigram filters.
+  let filterBytes = 0;
 
   /**
    * Takes `path` out of its directory's index once nothing is kept at or below it (neither kind, nor any child), and
    * so on upwards: the index reaches everything kept, so forgetting a directory reaches all of it.
    */
   const unlink = (path: string): void => {
-    if (kept.has(`f${path}`) || kept.has(`d${path}`) || children.has(path)) return;
+    if (kept.has(path) || kept.has(dirKey(path)) || children.has(path)) return;
     const parent = parentOf(path);
     const siblings = children.get(parent);
     if (!siblings?.delete(path) || siblings.size > 0) return;
@@ -61,37 +88,43 @@ export function createWarmCache(capBytes: number = DEFAULT_WARM_CAP_BYTES) {
     const entry = kept.get(key);
     if (!entry) return;
     held -= entry.cost;
+    if (entry.grams) filterBytes -= (entry.grams.to - entry.grams.from) * 4;
     kept.delete(key);
-    unlink(key.slice(1));
+    unlink(pathOf(key));
   };
   /** Forgets everything kept at or below `path`: what a directory no longer holds. */
   const forgetBelow = (path: string): void => {
     const below = children.get(path);
     children.delete(path);
     for (const child of below ?? []) forgetBelow(child);
-    drop(`f${path}`);
-    drop(`d${path}`);
+    drop(path);
+    drop(dirKey(path));
     unlink(path);
   };
-  /**
-   * Keeps `entry` under `key`, making room by dropping the least recently used: from the oldest, an entry used since
-   * it was kept gets a second chance at the end of the line (the clock algorithm; a hit costs a flag, not a move).
-   */
-  const keep = (key: string, entry: Kept): void => {
-    drop(key);
-    if (entry.cost > capBytes) return;
+  /** Drops the least recently used until `more` bytes fit: from the oldest, an entry used since it was kept gets a
+   * second chance at the end of the line (the clock algorithm; a hit costs a flag, not a move). */
+  const makeRoom = (more: number): void => {
     for (const [oldest, candidate] of kept) {
-      if (held + entry.cost <= capBytes) break;
+      if (held + more <= capBytes) break;
       if (candidate.used) {
         candidate.used = false;
         kept.delete(oldest);
         kept.set(oldest, candidate);
       } else drop(oldest);
     }
+  };
+  /** Keeps `entry` under `key`, making room for it. */
+  const keep = (key: string, entry: Kept): void => {
+    drop(key);
+    if (entry.cost > capBytes) return;
+    makeRoom(entry.cost);
     kept.set(key, entry);
     held += entry.cost;
+    if (entry.bytes) unfiltered.push(key);
+    // Searches ask for filters as they end; reads alone never do, so the list forgets what is gone from time to time.
+    if (unfiltered.length > 2 * kept.size + 1024) unfiltered = unfiltered.filter((path) => kept.get(path)?.bytes);
     // Indexed all the way up, so that forgetting any directory above reaches it.
-    for (let path = key.slice(1); ; ) {
+    for (let path = pathOf(key); ; ) {
       const parent = parentOf(path);
       let siblings = children.get(parent);
       if (!siblings) children.set(parent, (siblings = new Set()));
@@ -117,41 +150,76 @@ export function createWarmCache(capBytes: number = DEFAULT_WARM_CAP_BYTES) {
     }
   };
 
+  function read(path: string, taken: Stamp | undefined, grams?: GramQuery): Buffer | undefined {
+    const stats = taken ?? stat(path);
+    const hit = fresh(path, stats);
+    if (hit?.bytes) return grams && hit.grams && !mayHold(hit.grams, grams) ? undefined : hit.bytes;
+    drop(path);
+    const bytes = readFileSync(path);
+    // Kept only when it is the version the stat described and it cannot hide a second change.
+    if (bytes.length === stats.size && settled(stats)) keep(path, { stamp: stampOf(stats), trusted: true, cost: ENTRY_BYTES + bytes.length, bytes });
+    return bytes;
+  }
+
   return {
-    /** A directory's entries in path order, as readdirSync gives them; throws as it does. */
-    readdir(dir: string): Dirent[] {
+    /** A directory's entries in path order, as readdirSync gives them, and their paths; throws as readdirSync does. */
+    readdir(dir: string): DirListing {
       const stats = stat(dir);
-      const key = `d${dir}`;
+      const key = dirKey(dir);
       const hit = fresh(key, stats);
-      if (hit?.dirents) return hit.dirents;
-      const before = kept.get(key)?.dirents;
+      if (hit?.dirents && hit.paths) return { dirents: hit.dirents, paths: hit.paths };
+      const before = kept.get(key);
       const dirents = readdirSync(dir, { withFileTypes: true }).sort(byName);
-      if (before) {
+      if (before?.dirents && before.paths) {
         // What vanished, or turned from a directory into something else or back, takes along what was kept of it.
         const now = new Map(dirents.map((dirent) => [dirent.name, dirent.isDirectory()]));
-        for (const old of before) if (now.get(old.name) !== old.isDirectory()) forgetBelow(`${dir === "/" ? "" : dir}/${old.name}`);
+        before.dirents.forEach((old, i) => now.get(old.name) !== old.isDirectory() && forgetBelow(before.paths?.[i] as string));
       }
-      const cost = ENTRY_BYTES + dirents.reduce((sum, dirent) => sum + ENTRY_BYTES + dirent.name.length, 0);
-      keep(key, { stamp: stampOf(stats), trusted: settled(stats), cost, dirents });
-      return dirents;
+      const paths = childPaths(dir, dirents);
+      const cost = ENTRY_BYTES + dirents.reduce((sum, dirent, i) => sum + ENTRY_BYTES + dirent.name.length + (paths[i] as string).length, 0);
+      keep(key, { stamp: stampOf(stats), trusted: settled(stats), cost, dirents, paths });
+      return { dirents, paths };
     },
     /**
      * A file's bytes, as readFileSync gives them; throws as it does. The buffer is shared: never write to it.
      * `taken` is a stat of the file taken since the search began (by the second thread), used instead of a new one.
      */
     readFile(path: string, taken?: Stamp): Buffer {
-      const stats = taken ?? stat(path);
-      const key = `f${path}`;
-      const hit = fresh(key, stats);
-      if (hit?.bytes) return hit.bytes;
-      drop(key);
-      const bytes = readFileSync(path);
-      // Kept only when it is the version the stat described and it cannot hide a second change.
-      if (bytes.length === stats.size && settled(stats)) keep(key, { stamp: stampOf(stats), trusted: true, cost: ENTRY_BYTES + bytes.length, bytes });
-      return bytes;
+      return read(path, taken) as Buffer;
+    },
+    /** {@link readFile}, or undefined when the file's kept filter shows it lacks one of `grams`. */
+    readScreened: (path: string, taken: Stamp | undefined, grams: GramQuery): Buffer | undefined => read(path, taken, grams),
+    /** Asks the second thread for the filters of the files kept since the last time; later searches use them. */
+    filterKept(): void {
+      const paths: string[] = [];
+      const stamps: Stamp[] = [];
+      for (const path of unfiltered) {
+        const entry = kept.get(path);
+        if (!entry?.bytes || entry.grams) continue;
+        paths.push(path);
+        stamps.push(entry.stamp);
+      }
+      unfiltered = [];
+      secondThread.filter(paths, stamps, (filters) => {
+        for (const { index, filter } of filters) {
+          const path = paths[index] as string;
+          const entry = kept.get(path);
+          // Built from the version this entry holds, or from none of it.
+          if (!entry?.bytes || entry.grams || !sameStamp(entry.stamp, stamps[index] as Stamp)) continue;
+          const bytes = (filter.to - filter.from) * 4;
+          makeRoom(bytes);
+          if (kept.get(path) !== entry) continue;
+          entry.grams = filter;
+          entry.cost += bytes;
+          held += bytes;
+          filterBytes += bytes;
+        }
+      });
     },
     /** Bytes kept now: file contents, and listings at their estimated size. */
     heldBytes: (): number => held,
+    /** Of the bytes kept, those of trigram filters. */
+    filterBytes: (): number => filterBytes,
   };
 }
 
@@ -164,20 +232,31 @@ export type WarmCache = ReturnType<typeof createWarmCache>;
  * `finish` when the search is over.
  */
 export function warmSearchHost(host: FileHost, warm: WarmCache, paths: string[]): FileHost & { finish(): void } {
-  const job = statAhead.begin(paths);
-  const index = job ? new Map(paths.map((path, i) => [path, i])) : undefined;
+  secondThread.collect();
+  const job = secondThread.statAhead(paths);
+  // Files are read in the order named, so the next one's index is found without a lookup.
+  let next = 0;
+  const taken = (path: string): Stamp | undefined => {
+    if (!job) return undefined;
+    if (paths[next] !== path) next = paths.indexOf(path, next);
+    return next === -1 ? ((next = 0), undefined) : job.stat(next++);
+  };
+  const typed = <T>(path: string, read: () => T): T => {
+    try {
+      return read();
+    } catch (error) {
+      throw fromSystemError("read", path, error);
+    }
+  };
   return {
     ...host,
-    readFileInto(path) {
-      const at = index?.get(path);
-      try {
-        return warm.readFile(path, at === undefined ? undefined : job?.stat(at));
-      } catch (error) {
-        throw fromSystemError("read", path, error);
-      }
-    },
+    readFileInto: (path) => typed(path, () => warm.readFile(path, taken(path))),
+    readScreened: (path, grams) => typed(path, () => warm.readScreened(path, taken(path), grams)),
     keepsReads: true,
-    finish: () => job?.finish(),
+    finish() {
+      job?.finish();
+      warm.filterKept();
+    },
   };
 }
 

@@ -157,10 +157,19 @@ describe("what the warm state holds", () => {
     ws.put({ "a/b/c.txt": "c".repeat(100), "other.txt": "o".repeat(300) });
     await settle();
     const { createWarmCache } = await import("../../host/warm.ts");
-    // Costs are 128 bytes an entry beside its bytes: the root's listing 128 + 129 + 137 = 394, a's 257, a/b's 261,
-    // c.txt's 228, other.txt's 428. The cap leaves room for all but about 100 bytes of them.
-    const cache = createWarmCache(394 + 257 + 261 + 228 + 428 - 100);
     const at = (path: string): string => join(ws.root, path);
+    // What each entry costs, measured alone: the cap leaves room for all but about 100 bytes of them.
+    const costOf = (read: (cache: ReturnType<typeof createWarmCache>) => unknown): number => {
+      const alone = createWarmCache();
+      read(alone);
+      return alone.heldBytes();
+    };
+    const root = costOf((w) => w.readdir(ws.root));
+    const a = costOf((w) => w.readdir(at("a")));
+    const b = costOf((w) => w.readdir(at("a/b")));
+    const c = costOf((w) => w.readFile(at("a/b/c.txt")));
+    const other = costOf((w) => w.readFile(at("other.txt")));
+    const cache = createWarmCache(root + a + b + c + other - 100);
     cache.readdir(ws.root);
     cache.readdir(at("a"));
     cache.readdir(at("a/b"));
@@ -170,11 +179,11 @@ describe("what the warm state holds", () => {
     cache.readdir(ws.root);
     cache.readdir(at("a"));
     cache.readFile(at("other.txt"));
-    expect(cache.heldBytes()).toBe(394 + 257 + 228 + 428);
+    expect(cache.heldBytes()).toBe(root + a + c + other);
     rmSync(at("a"), { recursive: true });
     cache.readdir(ws.root);
-    // The new root listing (128 + 137) and other.txt: nothing of a, its listing or c.txt, is left.
-    expect(cache.heldBytes()).toBe(265 + 428);
+    // The new root listing and other.txt: nothing of a, its listing or c.txt, is left.
+    expect(cache.heldBytes()).toBe(costOf((w) => w.readdir(ws.root)) + other);
   }, 10_000);
 
   test("a file that cannot be read fails the warm read with the host's typed error, as a cold read does", async () => {
@@ -246,5 +255,45 @@ describe("warm equals cold", () => {
         else ws.put({ [`d${random(5)}/new${round}-${edits}.txt`]: text() });
       }
     }
+  }, 30_000);
+});
+
+describe("trigram filters", () => {
+  test("once the second thread has filtered the kept files, warm searches still answer what cold ones do", async () => {
+    using ws = tempWorkspace();
+    // Enough files to start the second thread; the words hide their matches in every case the patterns allow.
+    const words = ["NeEdLe", "nEEDLE42x", "\u212Aelvin", "KELVIN", "na\u00efve", "todo", "ToDo", "plain", "ab\xffcd"];
+    const files: Record<string, string | Buffer> = {};
+    for (let i = 0; i < 600; i++) files[`d${i % 5}/f${i}.txt`] = i % 37 === 0 ? `x ${words[i % words.length]} y\n` : `filler ${i}\n`;
+    files["bad.txt"] = Buffer.from([0x61, 0x62, 0xff, 0x63, 0x64, 0x0a]);
+    ws.put(files);
+    await settle();
+    const { callContext } = await import("../../bindings/index.ts");
+    const { invoke } = await import("../../bindings/define.ts");
+    const { search } = await import("../../bindings/search.ts");
+    const context = callContext({ workspace: ws.root });
+    const cold = createTools({ workspace: ws.root, warm: false });
+    const queries = ["NeEdLe", "(?i)needle", "(?i)needle42X", "(?i)kelvin", "KELVIN", "na\u00efve", "na(\u00ef|i)ve", "(?i)todo", "ab\uFFFDcd", "nEEDLE[0-9]+x", "(?i)needle[0-9]+X", "(?i)NEEDLE\\d+", "absent_anywhere"];
+    const answer = async (query: string) => invoke(search, { query, limit: 200 }, context);
+    // The filters arrive from the second thread between searches; each search takes those built so far.
+    for (let wait = 0; wait < 50 && !context.warm?.filterBytes(); wait++) {
+      await answer("absent_anywhere");
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(context.warm?.filterBytes()).toBeGreaterThan(0);
+    for (const query of queries) {
+      const [warm, fresh] = [await answer(query), await cold.call("search", { query, limit: 200 })];
+      expect(warm).toEqual(fresh);
+      if (query !== "absent_anywhere") expect(warm.ok && warm.text).toMatch(/:\d+:/);
+    }
+    // A filtered file rewritten to hold a match, at its old size and with its old modification time.
+    const path = join(ws.root, "d1/f1.txt");
+    const before = statSync(path);
+    writeFileSync(path, "NeEdLe 1\n");
+    utimesSync(path, before.atime, before.mtime);
+    expect(statSync(path).size).toBe(before.size);
+    const [warm, fresh] = [await answer("NeEdLe"), await cold.call("search", { query: "NeEdLe", limit: 200 })];
+    expect(warm).toEqual(fresh);
+    expect(warm.ok && warm.text).toContain("d1/f1.txt:1:NeEdLe 1");
   }, 30_000);
 });

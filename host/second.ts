@@ -1,0 +1,188 @@
+// The process's second thread, for warm searches. It does two jobs:
+// - Stats. A search takes its files from the first, statting each itself, while the thread stats them from the
+//   last; where they meet, the search goes on with the thread's stats. Neither ever waits for the other.
+// - Trigram filters of the files a search kept, built between searches from the files on disk (the contents stay on
+//   the main thread), each vouched for by the stat it was built under: the owner attaches one only to the version it
+//   keeps. Filter work pauses while a search runs, so it never takes the core the search's stats need.
+// One thread serves the whole process (a search runs to its end before the next starts); it is unref'd, never keeping
+// a process alive, and started by the first search large enough to use it, which does not wait for it.
+import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from "node:worker_threads";
+import { type Filter, gramBits } from "./grams.ts";
+
+/** Files a search must have before it uses the second thread: fewer are statted sooner than they are handed over. */
+export const STAT_AHEAD_MIN_FILES = 512;
+/** Files whose filters are sent back together. */
+const GRAM_SLICE_FILES = 256;
+
+// Plain CommonJS, evaluated as the worker's script: nothing to bundle. Stat jobs: control[0] counts files statted
+// from the end, control[1] is set by the search when it is over, stamps hold five numbers a file (NaN when the stat
+// failed). busy[0] is set while a search runs. Filter jobs answer on `results` slice by slice, a file left out when
+// it no longer matches the stamp it was asked for.
+const WORKER = `
+const { parentPort, workerData } = require("node:worker_threads");
+const { closeSync, fstatSync, openSync, readSync, statSync } = require("node:fs");
+const gramBits = (${gramBits.toString()});
+const { busy, results } = workerData;
+const paused = new Int32Array(busy);
+const stampOf = (s) => [s.size, s.mtimeMs, s.ctimeMs, s.ino, s.dev];
+const sameAs = (s, stamps, i) => stampOf(s).every((value, k) => value === stamps[i * 5 + k]);
+const queue = [];
+let scratch = Buffer.alloc(1 << 20);
+/** The file's filter when it is still the version stamped, else undefined. */
+function filterOf(path, stamps, i) {
+  let fd;
+  try {
+    fd = openSync(path, "r");
+    if (!sameAs(fstatSync(fd), stamps, i)) return undefined;
+    const size = stamps[i * 5];
+    if (scratch.length < size) scratch = Buffer.alloc(size);
+    let read = 0;
+    for (let n; read < size && (n = readSync(fd, scratch, read, size - read, read)) > 0; ) read += n;
+    // Changed while it was read: its change time moved on.
+    if (read !== size || !sameAs(fstatSync(fd), stamps, i)) return undefined;
+    return gramBits(scratch.subarray(0, size));
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+function work() {
+  while (queue.length > 0) {
+    if (Atomics.load(paused, 0) !== 0) return void setTimeout(work, 1);
+    const job = queue[0];
+    const found = [];
+    for (const end = Math.min(job.next + ${GRAM_SLICE_FILES}, job.paths.length); job.next < end && Atomics.load(paused, 0) === 0; job.next++) {
+      const set = filterOf(job.paths[job.next], job.stamps, job.next);
+      if (set) found.push([job.next, set]);
+    }
+    const last = job.next >= job.paths.length;
+    if (last) queue.shift();
+    const offsets = new Int32Array(found.length + 1);
+    found.forEach(([, set], k) => (offsets[k + 1] = offsets[k] + set.length));
+    const words = new Uint32Array(offsets[found.length]);
+    found.forEach(([, set], k) => words.set(set, offsets[k]));
+    const indices = Int32Array.from(found, ([index]) => index);
+    results.postMessage({ id: job.id, last, indices, offsets, words }, [indices.buffer, offsets.buffer, words.buffer]);
+  }
+}
+parentPort.on("message", (job) => {
+  if (job.kind === "grams") {
+    queue.push({ ...job, paths: job.joined.split("\\0"), next: 0 });
+    if (queue.length === 1) setImmediate(work);
+    return;
+  }
+  const paths = job.joined.split("\\0");
+  const done = new Int32Array(job.control);
+  const out = new Float64Array(job.stamps);
+  for (let i = paths.length - 1; i >= 0 && Atomics.load(done, 1) === 0; i--) {
+    try {
+      const s = statSync(paths[i]);
+      out[i * 5] = s.size; out[i * 5 + 1] = s.mtimeMs; out[i * 5 + 2] = s.ctimeMs; out[i * 5 + 3] = s.ino; out[i * 5 + 4] = s.dev;
+    } catch {
+      out[i * 5] = NaN;
+    }
+    Atomics.store(done, 0, paths.length - i);
+  }
+});
+`;
+
+/** One file's stat as the second thread took it: what identifies one version of a file on disk. */
+export interface TakenStat {
+  size: number;
+  mtimeMs: number;
+  ctimeMs: number;
+  ino: number;
+  dev: number;
+}
+
+/** The stats of one search's files, in the order it reads them. */
+export interface StatJob {
+  /** The stat of file `index` if the thread has taken it (and it succeeded); otherwise the search stats it itself. */
+  stat(index: number): TakenStat | undefined;
+  /** Tells the thread the search is over. */
+  finish(): void;
+}
+
+/** What a filter job hands back: the filter of each file still as it was stamped. */
+export type OnFilters = (filters: { index: number; filter: Filter }[]) => void;
+
+let worker: Worker | undefined;
+let ready = false;
+let results: MessagePort | undefined;
+const busy = new Int32Array(new SharedArrayBuffer(4));
+const owners = new Map<number, OnFilters>();
+let lastJob = 0;
+
+function start(): void {
+  const channel = new MessageChannel();
+  try {
+    worker = new Worker(WORKER, { eval: true, workerData: { busy: busy.buffer, results: channel.port2 }, transferList: [channel.port2] });
+  } catch {
+    return;
+  }
+  worker.unref();
+  results = channel.port1;
+  // Jobs posted before the thread is up wait for it; the search never does, so it may take them at once.
+  ready = true;
+  // A thread that fails is not restarted: searches stat on their own and filter nothing, as before it started.
+  const stop = (): void => {
+    ready = false;
+    owners.clear();
+  };
+  worker.once("error", stop);
+  worker.once("exit", stop);
+}
+
+/** The process's second thread. */
+export const secondThread = {
+  /** Starts statting `paths` from the last, or returns undefined when the second thread is not (yet) there. */
+  statAhead(paths: string[]): StatJob | undefined {
+    if (paths.length < STAT_AHEAD_MIN_FILES) return undefined;
+    if (!worker) start();
+    if (!ready || !worker) return undefined;
+    const control = new Int32Array(new SharedArrayBuffer(8));
+    const stamps = new Float64Array(new SharedArrayBuffer(paths.length * 5 * 8));
+    Atomics.store(busy, 0, 1);
+    // One string, not thousands: it crosses to the thread as one copy (a path holds no NUL).
+    worker.postMessage({ kind: "stat", joined: paths.join("\0"), control: control.buffer, stamps: stamps.buffer });
+    return {
+      stat(index) {
+        // Written before its count is published: a stat counted is a stat complete.
+        if (index < paths.length - Atomics.load(control, 0)) return undefined;
+        const at = index * 5;
+        const size = stamps[at] as number;
+        if (Number.isNaN(size)) return undefined;
+        return { size, mtimeMs: stamps[at + 1] as number, ctimeMs: stamps[at + 2] as number, ino: stamps[at + 3] as number, dev: stamps[at + 4] as number };
+      },
+      finish() {
+        Atomics.store(control, 1, 1);
+        Atomics.store(busy, 0, 0);
+      },
+    };
+  },
+  /**
+   * Asks for the filters of `paths`, each as of its stamp; they reach `onFilters` from a later {@link collect}.
+   * False when there is no second thread: the files stay unfiltered.
+   */
+  filter(paths: string[], stamps: TakenStat[], onFilters: OnFilters): boolean {
+    if (!ready || !worker || paths.length === 0) return false;
+    const flat = Float64Array.from(stamps.flatMap((s) => [s.size, s.mtimeMs, s.ctimeMs, s.ino, s.dev]));
+    const id = ++lastJob;
+    owners.set(id, onFilters);
+    worker.postMessage({ kind: "grams", id, joined: paths.join("\0"), stamps: flat });
+    return true;
+  },
+  /** Hands the filters built so far to their owners; synchronous, so a search takes them as it starts. */
+  collect(): void {
+    if (!results) return;
+    for (let message = receiveMessageOnPort(results); message; message = receiveMessageOnPort(results)) {
+      const { id, last, indices, offsets, words } = message.message as { id: number; last: boolean; indices: Int32Array; offsets: Int32Array; words: Uint32Array };
+      const owner = owners.get(id);
+      if (last) owners.delete(id);
+      if (!owner) continue;
+      // Parts of the slice's one buffer, which lives while any of its filters does: a few hundred files' worth.
+      owner(Array.from(indices, (index, k) => ({ index, filter: { words, from: offsets[k] as number, to: offsets[k + 1] as number } })));
+    }
+  },
+};
