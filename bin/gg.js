@@ -11,6 +11,10 @@ if (Number(process.versions.node.split(".")[0]) < REQUIRED_MAJOR) {
 } else {
   // The CLI is one esbuild bundle, and V8's compile cache keeps its parse cost off every later start.
   module.enableCompileCache?.();
+  // A search shares its work with a second thread, which takes about as long to start as the rest of gg takes to
+  // load: a command that may search starts it first, from the small module that holds it.
+  const args = process.argv.slice(2);
+  if (args.includes("call") && args.includes("search")) (await import("../dist/second.mjs")).secondThread.prestart();
   const { main } = await import("../dist/main.mjs");
   process.exitCode = await main(process.argv.slice(2));
 }

@@ -2,6 +2,7 @@
 // a few glob patterns, both paged by a numeric cursor under one byte budget.
 import { type Static, Type } from "typebox";
 import { GgError } from "../host/errors.ts";
+import { grouped } from "../host/lines.ts";
 import { SKIPPED_DIRS, skipWalk, WALK_MAX_ENTRIES } from "../host/skipwalk.ts";
 import { type BatchOutput, batchResult, BUDGET, createBudget, globMatcher, includeIgnoredParameter, LIST_LIMIT, maxBytesParameter, renderBatch, walkRootOf } from "./batch.ts";
 import { type CallContext, defineCall } from "./define.ts";
@@ -51,7 +52,7 @@ function directoryOf(path: string | undefined, context: CallContext, action: str
   return root;
 }
 
-const walkRule = `A walk visits at most ${WALK_MAX_ENTRIES.toLocaleString("en-US")} entries (more fails: pass a narrower path) and skip ${SKIPPED_DIRS.join(", ")} unless include_ignored is true; a path naming one of them is walked. This is a fixed list, not the ignore rules.`;
+const walkRule = `A walk visits at most ${grouped(WALK_MAX_ENTRIES)} entries (more fails: pass a narrower path) and skip ${SKIPPED_DIRS.join(", ")} unless include_ignored is true; a path naming one of them is walked. This is a fixed list, not the ignore rules.`;
 const output = "The answer is compact JSON {results, truncated, next, skipped}; truncated means more follow: pass next as cursor, with the same arguments.";
 
 export const list = defineCall({

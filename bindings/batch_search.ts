@@ -7,6 +7,7 @@ import type { RRegex } from "rregex";
 import { type Static, Type } from "typebox";
 import { GgError, isGgError } from "../host/errors.ts";
 import { compileSearch } from "../host/regex.ts";
+import { grouped } from "../host/lines.ts";
 import { SKIPPED_DIRS, skipWalk, WALK_MAX_ENTRIES } from "../host/skipwalk.ts";
 import { warmSearchHost } from "../host/warm.ts";
 import { type BatchOutput, batchResult, BUDGET, createBudget, globMatcher, includeIgnoredParameter, MAX_CONTEXT_LINES, maxBytesParameter, PAGE_BYTES, renderBatch, SEARCH_LIMIT, walkRootOf } from "./batch.ts";
@@ -142,7 +143,7 @@ export const batchSearch = defineCall({
       `${SEARCH_LIMIT.default} hits per page by default, at most ${SEARCH_LIMIT.max} (limit counts files in files mode), within the byte budget (max_bytes, ${BUDGET.min} to ${BUDGET.max}, default ${BUDGET.default}); a page reads at most 64 MiB of files.`,
       "The answer is compact JSON {results, truncated, next, skipped}; when truncated, pass next ({file_index, line}) as cursor with the same other arguments: its line is 0-based, unlike the 1-based lines of hits.",
       `Files that are binary (a NUL byte in the first 8 KiB), not valid UTF-8, over 16 MiB or unreadable are skipped and counted in skipped; symbolic links are not followed, except a path naming one.`,
-      `Walks visit at most ${WALK_MAX_ENTRIES.toLocaleString("en-US")} entries (more fails: pass a narrower path) and skip ${SKIPPED_DIRS.join(", ")} unless include_ignored is true; a path naming one of them is searched. This is a fixed list, not the ignore rules.`,
+      `Walks visit at most ${grouped(WALK_MAX_ENTRIES)} entries (more fails: pass a narrower path) and skip ${SKIPPED_DIRS.join(", ")} unless include_ignored is true; a path naming one of them is searched. This is a fixed list, not the ignore rules.`,
     ].join(" "),
   run(args, context): BatchSearchResult {
     const { pattern, regex = false, case_sensitive = true, glob, path, context_lines = 0, mode = "content", limit = SEARCH_LIMIT.default, cursor, include_ignored = false, max_bytes } = args;

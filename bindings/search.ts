@@ -4,7 +4,7 @@ import { GgError } from "../host/errors.ts";
 import { isIgnoredFile } from "../host/ignore.ts";
 import { plural } from "../host/lines.ts";
 import { joinDisplay, resolvePath } from "../host/paths.ts";
-import { createScanner, scanFile, searchFiles, searchFilesWarm } from "../host/search.ts";
+import { createScanner, scanFile, searchWalk } from "../host/search.ts";
 import { walkFiles, walkRoot } from "../host/walk.ts";
 import { defineCall } from "./define.ts";
 
@@ -84,7 +84,7 @@ export const search = defineCall({
       matches = ignored ? [] : scanFile(scanner, absolute, wanted).map((found) => matched(display, found));
     } else {
       const walk = walkFiles(walkRoot(absolute, context.workspace, context.warm));
-      const outcome = context.warm ? searchFilesWarm(scanner, walk, wanted, context.warm, context.deadline) : searchFiles(scanner, walk, wanted, context.deadline);
+      const outcome = searchWalk(scanner, walk, wanted, context.warm, context.deadline);
       matches = outcome.matches.map((found) => matched(joinDisplay(path, found.file.relative), found));
       filesSearched = outcome.searched;
     }

@@ -18,6 +18,9 @@ export function lineAt(bytes: Buffer, offset: number): number {
   return line;
 }
 
+/** A whole number with its thousands grouped by commas, "10,000" (toLocaleString would load the locale data: ms at start-up). */
+export const grouped = (count: number): string => String(count).replace(/\B(?=(\d{3})+$)/g, ",");
+
 /** "1 line" / "3 lines"; irregular nouns pass their plural. */
 export const plural = (count: number, noun: string, nouns = `${noun}s`): string => `${count} ${count === 1 ? noun : nouns}`;
 

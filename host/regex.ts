@@ -23,6 +23,8 @@ export interface LineMatcher {
   scan(bytes: Buffer, onLine: (line: number, text: Buffer, start: number, end: number) => boolean): void;
   /** Trigrams every matching file holds in its raw bytes, when the pattern requires any: a kept file's filter checks them. */
   grams?: GramQuery;
+  /** What every matching file holds in its raw bytes, when the pattern requires anything: `scan` checks it first. */
+  screen?: Screen;
 }
 
 interface HirNode {
@@ -217,50 +219,76 @@ function gramsOf(runs: Atom[][]): GramQuery {
 }
 
 /**
- * A screen for patterns with no required literal, such as (?i)todo: the longest run of literal bytes and small
- * classes every match holds in a row. Every match of the pattern contains a match of it, so a file without one is
- * skipped. When one of its positions is rare in code it is searched at memchr speed: each member of that position by
- * indexOf, the positions around it checked byte by byte. A code point's UTF-8 bytes are never a prefix or a suffix of
- * another's, so at most one member of a position can match there: the check never branches.
+ * What a file's raw bytes must hold for a pattern to match in it, as plain data, so that it crosses to the second
+ * thread: a file without it is skipped unread by the matcher.
  */
-function classRun(runs: Atom[][]): ((bytes: Buffer) => boolean) | undefined {
-  const best = runs.reduce((longest, run) => (run.length > longest.length ? run : longest), []);
-  if (best.length < 3) return undefined;
-  let pivot = 0;
-  for (let i = 1; i < best.length; i++) if (commonness(best[i] as Atom) < commonness(best[pivot] as Atom)) pivot = i;
-  if (commonness(best[pivot] as Atom) > 0) {
-    // Every position is common in code ((?i)todo): indexOf would stop at nearly every byte, where a regular
-    // expression over a latin1 copy of the file runs at its own speed. It has no repetition, so it cannot backtrack.
-    const hex = (member: Buffer): string => [...member].map((byte) => `\\x${byte.toString(16).padStart(2, "0")}`).join("");
-    const screen = new RegExp(best.map((atom) => (atom.length === 1 ? hex(atom[0] as Buffer) : `(?:${atom.map(hex).join("|")})`)).join(""));
-    return (bytes) => screen.test(bytes.toString("latin1"));
-  }
+export interface Screen {
+  /** A literal every match holds. */
+  literal?: number[];
+  /** A run of positions every match holds in a row (the bytes each member is), and the rarest position. */
+  run?: { atoms: number[][][]; pivot: number };
+  /** The same run as a regular expression over the file read as latin1, when every position is common. */
+  latin1?: string;
+}
+
+/**
+ * The test of a {@link Screen}; self-contained, since the second thread runs its source. A run is searched at memchr
+ * speed: each member of its rarest position by indexOf, the positions around it checked byte by byte. A code
+ * point's UTF-8 bytes are never a prefix or a suffix of another's, so at most one member of a position can match
+ * there: the check never branches.
+ */
+export function screening(screen: Screen): (bytes: Buffer) => boolean {
+  const literal = screen.literal && Buffer.from(screen.literal);
+  const latin1 = screen.latin1 === undefined ? undefined : new RegExp(screen.latin1);
+  const atoms = screen.run?.atoms.map((atom) => atom.map((member) => Buffer.from(member))) ?? [];
+  const pivot = screen.run?.pivot ?? 0;
   const at = (bytes: Buffer, position: number, member: Buffer): boolean => {
     if (position < 0 || position + member.length > bytes.length) return false;
     for (let i = 0; i < member.length; i++) if (bytes[position + i] !== member[i]) return false;
     return true;
   };
   const around = (bytes: Buffer, start: number, end: number): boolean => {
-    for (let i = pivot + 1, position = end; i < best.length; i++) {
-      const member = (best[i] as Atom).find((candidate) => at(bytes, position, candidate));
+    for (let i = pivot + 1, position = end; i < atoms.length; i++) {
+      const member = (atoms[i] as Buffer[]).find((candidate) => at(bytes, position, candidate));
       if (!member) return false;
       position += member.length;
     }
     for (let i = pivot - 1, position = start; i >= 0; i--) {
-      const member = (best[i] as Atom).find((candidate) => at(bytes, position - candidate.length, candidate));
+      const member = (atoms[i] as Buffer[]).find((candidate) => at(bytes, position - candidate.length, candidate));
       if (!member) return false;
       position -= member.length;
     }
     return true;
   };
   return (bytes) => {
-    for (const member of best[pivot] as Atom) {
+    if (literal && bytes.indexOf(literal) === -1) return false;
+    if (latin1 && !latin1.test(bytes.toString("latin1"))) return false;
+    if (atoms.length === 0) return true;
+    for (const member of atoms[pivot] as Buffer[]) {
       for (let found = bytes.indexOf(member); found !== -1; found = bytes.indexOf(member, found + 1)) {
         if (around(bytes, found, found + member.length)) return true;
       }
     }
     return false;
   };
+}
+
+/**
+ * The screen of a pattern with no required literal, such as (?i)todo: the longest run of literal bytes and small
+ * classes every match holds in a row. Every match of the pattern contains a match of it.
+ */
+function classRun(runs: Atom[][]): Screen {
+  const best = runs.reduce((longest, run) => (run.length > longest.length ? run : longest), []);
+  if (best.length < 3) return {};
+  let pivot = 0;
+  for (let i = 1; i < best.length; i++) if (commonness(best[i] as Atom) < commonness(best[pivot] as Atom)) pivot = i;
+  if (commonness(best[pivot] as Atom) > 0) {
+    // Every position is common in code ((?i)todo): indexOf would stop at nearly every byte, where a regular
+    // expression over a latin1 copy of the file runs at its own speed. It has no repetition, so it cannot backtrack.
+    const hex = (member: Buffer): string => [...member].map((byte) => `\\x${byte.toString(16).padStart(2, "0")}`).join("");
+    return { latin1: best.map((atom) => (atom.length === 1 ? hex(atom[0] as Buffer) : `(?:${atom.map(hex).join("|")})`)).join("") };
+  }
+  return { run: { atoms: best.map((atom) => atom.map((member) => [...member])), pivot } };
 }
 
 /** ASCII bytes from the most common in code to the less common; bytes not listed (the rarer ones) count as 0. */
@@ -288,6 +316,7 @@ const decode = (bytes: Buffer): Buffer => (isUtf8(bytes) ? bytes : Buffer.from(b
 function literalMatcher(literal: Buffer): LineMatcher {
   return {
     ...withGrams(gramsOf([[...literal].map((byte) => [Buffer.from([byte])])])),
+    screen: { literal: [...literal] },
     scan(bytes, onLine) {
       if (bytes.indexOf(literal) === -1) return;
       const text = decode(bytes);
@@ -311,15 +340,16 @@ export function compileSearch(query: string): LineMatcher {
   // A literal holding U+FFFD could match where decoding replaced bad bytes, so it cannot screen raw bytes.
   const literal = required && required.length > 0 && !required.includes(REPLACEMENT) ? required : undefined;
   const runs = requiredRuns(hir);
-  const screen = literal && literal.length >= 3 ? undefined : classRun(runs);
+  const screen: Screen = { ...(literal ? { literal: [...literal] } : {}), ...(literal && literal.length >= 3 ? {} : classRun(runs)) };
+  const passes = screening(screen);
   const lineByLine = anchorsToText(hir);
   const matchesLine = (text: Buffer, start: number, end: number): boolean => isMatchBytes(line, text, start, end);
 
   return {
     ...withGrams(gramsOf(runs)),
+    ...(Object.keys(screen).length > 0 ? { screen } : {}),
     scan(bytes, onLine) {
-      if (literal && bytes.indexOf(literal) === -1) return;
-      if (screen && !screen(bytes)) return;
+      if (!passes(bytes)) return;
       const text = decode(bytes);
       const cursor = lineCursor(text);
       if (lineByLine) {

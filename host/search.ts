@@ -1,10 +1,10 @@
 // Scanning files for a search: each file is read into one reused buffer and screened, and a file with a NUL byte
-// counts as binary and yields nothing. (A second thread was measured and dropped: on these machines parallel reads
-// gained ~20% on raw I/O, which a worker's ~45 ms start-up ate whole.)
+// counts as binary and yields nothing. A search of many files shares the work with the process's second thread.
 import { GgError } from "./errors.ts";
 import type { FileHost } from "./files.ts";
 import { clipLine, countNewlines, plural } from "./lines.ts";
 import { compileSearch, type LineMatcher } from "./regex.ts";
+import { secondThread } from "./second.ts";
 import { type WarmCache, warmSearchHost } from "./warm.ts";
 
 /** A matching line of a file. */
@@ -35,6 +35,8 @@ export interface Scanner {
   /** Characters of a matching line kept; the rest are only counted. */
   clipChars: number;
   segmentBytes: number;
+  /** True for a file known to hold no match without reading it (the second thread screened it). */
+  ruledOut?: (absolute: string) => boolean;
 }
 
 /** Compiles `query` (invalid-argument when it is not a valid pattern) and prepares to scan. */
@@ -48,6 +50,7 @@ export const createScanner = (query: string, files: FileHost, clipChars: number,
 
 /** The matching lines of one file (at most `max`); a file with a NUL byte has none. Throws when it cannot be read. */
 export function scanFile(scanner: Scanner, absolute: string, max: number): LineMatch[] {
+  if (scanner.ruledOut?.(absolute)) return [];
   const { grams } = scanner.matcher;
   const bytes = grams && scanner.files.readScreened ? scanner.files.readScreened(absolute, grams) : scanner.files.readFileInto(absolute, scanner.scratch);
   if (!bytes) return [];
@@ -104,31 +107,34 @@ export function searchFiles<File extends { absolute: string }>(scanner: Scanner,
 }
 
 /**
- * Files a warm search takes from its walk at first, doubling each batch up to the most: the second thread stats
- * each batch while it is scanned, and fewer hand-overs leave it more of them.
+ * Files a search of a walk takes at first, doubling each batch up to the most: the second thread works on each batch
+ * while it is scanned, and fewer hand-overs leave it more of them.
  */
-const WARM_BATCH_FILES = [512, 8192];
+const BATCH_FILES = [512, 8192];
 
 /**
- * {@link searchFiles} in a warm runtime: `files` are taken a batch at a time, each batch read from `warm` with its
- * stats shared with the second thread while it is scanned, so a search that has its matches early stops walking as a
- * cold one does.
+ * {@link searchFiles} over a walk, `files` taken a batch at a time, each shared with the second thread: in a warm
+ * runtime it stats the files kept in `warm`, else it screens the files the search has yet to reach. A search that has
+ * its matches early stops walking, as it would alone.
  */
-export function searchFilesWarm<File extends { absolute: string }>(scanner: Scanner, files: Iterable<File>, max: number, warm: WarmCache, deadline?: number): SearchOutcome<File> {
+export function searchWalk<File extends { absolute: string }>(scanner: Scanner, files: Iterable<File>, max: number, warm: WarmCache | undefined, deadline?: number): SearchOutcome<File> {
   const outcome: SearchOutcome<File> = { matches: [], searched: 0 };
   const batch: File[] = [];
-  let size = WARM_BATCH_FILES[0] as number;
+  let size = BATCH_FILES[0] as number;
   const scan = (): void => {
-    const host = warmSearchHost(scanner.files, warm, batch.map((file) => file.absolute));
+    const paths = batch.map((file) => file.absolute);
+    const shared = warm ? warmSearchHost(scanner.files, warm, paths) : undefined;
+    const screened = !warm && scanner.matcher.screen ? secondThread.screenAhead(paths, scanner.matcher.screen) : undefined;
     try {
-      const found = searchFiles({ ...scanner, files: host }, batch, max - outcome.matches.length, deadline);
+      const found = searchFiles({ ...scanner, ...(shared ? { files: shared } : {}), ...(screened ? { ruledOut: screened.ruledOut } : {}) }, batch, max - outcome.matches.length, deadline);
       outcome.matches.push(...found.matches);
       outcome.searched += found.searched;
     } finally {
-      host.finish();
+      shared?.finish();
+      screened?.finish();
     }
     batch.length = 0;
-    size = Math.min(size * 2, WARM_BATCH_FILES[1] as number);
+    size = Math.min(size * 2, BATCH_FILES[1] as number);
   };
   for (const file of files) {
     batch.push(file);

@@ -1,6 +1,9 @@
-// The process's second thread, for warm searches. It does two jobs:
-// - Stats. A search takes its files from the first, statting each itself, while the thread stats them from the
-//   last; where they meet, the search goes on with the thread's stats. Neither ever waits for the other.
+// The process's second thread, for searches of many files. It does three jobs:
+// - Stats, for a warm search. The search takes its files from the first, statting each itself, while the thread
+//   stats them from the last; where they meet, the search goes on with the thread's stats. Neither ever waits.
+// - Screens, for a cold search, the same way: the thread reads files from the last and tells which cannot match
+//   (they lack what every match holds), and the search skips those it reaches. A file that may match, or that the
+//   thread could not read, the search reads itself, so its answer and its errors are its own.
 // - Trigram filters of the files a search kept, built between searches from the files on disk (the contents stay on
 //   the main thread), each vouched for by the stat it was built under: the owner attaches one only to the version it
 //   keeps. Filter work pauses while a search runs, so it never takes the core the search's stats need.
@@ -8,20 +11,25 @@
 // a process alive, and started by the first search large enough to use it, which does not wait for it.
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from "node:worker_threads";
 import { type Filter, gramBits } from "./grams.ts";
+import { type Screen, screening } from "./regex.ts";
 
-/** Files a search must have before it uses the second thread: fewer are statted sooner than they are handed over. */
-export const STAT_AHEAD_MIN_FILES = 512;
+/** Files a search must have before it uses the second thread: fewer are done sooner than they are handed over. */
+export const AHEAD_MIN_FILES = 512;
+/** The largest file the thread screens (larger ones the search reads itself, piece by piece if need be). */
+const SCREEN_MAX_BYTES = 16 << 20;
 /** Files whose filters are sent back together. */
 const GRAM_SLICE_FILES = 256;
 
-// Plain CommonJS, evaluated as the worker's script: nothing to bundle. Stat jobs: control[0] counts files statted
-// from the end, control[1] is set by the search when it is over, stamps hold five numbers a file (NaN when the stat
-// failed). busy[0] is set while a search runs. Filter jobs answer on `results` slice by slice, a file left out when
-// it no longer matches the stamp it was asked for.
+// Plain CommonJS, evaluated as the worker's script: nothing to bundle. Stat and screen jobs: control[0] counts files
+// done from the end, control[1] is set by the search when it is over; stamps hold five numbers a file (NaN when the
+// stat failed), verdicts 1 for a file that cannot match, 2 for one the search must read. busy[0] is set while a search
+// runs. Filter jobs answer on results slice by slice, a file left out when it no longer matches the stamp it was
+// asked for.
 const WORKER = `
 const { parentPort, workerData } = require("node:worker_threads");
-const { closeSync, fstatSync, openSync, readSync, statSync } = require("node:fs");
+const { closeSync, constants, fstatSync, openSync, readSync, statSync } = require("node:fs");
 const gramBits = (${gramBits.toString()});
+const screening = (${screening.toString()});
 const { busy, results } = workerData;
 const paused = new Int32Array(busy);
 const stampOf = (s) => [s.size, s.mtimeMs, s.ctimeMs, s.ino, s.dev];
@@ -66,23 +74,53 @@ function work() {
     results.postMessage({ id: job.id, last, indices, offsets, words }, [indices.buffer, offsets.buffer, words.buffer]);
   }
 }
+let whole = Buffer.alloc(0);
+/** A file's bytes, or undefined when it is too large to screen; never blocks on a FIFO put in a file's place. */
+function readWhole(path) {
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    if (whole.length === 0) whole = Buffer.allocUnsafe(${SCREEN_MAX_BYTES} + 1);
+    // A read shorter than asked is the end of the file, as the search's own reads take it.
+    const length = readSync(fd, whole, 0, whole.length, null);
+    return length < whole.length ? whole.subarray(0, length) : undefined;
+  } finally {
+    closeSync(fd);
+  }
+}
+/** Does job.each(path, i) from the last of its files to the first, publishing each, until the search is over. */
+function fromTheEnd(job, each) {
+  const paths = job.joined.split("\\0");
+  const done = new Int32Array(job.control);
+  for (let i = paths.length - 1; i >= 0 && Atomics.load(done, 1) === 0; i--) {
+    each(paths[i], i);
+    Atomics.store(done, 0, paths.length - i);
+  }
+}
 parentPort.on("message", (job) => {
   if (job.kind === "grams") {
     queue.push({ ...job, paths: job.joined.split("\\0"), next: 0 });
     if (queue.length === 1) setImmediate(work);
-    return;
-  }
-  const paths = job.joined.split("\\0");
-  const done = new Int32Array(job.control);
-  const out = new Float64Array(job.stamps);
-  for (let i = paths.length - 1; i >= 0 && Atomics.load(done, 1) === 0; i--) {
-    try {
-      const s = statSync(paths[i]);
-      out[i * 5] = s.size; out[i * 5 + 1] = s.mtimeMs; out[i * 5 + 2] = s.ctimeMs; out[i * 5 + 3] = s.ino; out[i * 5 + 4] = s.dev;
-    } catch {
-      out[i * 5] = NaN;
-    }
-    Atomics.store(done, 0, paths.length - i);
+  } else if (job.kind === "screen") {
+    const passes = screening(job.screen);
+    const out = new Int8Array(job.verdicts);
+    fromTheEnd(job, (path, i) => {
+      try {
+        const bytes = readWhole(path);
+        out[i] = bytes && !passes(bytes) ? 1 : 2;
+      } catch {
+        out[i] = 2;
+      }
+    });
+  } else {
+    const out = new Float64Array(job.stamps);
+    fromTheEnd(job, (path, i) => {
+      try {
+        const s = statSync(path);
+        out[i * 5] = s.size; out[i * 5 + 1] = s.mtimeMs; out[i * 5 + 2] = s.ctimeMs; out[i * 5 + 3] = s.ino; out[i * 5 + 4] = s.dev;
+      } catch {
+        out[i * 5] = NaN;
+      }
+    });
   }
 });
 `;
@@ -96,10 +134,18 @@ export interface TakenStat {
   dev: number;
 }
 
-/** The stats of one search's files, in the order it reads them. */
+/** The stats of one search's files. */
 export interface StatJob {
-  /** The stat of file `index` if the thread has taken it (and it succeeded); otherwise the search stats it itself. */
-  stat(index: number): TakenStat | undefined;
+  /** The stat of `path` if the thread has taken it (and it succeeded); otherwise the search stats it itself. */
+  stat(path: string): TakenStat | undefined;
+  /** Tells the thread the search is over. */
+  finish(): void;
+}
+
+/** The screens of one search's files. */
+export interface ScreenJob {
+  /** True when the thread has read `path` and found it cannot match; otherwise the search reads it itself. */
+  ruledOut(path: string): boolean;
   /** Tells the thread the search is over. */
   finish(): void;
 }
@@ -134,31 +180,72 @@ function start(): void {
   worker.once("exit", stop);
 }
 
+/**
+ * Posts a job on `paths` done from the last, or returns undefined when the second thread is not (yet) there. `at`
+ * tells which file a path is (the search asks in the order given, so the next one is found without a lookup) and
+ * whether the thread has done it.
+ */
+function fromTheEnd(paths: string[], job: Record<string, unknown>) {
+  if (paths.length < AHEAD_MIN_FILES) return undefined;
+  if (!worker) start();
+  if (!ready || !worker) return undefined;
+  const control = new Int32Array(new SharedArrayBuffer(8));
+  Atomics.store(busy, 0, 1);
+  // One string, not thousands: it crosses to the thread as one copy (a path holds no NUL).
+  worker.postMessage({ ...job, joined: paths.join("\0"), control: control.buffer });
+  let next = 0;
+  return {
+    /** The index of `path`, when the thread has done it (its results written before their count is published). */
+    at(path: string): number | undefined {
+      if (paths[next] !== path) next = paths.indexOf(path);
+      if (next === -1) {
+        next = 0;
+        return undefined;
+      }
+      const index = next++;
+      return index >= paths.length - Atomics.load(control, 0) ? index : undefined;
+    },
+    finish() {
+      Atomics.store(control, 1, 1);
+      Atomics.store(busy, 0, 0);
+    },
+  };
+}
+
 /** The process's second thread. */
 export const secondThread = {
+  /** Starts the thread ahead of the search that will use it: it takes tens of milliseconds to be up. */
+  prestart(): void {
+    if (!worker) start();
+  },
   /** Starts statting `paths` from the last, or returns undefined when the second thread is not (yet) there. */
   statAhead(paths: string[]): StatJob | undefined {
-    if (paths.length < STAT_AHEAD_MIN_FILES) return undefined;
-    if (!worker) start();
-    if (!ready || !worker) return undefined;
-    const control = new Int32Array(new SharedArrayBuffer(8));
     const stamps = new Float64Array(new SharedArrayBuffer(paths.length * 5 * 8));
-    Atomics.store(busy, 0, 1);
-    // One string, not thousands: it crosses to the thread as one copy (a path holds no NUL).
-    worker.postMessage({ kind: "stat", joined: paths.join("\0"), control: control.buffer, stamps: stamps.buffer });
+    const job = fromTheEnd(paths, { kind: "stat", stamps: stamps.buffer });
+    if (!job) return undefined;
     return {
-      stat(index) {
-        // Written before its count is published: a stat counted is a stat complete.
-        if (index < paths.length - Atomics.load(control, 0)) return undefined;
+      stat(path) {
+        const index = job.at(path);
+        if (index === undefined) return undefined;
         const at = index * 5;
         const size = stamps[at] as number;
         if (Number.isNaN(size)) return undefined;
         return { size, mtimeMs: stamps[at + 1] as number, ctimeMs: stamps[at + 2] as number, ino: stamps[at + 3] as number, dev: stamps[at + 4] as number };
       },
-      finish() {
-        Atomics.store(control, 1, 1);
-        Atomics.store(busy, 0, 0);
+      finish: job.finish,
+    };
+  },
+  /** Starts screening `paths` from the last, or returns undefined when the second thread is not (yet) there. */
+  screenAhead(paths: string[], screen: Screen): ScreenJob | undefined {
+    const verdicts = new Int8Array(new SharedArrayBuffer(paths.length));
+    const job = fromTheEnd(paths, { kind: "screen", verdicts: verdicts.buffer, screen });
+    if (!job) return undefined;
+    return {
+      ruledOut(path) {
+        const index = job.at(path);
+        return index !== undefined && verdicts[index] === 1;
       },
+      finish: job.finish,
     };
   },
   /**

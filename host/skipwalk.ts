@@ -2,6 +2,7 @@
 // by name, depth first); symbolic links listed, never entered; and a hard bound on the entries visited.
 import { statSync } from "node:fs";
 import { GgError } from "./errors.ts";
+import { grouped } from "./lines.ts";
 import { withoutDots } from "./paths.ts";
 import { listing, type WarmCache } from "./warm.ts";
 
@@ -67,7 +68,7 @@ export function skipWalk(absolute: string, shown: string, options: { includeIgno
       }
       // The bound is the recursive walks': one directory's own entries are paged, however many.
       if (options.deep && entries.length === WALK_MAX_ENTRIES) {
-        throw new GgError("over-cap", `Cannot walk ${shown || "the working directory"}: it holds more than ${WALK_MAX_ENTRIES.toLocaleString("en-US")} entries, the most one walk visits; pass a narrower path`);
+        throw new GgError("over-cap", `Cannot walk ${shown || "the working directory"}: it holds more than ${grouped(WALK_MAX_ENTRIES)} entries, the most one walk visits; pass a narrower path`);
       }
       entries.push(entry);
       if (entry.kind === "dir" && options.deep) visit(child, path);

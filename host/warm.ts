@@ -234,13 +234,7 @@ export type WarmCache = ReturnType<typeof createWarmCache>;
 export function warmSearchHost(host: FileHost, warm: WarmCache, paths: string[]): FileHost & { finish(): void } {
   secondThread.collect();
   const job = secondThread.statAhead(paths);
-  // Files are read in the order named, so the next one's index is found without a lookup.
-  let next = 0;
-  const taken = (path: string): Stamp | undefined => {
-    if (!job) return undefined;
-    if (paths[next] !== path) next = paths.indexOf(path, next);
-    return next === -1 ? ((next = 0), undefined) : job.stat(next++);
-  };
+  const taken = (path: string): Stamp | undefined => job?.stat(path);
   const typed = <T>(path: string, read: () => T): T => {
     try {
       return read();

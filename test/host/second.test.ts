@@ -1,0 +1,48 @@
+// The second thread's screens: a file it rules out is one the search's own screen rejects, read the same way, so a
+// cold search that skips it answers what it would alone; what the thread cannot read, the search reads itself.
+import { readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, test } from "vitest";
+import { nodeFileHost } from "../../host/files.ts";
+import { compileSearch, screening } from "../../host/regex.ts";
+import { createScanner, scanFile } from "../../host/search.ts";
+import { AHEAD_MIN_FILES, secondThread } from "../../host/second.ts";
+import { tempWorkspace } from "../workspace.ts";
+
+describe("the second thread's screens", () => {
+  test("rule out exactly the files the search's own screen rejects, and never a file it cannot read", async () => {
+    using ws = tempWorkspace();
+    // File 0 never matches (the test waits on it); the rest hide matches in several cases and encodings.
+    const hidden = ["needle", "NeEdLe", "TODO later", "neeedle7", "\u212Aelvin", "caf\xe9 needle", "x\0needle"];
+    const files: Record<string, string | Buffer> = {};
+    const count = AHEAD_MIN_FILES + 88;
+    for (let i = 0; i < count; i++) files[`d${i % 9}/f${String(i).padStart(4, "0")}.txt`] = i > 0 && i % 23 === 0 ? `a ${hidden[i % hidden.length]} b\n` : `filler ${i}\n`;
+    files["d0/latin1.txt"] = Buffer.from([0x6e, 0x65, 0x65, 0x64, 0x6c, 0x65, 0xe9, 0x0a]);
+    ws.put(files);
+    const paths = Object.keys(files)
+      .sort()
+      .map((path) => join(ws.root, path));
+    const gone = paths[paths.length - 1] as string;
+    rmSync(gone);
+    for (const query of ["needle", "(?i)NEEDLE", "(?i)todo", "ne+dle\\d", "(?i)kelvin", "caf\u00e9 needle"]) {
+      const matcher = compileSearch(query);
+      expect(matcher.screen).toBeDefined();
+      const job = secondThread.screenAhead(paths, matcher.screen ?? {});
+      expect(job).toBeDefined();
+      // The thread starts with the first job and works from the last file: file 0 is its last.
+      for (let wait = 0; wait < 100 && !job?.ruledOut(paths[0] as string); wait++) await new Promise((resolve) => setTimeout(resolve, 50));
+      const passes = screening(matcher.screen ?? {});
+      const scanner = createScanner(query, nodeFileHost, 200);
+      for (const path of paths) {
+        const ruledOut = job?.ruledOut(path);
+        if (path === gone) {
+          expect(ruledOut).toBe(false);
+          continue;
+        }
+        expect([query, path, ruledOut]).toEqual([query, path, !passes(readFileSync(path))]);
+        if (scanFile(scanner, path, 10).length > 0) expect(ruledOut).toBe(false);
+      }
+      job?.finish();
+    }
+  }, 30_000);
+});
