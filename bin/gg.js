@@ -14,9 +14,13 @@ if (Number(process.versions.node.split(".")[0]) < REQUIRED_MAJOR) {
   // A search shares its work with a second thread, which takes about as long to start as the rest of gg takes to
   // load: a command that may search starts it first, from the small module that holds it.
   const args = process.argv.slice(2);
-  if (args.includes("call") && args.includes("search")) (await import("../dist/second.mjs")).secondThread.prestart();
+  const searching = args.includes("call") && args[args.indexOf("call") + 1] === "search";
+  if (searching) (await import("../dist/second.mjs")).secondThread.prestart();
   const { main } = await import("../dist/main.mjs");
-  process.exitCode = await main(process.argv.slice(2));
+  process.exitCode = await main(args);
+  // A search leaves nothing running: it ends once what it wrote is flushed, rather than wait for background
+  // compilation it no longer needs (about 10 ms after a large one). Other commands may still be stopping processes.
+  if (searching) process.stdout.write("", () => process.stderr.write("", () => process.exit()));
 }
 
 /** Runs this script under the pinned Node, relaying signals and its exit; resolves to the exit status to end with. */
