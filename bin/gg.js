@@ -15,7 +15,7 @@ if (Number(process.versions.node.split(".")[0]) < REQUIRED_MAJOR) {
   // load: a command that may search starts it first, from the small module that holds it.
   const args = process.argv.slice(2);
   const searching = args.includes("call") && args[args.indexOf("call") + 1] === "search";
-  if (searching) (await import("../dist/second.mjs")).secondThread.prestart();
+  if (searching) void (await import("../dist/second.mjs")).secondThread.prestart();
   const { main } = await import("../dist/main.mjs");
   process.exitCode = await main(args);
   // A search leaves nothing running: it ends once what it wrote is flushed, rather than wait for background

@@ -113,9 +113,9 @@ export function searchFiles<File extends { absolute: string }>(scanner: Scanner,
 const BATCH_FILES = [512, 8192];
 
 /**
- * {@link searchFiles} over a walk, `files` taken a batch at a time, each shared with the second thread: in a warm
- * runtime it stats the files kept in `warm`, else it screens the files the search has yet to reach. A search that has
- * its matches early stops walking, as it would alone.
+ * {@link searchFiles} over a walk, `files` taken a batch at a time, each shared with the second thread: it stats the
+ * files of a batch `warm` mostly keeps, and screens the others (the files skipped unread are then filtered for the
+ * next searches). A search that has its matches early stops walking, as it would alone.
  */
 export function searchWalk<File extends { absolute: string }>(scanner: Scanner, files: Iterable<File>, max: number, warm: WarmCache | undefined, deadline?: number): SearchOutcome<File> {
   const outcome: SearchOutcome<File> = { matches: [], searched: 0 };
@@ -123,10 +123,17 @@ export function searchWalk<File extends { absolute: string }>(scanner: Scanner, 
   let size = BATCH_FILES[0] as number;
   const scan = (): void => {
     const paths = batch.map((file) => file.absolute);
-    const shared = warm ? warmSearchHost(scanner.files, warm, paths) : undefined;
-    const screened = !warm && scanner.matcher.screen ? secondThread.screenAhead(paths, scanner.matcher.screen) : undefined;
+    const { screen } = scanner.matcher;
+    const statted = !screen || (warm?.keepsMost(paths) ?? false);
+    const shared = warm ? warmSearchHost(scanner.files, warm, statted ? paths : []) : undefined;
+    const screened = !statted && screen ? secondThread.screenAhead(paths, screen) : undefined;
+    const ruledOut = (path: string): boolean => {
+      if (!screened?.ruledOut(path)) return false;
+      warm?.skippedUnread(path);
+      return true;
+    };
     try {
-      const found = searchFiles({ ...scanner, ...(shared ? { files: shared } : {}), ...(screened ? { ruledOut: screened.ruledOut } : {}) }, batch, max - outcome.matches.length, deadline);
+      const found = searchFiles({ ...scanner, ...(shared ? { files: shared } : {}), ...(screened ? { ruledOut } : {}) }, batch, max - outcome.matches.length, deadline);
       outcome.matches.push(...found.matches);
       outcome.searched += found.searched;
     } finally {

@@ -36,11 +36,20 @@ const stampOf = (s) => [s.size, s.mtimeMs, s.ctimeMs, s.ino, s.dev];
 const sameAs = (s, stamps, i) => stampOf(s).every((value, k) => value === stamps[i * 5 + k]);
 const queue = [];
 let scratch = Buffer.alloc(1 << 20);
-/** The file's filter when it is still the version stamped, else undefined. */
-function filterOf(path, stamps, i) {
+/**
+ * The file's filter when it is still the version stamped, else undefined. A file stamped NaN (the search skipped it
+ * unread) is stamped here, from its stat before the read, and filtered when it is not too large to screen and its
+ * last change is older than racyMs: a second change within the same timestamp tick could not hide then.
+ */
+function filterOf(path, stamps, i, racyMs) {
   let fd;
   try {
-    fd = openSync(path, "r");
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+    if (Number.isNaN(stamps[i * 5])) {
+      const s = fstatSync(fd);
+      if (!s.isFile() || s.size > ${SCREEN_MAX_BYTES} || Date.now() - s.ctimeMs <= racyMs) return undefined;
+      stamps.set(stampOf(s), i * 5);
+    }
     if (!sameAs(fstatSync(fd), stamps, i)) return undefined;
     const size = stamps[i * 5];
     if (scratch.length < size) scratch = Buffer.alloc(size);
@@ -61,7 +70,7 @@ function work() {
     const job = queue[0];
     const found = [];
     for (const end = Math.min(job.next + ${GRAM_SLICE_FILES}, job.paths.length); job.next < end && Atomics.load(paused, 0) === 0; job.next++) {
-      const set = filterOf(job.paths[job.next], job.stamps, job.next);
+      const set = filterOf(job.paths[job.next], job.stamps, job.next, job.racyMs);
       if (set) found.push([job.next, set]);
     }
     const last = job.next >= job.paths.length;
@@ -71,7 +80,8 @@ function work() {
     const words = new Uint32Array(offsets[found.length]);
     found.forEach(([, set], k) => words.set(set, offsets[k]));
     const indices = Int32Array.from(found, ([index]) => index);
-    results.postMessage({ id: job.id, last, indices, offsets, words }, [indices.buffer, offsets.buffer, words.buffer]);
+    const stamps = Float64Array.from(found.flatMap(([index]) => Array.from(job.stamps.subarray(index * 5, index * 5 + 5))));
+    results.postMessage({ id: job.id, last, indices, offsets, words, stamps }, [indices.buffer, offsets.buffer, words.buffer, stamps.buffer]);
   }
 }
 let whole = Buffer.alloc(0);
@@ -150,11 +160,12 @@ export interface ScreenJob {
   finish(): void;
 }
 
-/** What a filter job hands back: the filter of each file still as it was stamped. */
-export type OnFilters = (filters: { index: number; filter: Filter }[]) => void;
+/** What a filter job hands back: the filter of each file, and the stamp of the version it was built from. */
+export type OnFilters = (filters: { index: number; filter: Filter; stamp: TakenStat }[]) => void;
 
 let worker: Worker | undefined;
 let ready = false;
+let online = false;
 let results: MessagePort | undefined;
 const busy = new Int32Array(new SharedArrayBuffer(4));
 const owners = new Map<number, OnFilters>();
@@ -168,6 +179,9 @@ function start(): void {
     return;
   }
   worker.unref();
+  worker.once("online", () => {
+    online = true;
+  });
   results = channel.port1;
   // Jobs posted before the thread is up wait for it; the search never does, so it may take them at once.
   ready = true;
@@ -214,9 +228,15 @@ function fromTheEnd(paths: string[], job: Record<string, unknown>) {
 
 /** The process's second thread. */
 export const secondThread = {
-  /** Starts the thread ahead of the search that will use it: it takes tens of milliseconds to be up. */
-  prestart(): void {
+  /** Starts the thread ahead of the search that will use it (it takes tens of milliseconds); resolves once it is up. */
+  prestart(): Promise<void> {
     if (!worker) start();
+    return new Promise((resolve) => {
+      if (online || !worker) return resolve();
+      // A thread that fails to start exits: nothing waits on it for ever.
+      worker.once("online", () => resolve());
+      worker.once("exit", () => resolve());
+    });
   },
   /** Starts statting `paths` from the last, or returns undefined when the second thread is not (yet) there. */
   statAhead(paths: string[]): StatJob | undefined {
@@ -249,27 +269,32 @@ export const secondThread = {
     };
   },
   /**
-   * Asks for the filters of `paths`, each as of its stamp; they reach `onFilters` from a later {@link collect}.
-   * False when there is no second thread: the files stay unfiltered.
+   * Asks for the filters of `paths`, each as of its stamp (undefined: as the file is now, if it last changed more than
+   * `racyMs` before the read); they reach `onFilters` from a later {@link collect}. False when there is no second
+   * thread: the files stay unfiltered.
    */
-  filter(paths: string[], stamps: TakenStat[], onFilters: OnFilters): boolean {
+  filter(paths: string[], stamps: (TakenStat | undefined)[], racyMs: number, onFilters: OnFilters): boolean {
     if (!ready || !worker || paths.length === 0) return false;
-    const flat = Float64Array.from(stamps.flatMap((s) => [s.size, s.mtimeMs, s.ctimeMs, s.ino, s.dev]));
+    const flat = Float64Array.from(stamps.flatMap((s) => (s ? [s.size, s.mtimeMs, s.ctimeMs, s.ino, s.dev] : [NaN, NaN, NaN, NaN, NaN])));
     const id = ++lastJob;
     owners.set(id, onFilters);
-    worker.postMessage({ kind: "grams", id, joined: paths.join("\0"), stamps: flat });
+    worker.postMessage({ kind: "grams", id, joined: paths.join("\0"), stamps: flat, racyMs });
     return true;
   },
   /** Hands the filters built so far to their owners; synchronous, so a search takes them as it starts. */
   collect(): void {
     if (!results) return;
     for (let message = receiveMessageOnPort(results); message; message = receiveMessageOnPort(results)) {
-      const { id, last, indices, offsets, words } = message.message as { id: number; last: boolean; indices: Int32Array; offsets: Int32Array; words: Uint32Array };
+      const { id, last, indices, offsets, words, stamps } = message.message as { id: number; last: boolean; indices: Int32Array; offsets: Int32Array; words: Uint32Array; stamps: Float64Array };
       const owner = owners.get(id);
       if (last) owners.delete(id);
       if (!owner) continue;
       // Parts of the slice's one buffer, which lives while any of its filters does: a few hundred files' worth.
-      owner(Array.from(indices, (index, k) => ({ index, filter: { words, from: offsets[k] as number, to: offsets[k + 1] as number } })));
+      const stampAt = (k: number): TakenStat => {
+        const [size, mtimeMs, ctimeMs, ino, dev] = Array.from(stamps.subarray(k * 5, k * 5 + 5));
+        return { size: size as number, mtimeMs: mtimeMs as number, ctimeMs: ctimeMs as number, ino: ino as number, dev: dev as number };
+      };
+      owner(Array.from(indices, (index, k) => ({ index, filter: { words, from: offsets[k] as number, to: offsets[k + 1] as number }, stamp: stampAt(k) })));
     }
   },
 };

@@ -33,7 +33,10 @@ interface Kept {
   used?: boolean;
   cost: number;
   bytes?: Buffer;
-  /** The trigram filter of `bytes`, once the second thread has built it. */
+  /**
+   * The trigram filter of the file, once the second thread has built it; a file the search skipped unread (the thread
+   * ruled it out) is kept with its filter alone, and read from disk when a pattern's trigrams pass it.
+   */
   grams?: Filter;
   dirents?: Dirent[];
   /** The absolute path of each of `dirents`: the same strings every walk, so their hashes are computed once. */
@@ -64,8 +67,9 @@ const pathOf = (key: string): string => (key.length > 1 && key.endsWith("/") ? k
 export function createWarmCache(capBytes: number = DEFAULT_WARM_CAP_BYTES) {
   // One map for both kinds, in least-recently-used order.
   const kept = new Map<string, Kept>();
-  // Files kept since filters were last asked for.
+  // Files kept since filters were last asked for, and files the searches skipped unread since then.
   let unfiltered: string[] = [];
+  let unread: string[] = [];
   // The kept paths directly below each directory: what goes when the directory does.
   const children = new Map<string, Set<string>>();
   let held = 0;
@@ -88,7 +92,7 @@ export function createWarmCache(capBytes: number = DEFAULT_WARM_CAP_BYTES) {
     const entry = kept.get(key);
     if (!entry) return;
     held -= entry.cost;
-    if (entry.grams) filterBytes -= (entry.grams.to - entry.grams.from) * 4;
+    filterBytes -= filterCost(entry.grams);
     kept.delete(key);
     unlink(pathOf(key));
   };
@@ -113,6 +117,7 @@ export function createWarmCache(capBytes: number = DEFAULT_WARM_CAP_BYTES) {
       } else drop(oldest);
     }
   };
+  const filterCost = (filter: Filter | undefined): number => (filter ? (filter.to - filter.from) * 4 : 0);
   /** Keeps `entry` under `key`, making room for it. */
   const keep = (key: string, entry: Kept): void => {
     drop(key);
@@ -120,6 +125,7 @@ export function createWarmCache(capBytes: number = DEFAULT_WARM_CAP_BYTES) {
     makeRoom(entry.cost);
     kept.set(key, entry);
     held += entry.cost;
+    filterBytes += filterCost(entry.grams);
     if (entry.bytes) unfiltered.push(key);
     // Searches ask for filters as they end; reads alone never do, so the list forgets what is gone from time to time.
     if (unfiltered.length > 2 * kept.size + 1024) unfiltered = unfiltered.filter((path) => kept.get(path)?.bytes);
@@ -153,11 +159,15 @@ export function createWarmCache(capBytes: number = DEFAULT_WARM_CAP_BYTES) {
   function read(path: string, taken: Stamp | undefined, grams?: GramQuery): Buffer | undefined {
     const stats = taken ?? stat(path);
     const hit = fresh(path, stats);
-    if (hit?.bytes) return grams && hit.grams && !mayHold(hit.grams, grams) ? undefined : hit.bytes;
-    drop(path);
+    if (grams && hit?.grams && !mayHold(hit.grams, grams)) return undefined;
+    if (hit?.bytes) return hit.bytes;
     const bytes = readFileSync(path);
-    // Kept only when it is the version the stat described and it cannot hide a second change.
-    if (bytes.length === stats.size && settled(stats)) keep(path, { stamp: stampOf(stats), trusted: true, cost: ENTRY_BYTES + bytes.length, bytes });
+    // Kept only when it is the version the stat described and it cannot hide a second change; a filter kept alone is
+    // the filter of that version too.
+    if (bytes.length === stats.size && settled(stats)) {
+      const filter = hit?.grams;
+      keep(path, { stamp: stampOf(stats), trusted: true, cost: ENTRY_BYTES + bytes.length + filterCost(filter), bytes, ...(filter ? { grams: filter } : {}) });
+    } else drop(path);
     return bytes;
   }
 
@@ -189,24 +199,46 @@ export function createWarmCache(capBytes: number = DEFAULT_WARM_CAP_BYTES) {
     },
     /** {@link readFile}, or undefined when the file's kept filter shows it lacks one of `grams`. */
     readScreened: (path: string, taken: Stamp | undefined, grams: GramQuery): Buffer | undefined => read(path, taken, grams),
-    /** Asks the second thread for the filters of the files kept since the last time; later searches use them. */
+    /** Notes a file a search skipped unread: its filter is asked for with the next ones. */
+    skippedUnread(path: string): void {
+      unread.push(path);
+    },
+    /**
+     * True when most of `paths` are kept: a search of them is better served by the stats of the second thread than
+     * by its screens.
+     */
+    keepsMost: (paths: string[]): boolean => paths.reduce((known, path) => known + (kept.has(path) ? 1 : 0), 0) * 2 >= paths.length,
+    /**
+     * Asks the second thread for the filters of the files kept since the last time and of those skipped unread (as
+     * they are on disk then); later searches use them.
+     */
     filterKept(): void {
       const paths: string[] = [];
-      const stamps: Stamp[] = [];
+      const stamps: (Stamp | undefined)[] = [];
       for (const path of unfiltered) {
         const entry = kept.get(path);
         if (!entry?.bytes || entry.grams) continue;
         paths.push(path);
         stamps.push(entry.stamp);
       }
+      for (const path of unread) {
+        paths.push(path);
+        stamps.push(undefined);
+      }
       unfiltered = [];
-      secondThread.filter(paths, stamps, (filters) => {
-        for (const { index, filter } of filters) {
+      unread = [];
+      secondThread.filter(paths, stamps, RACY_MS, (filters) => {
+        for (const { index, filter, stamp } of filters) {
           const path = paths[index] as string;
           const entry = kept.get(path);
+          const bytes = filterCost(filter);
+          if (stamps[index] === undefined && !(entry && sameStamp(entry.stamp, stamp))) {
+            // A file skipped unread, kept with its filter alone, under the stat the thread read it with (settled then).
+            keep(path, { stamp: stampOf(stamp), trusted: true, cost: ENTRY_BYTES + bytes, grams: filter });
+            continue;
+          }
           // Built from the version this entry holds, or from none of it.
-          if (!entry?.bytes || entry.grams || !sameStamp(entry.stamp, stamps[index] as Stamp)) continue;
-          const bytes = (filter.to - filter.from) * 4;
+          if (!entry || entry.grams || !entry.trusted || !sameStamp(entry.stamp, stamp)) continue;
           makeRoom(bytes);
           if (kept.get(path) !== entry) continue;
           entry.grams = filter;
@@ -220,6 +252,15 @@ export function createWarmCache(capBytes: number = DEFAULT_WARM_CAP_BYTES) {
     heldBytes: (): number => held,
     /** Of the bytes kept, those of trigram filters. */
     filterBytes: (): number => filterBytes,
+    /** Files kept with their contents, and files kept by their filter alone. */
+    files(): { contents: number; filtersAlone: number } {
+      const count = { contents: 0, filtersAlone: 0 };
+      for (const entry of kept.values()) {
+        if (entry.bytes) count.contents++;
+        else if (entry.grams) count.filtersAlone++;
+      }
+      return count;
+    },
   };
 }
 

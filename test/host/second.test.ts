@@ -1,6 +1,6 @@
 // The second thread's screens: a file it rules out is one the search's own screen rejects, read the same way, so a
 // cold search that skips it answers what it would alone; what the thread cannot read, the search reads itself.
-import { readFileSync, rmSync } from "node:fs";
+import { readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { nodeFileHost } from "../../host/files.ts";
@@ -43,6 +43,40 @@ describe("the second thread's screens", () => {
         if (scanFile(scanner, path, 10).length > 0) expect(ruledOut).toBe(false);
       }
       job?.finish();
+    }
+  }, 30_000);
+});
+
+describe("the second thread's filters", () => {
+  test("a file asked for as it is now is filtered with the stat it was read under, unless it changed too recently to trust", async () => {
+    using ws = tempWorkspace();
+    ws.put({ "a.txt": "needle here\n", "b.txt": "nothing\n" });
+    const paths = ["a.txt", "b.txt", "gone.txt"].map((name) => join(ws.root, name));
+    const { gramBits } = await import("../../host/grams.ts");
+    await secondThread.prestart();
+    const ask = async (racyMs: number) => {
+      let got: Parameters<Parameters<typeof secondThread.filter>[3]>[0] = [];
+      let done = false;
+      expect(secondThread.filter(paths, [undefined, undefined, undefined], racyMs, (filters) => {
+        got = filters;
+        done = true;
+      })).toBe(true);
+      for (let wait = 0; wait < 100 && !done; wait++) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        secondThread.collect();
+      }
+      expect(done).toBe(true);
+      return got;
+    };
+    // Changed just now: a second change within the same tick could hide, so nothing is filtered.
+    expect(await ask(60_000)).toEqual([]);
+    const filters = await ask(0);
+    expect(filters.map((found) => found.index)).toEqual([0, 1]);
+    for (const { index, filter, stamp } of filters) {
+      const path = paths[index] as string;
+      expect(Array.from(filter.words.subarray(filter.from, filter.to))).toEqual(Array.from(gramBits(readFileSync(path))));
+      const now = statSync(path);
+      expect(stamp).toEqual({ size: now.size, mtimeMs: now.mtimeMs, ctimeMs: now.ctimeMs, ino: now.ino, dev: now.dev });
     }
   }, 30_000);
 });

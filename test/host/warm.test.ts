@@ -297,3 +297,45 @@ describe("trigram filters", () => {
     expect(warm.ok && warm.text).toContain("d1/f1.txt:1:NeEdLe 1");
   }, 30_000);
 });
+
+describe("files skipped unread", () => {
+  test("a file the second thread ruled out is kept by its filter alone, and still seen when it changes or a pattern passes its filter", async () => {
+    using ws = tempWorkspace();
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 1200; i++) files[`d${i % 7}/f${String(i).padStart(4, "0")}.txt`] = i % 97 === 0 ? `x needle ${i}\n` : `filler ${i} here\n`;
+    ws.put(files);
+    await settle();
+    const { secondThread } = await import("../../host/second.ts");
+    await secondThread.prestart();
+    const { callContext } = await import("../../bindings/index.ts");
+    const { invoke } = await import("../../bindings/define.ts");
+    const { search } = await import("../../bindings/search.ts");
+    const context = callContext({ workspace: ws.root });
+    const cold = createTools({ workspace: ws.root, warm: false });
+    const same = async (query: string): Promise<string> => {
+      const [warm, fresh] = [await invoke(search, { query, limit: 200 }, context), await cold.call("search", { query, limit: 200 })];
+      expect(warm).toEqual(fresh);
+      return warm.ok ? warm.text : warm.error.message;
+    };
+    expect(await same("needle")).toContain("d0/f0000.txt:1:x needle 0");
+    // The filters arrive between searches; files the thread skipped are then kept by their filters alone.
+    for (let wait = 0; wait < 50 && (context.warm?.filterBytes() ?? 0) < 1200 * 64; wait++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      await same("absent_anywhere");
+    }
+    expect(context.warm?.filterBytes()).toBe(1200 * 64);
+    const kept = context.warm?.files() ?? { contents: 0, filtersAlone: 0 };
+    expect(kept.contents + kept.filtersAlone).toBe(1200);
+    expect(kept.filtersAlone).toBeGreaterThan(0);
+    // A pattern a skipped file's filter lets through reads it from disk.
+    expect(await same("filler 1[0-9]{3} here")).toContain("filler 1001 here");
+    // A skipped file rewritten to match, at its old size and with its old modification time.
+    const path = join(ws.root, "d1/f0001.txt");
+    const before = statSync(path);
+    writeFileSync(path, "x needle 1\n".padEnd(before.size - 1, " ") + "\n");
+    utimesSync(path, before.atime, before.mtime);
+    expect(await same("needle")).toContain("d1/f0001.txt:1:x needle 1");
+    rmSync(join(ws.root, "d2/f0002.txt"));
+    await same("filler");
+  }, 30_000);
+});
