@@ -2,12 +2,11 @@
 // as a snippet bounded around its first match with up to 3 context lines, or only the matching files' paths; paged by
 // a {file_index, line} cursor under the byte budget, at most 64 MiB of files read per page.
 import { isUtf8 } from "node:buffer";
-import { createRequire } from "node:module";
 import type { RRegex } from "rregex";
 import { type Static, Type } from "typebox";
 import { GgError, isGgError } from "../host/errors.ts";
-import { compileSearch } from "../host/regex.ts";
 import { grouped } from "../host/lines.ts";
+import { compileEngine, compileSearch } from "../host/regex.ts";
 import { SKIPPED_DIRS, skipWalk, WALK_MAX_ENTRIES } from "../host/skipwalk.ts";
 import { warmSearchHost } from "../host/warm.ts";
 import { type BatchOutput, batchResult, BUDGET, createBudget, globMatcher, includeIgnoredParameter, MAX_CONTEXT_LINES, maxBytesParameter, PAGE_BYTES, renderBatch, SEARCH_LIMIT, walkRootOf } from "./batch.ts";
@@ -58,9 +57,6 @@ const RUST_META = /[\\.+*?()|[\]{}^$#&\-~]/g;
 /** `text` as a Rust regex matching it literally. */
 export const escapeRust = (text: string): string => text.replace(RUST_META, "\\$&");
 
-let engine: { RRegex: typeof RRegex } | undefined;
-// Loaded only when a snippet needs a regex's match position: a plain literal search never starts the engine.
-const loadEngine = () => (engine ??= createRequire(import.meta.url)("rregex") as { RRegex: typeof RRegex });
 
 /** Code points in UTF-8 `bytes` (continuation bytes are not counted). */
 function codePoints(bytes: Buffer): number {
@@ -175,7 +171,8 @@ export const batchSearch = defineCall({
     let finder: RRegex | undefined;
     const firstMatch = (line: Buffer): number => {
       if (literal) return Math.max(0, line.indexOf(literal));
-      finder ??= new (loadEngine().RRegex)(source);
+      // Compiled only when a snippet needs a regex's match position: a plain literal search never starts the engine.
+      finder ??= compileEngine(source);
       return finder.find(line.toString("utf8"))?.start ?? 0;
     };
 
@@ -283,6 +280,7 @@ export const batchSearch = defineCall({
     } finally {
       finder?.free();
       warm?.finish();
+      context.warm?.filterKept();
     }
     return { results, truncated: next !== null, next, skipped };
   },

@@ -31,21 +31,14 @@ export function gramBits(bytes: Uint8Array): Uint32Array {
   return set;
 }
 
-/** One file's filter: words[from, to) of a buffer shared with others (a view each would cost more to make). */
-export interface Filter {
-  words: Uint32Array;
-  from: number;
-  to: number;
-}
-
-/** Whether a file whose filter is `filter` may hold every trigram of `query`. */
-export function mayHold({ words, from, to }: Filter, query: GramQuery): boolean {
-  const shift = 32 - Math.log2((to - from) * 32);
+/** Whether a file whose filter is `set` may hold every trigram of `query`. */
+export function mayHold(set: Uint32Array, query: GramQuery): boolean {
+  const shift = 32 - Math.log2(set.length * 32);
   // Loops, not every/some: this runs for each kept file of each search.
   next: for (const variants of query) {
     for (const gram of variants) {
       const at = Math.imul(gram, 0x9e3779b1) >>> shift;
-      if (((words[from + (at >>> 5)] as number) & (1 << (at & 31))) !== 0) continue next;
+      if (((set[at >>> 5] as number) & (1 << (at & 31))) !== 0) continue next;
     }
     return false;
   }

@@ -2,9 +2,10 @@
 // the exact syntax and Unicode semantics, and matching linear in the input, so no pattern can hang a search.
 //
 // A file is searched whole, not line by line: W = (?m)PATTERN runs over the file (each \r\n seen as \n\n, so `$`
-// holds before a CRLF ending), and only lines where W matches are checked with PATTERN on their own. From a line
-// start, W's earliest-ending match ends on the first line that can match, or before none: that line is checked and
-// the scan restarts on the next line, so no line is missed and a match running across lines hides nothing.
+// holds before a CRLF ending), and only lines where W matches are checked with PATTERN on their own. A line that
+// matches on its own is a W match too, so from a line start the first line that can match is found by narrowing:
+// take the line where a W match ends, and look again before it until W finds nothing there. That line is checked
+// and the scan restarts on the next one, so no line is missed and a match running across lines hides nothing.
 import { isUtf8 } from "node:buffer";
 import { createRequire } from "node:module";
 import type { RRegex } from "rregex";
@@ -50,9 +51,28 @@ interface RRegexModule {
   __wasm: RawExports;
 }
 
+/**
+ * Engine memory past which the next pattern is compiled in a fresh instance: the engine never returns the memory a
+ * compile takes (megabytes for a Unicode pattern), so a long session would otherwise grow without bound.
+ */
+const ENGINE_MAX_BYTES = 256 << 20;
+
 let loaded: RRegexModule | undefined;
-// Loaded on the first search only: compiling the WebAssembly module is the largest part of the start-up cost.
-const engine = (): RRegexModule => (loaded ??= createRequire(import.meta.url)("rregex") as RRegexModule);
+/** The engine new patterns are compiled in; loaded on the first search only, since compiling the module is slow. */
+function engine(): RRegexModule {
+  if (loaded && loaded.__wasm.memory.buffer.byteLength <= ENGINE_MAX_BYTES) return loaded;
+  const require = createRequire(import.meta.url);
+  // The old instance is collected once the patterns compiled in it are.
+  if (loaded) delete require.cache[require.resolve("rregex")];
+  loaded = require("rregex") as RRegexModule;
+  return loaded;
+}
+
+/** A compiled pattern and the engine instance it lives in, which alone can run it. */
+interface Compiled {
+  regex: RRegex;
+  raw: RawExports;
+}
 
 const handle = (regex: RRegex): number => (regex as unknown as { __wbg_ptr: number }).__wbg_ptr;
 
@@ -70,25 +90,31 @@ function copyIn(raw: RawExports, text: Buffer, from: number, to: number): number
 }
 
 /** Whether `regex` matches in text[from, to). */
-function isMatchBytes(regex: RRegex, text: Buffer, from: number, to: number): boolean {
-  const raw = engine().__wasm;
+function isMatchBytes({ regex, raw }: Compiled, text: Buffer, from: number, to: number): boolean {
   return raw.rregex_isMatch(handle(regex), copyIn(raw, text, from, to), to - from) !== 0;
 }
 
-/** End offset of the earliest-ending match of `regex` in text[from, to), or -1. */
-function earliestEnd(regex: RRegex, text: Buffer, from: number, to: number): number {
-  const raw = engine().__wasm;
+/** End offset of a match of `regex` in text[from, to) (the engine's shortest, not always the earliest), or -1. */
+function earliestEnd({ regex, raw }: Compiled, text: Buffer, from: number, to: number): number {
   const end = raw.rregex_shortestMatch(handle(regex), copyIn(raw, text, from, to), to - from);
   return end === NO_MATCH ? -1 : from + end;
 }
 
-function compile(pattern: string): RRegex {
+/** `pattern` compiled by the engine, for its own string API (batch search's match positions). */
+export function compileEngine(pattern: string): RRegex {
   try {
     return new (engine().RRegex)(pattern);
   } catch (error) {
     const detail = String(error instanceof Error ? error.message : error).trim();
     throw new GgError("invalid-argument", `Cannot search for ${JSON.stringify(pattern)}: it is not a valid Rust regular expression (${detail}); fix the pattern, escaping special characters with \\ to match them literally`);
   }
+}
+
+/** `pattern` compiled for the byte-level matching of a search. */
+function compile(pattern: string): Compiled {
+  const regex = compileEngine(pattern);
+  // The instance the pattern went to: the newest, which compileEngine just used.
+  return { regex, raw: (loaded as RRegexModule).__wasm };
 }
 
 function children(node: HirNode): HirNode[] {
@@ -335,7 +361,7 @@ export function compileSearch(query: string): LineMatcher {
   if (PLAIN.test(query) && !query.includes("\uFFFD")) return literalMatcher(Buffer.from(query));
   const line = compile(query);
   const whole = compile(`(?m)${query}`);
-  const hir = whole.syntax() as unknown as HirNode;
+  const hir = whole.regex.syntax() as unknown as HirNode;
   const required = requiredLiteral(hir);
   // A literal holding U+FFFD could match where decoding replaced bad bytes, so it cannot screen raw bytes.
   const literal = required && required.length > 0 && !required.includes(REPLACEMENT) ? required : undefined;
@@ -364,20 +390,34 @@ export function compileSearch(query: string): LineMatcher {
         // Whole lines only: W must never see a line cut short.
         const newline = text.indexOf(10, Math.min(from + WINDOW_BYTES, text.length) - 1);
         const to = newline === -1 ? text.length : newline + 1;
-        const end = earliestEnd(whole, text, from, to);
-        // Ending at the window's edge (where the window looks like the end of the text) says nothing of the lines
-        // inside it: none of them can match, and the next line is the next window's.
-        if (end === -1 || (end === to && to < text.length)) {
+        // The first line that may match: the line holding the last byte of a W match in the lines [from, hi), with hi
+        // moved back to that line's start until no match is left before it. The engine's end is the end of a match,
+        // not always of the earliest (with a Unicode \b it can run past a line that matches), so one is not enough.
+        let candidate = -1;
+        for (let hi = to, end = earliestEnd(whole, text, from, within(text, from, hi)); end !== -1; end = hi > from ? earliestEnd(whole, text, from, within(text, from, hi)) : -1) {
+          const last = Math.max(from, end - 1);
+          candidate = last === 0 ? 0 : text.lastIndexOf(10, last - 1) + 1;
+          hi = candidate;
+        }
+        if (candidate === -1) {
           from = to;
           continue;
         }
-        if (end >= text.length && text[text.length - 1] === 10) return;
-        const number = cursor.lineAt(end);
+        const number = cursor.lineAt(candidate);
         if (matchesLine(text, cursor.start, cursor.end) && !onLine(number, text, cursor.start, cursor.end)) return;
         from = cursor.next;
       }
     },
   };
+}
+
+/**
+ * Where W looks at the lines text[from, hi): up to the end of the last one's content, without its line ending, so W
+ * sees no line start or text end there that the lines themselves do not have.
+ */
+function within(text: Buffer, from: number, hi: number): number {
+  if (hi === from || text[hi - 1] !== 10) return hi;
+  return hi - 2 >= from && text[hi - 2] === 13 ? hi - 2 : hi - 1;
 }
 
 /** Walks line boundaries of a buffer forward; positions asked for must not decrease. */

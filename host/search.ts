@@ -143,12 +143,17 @@ export function searchWalk<File extends { absolute: string }>(scanner: Scanner, 
     batch.length = 0;
     size = Math.min(size * 2, BATCH_FILES[1] as number);
   };
-  for (const file of files) {
-    batch.push(file);
-    if (batch.length < size) continue;
-    scan();
-    if (outcome.matches.length >= max) return outcome;
+  try {
+    for (const file of files) {
+      batch.push(file);
+      if (batch.length < size) continue;
+      scan();
+      if (outcome.matches.length >= max) return outcome;
+    }
+    if (batch.length > 0) scan();
+    return outcome;
+  } finally {
+    // One request for the whole search: the thread builds the filters of what it kept while the runtime is idle.
+    warm?.filterKept();
   }
-  if (batch.length > 0) scan();
-  return outcome;
 }

@@ -10,7 +10,7 @@
 // One thread serves the whole process (a search runs to its end before the next starts); it is unref'd, never keeping
 // a process alive, and started by the first search large enough to use it, which does not wait for it.
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from "node:worker_threads";
-import { type Filter, gramBits } from "./grams.ts";
+import { gramBits } from "./grams.ts";
 import { type Screen, screening } from "./regex.ts";
 
 /** Files a search must have before it uses the second thread: fewer are done sooner than they are handed over. */
@@ -35,7 +35,8 @@ const paused = new Int32Array(busy);
 const stampOf = (s) => [s.size, s.mtimeMs, s.ctimeMs, s.ino, s.dev];
 const sameAs = (s, stamps, i) => stampOf(s).every((value, k) => value === stamps[i * 5 + k]);
 const queue = [];
-let scratch = Buffer.alloc(1 << 20);
+const SMALL = 1 << 20;
+let scratch = Buffer.alloc(SMALL);
 /**
  * The file's filter when it is still the version stamped, else undefined. A file stamped NaN (the search skipped it
  * unread) is stamped here, from its stat before the read, and filtered when it is not too large to screen and its
@@ -75,23 +76,28 @@ function work() {
     }
     const last = job.next >= job.paths.length;
     if (last) queue.shift();
-    const offsets = new Int32Array(found.length + 1);
-    found.forEach(([, set], k) => (offsets[k + 1] = offsets[k] + set.length));
-    const words = new Uint32Array(offsets[found.length]);
-    found.forEach(([, set], k) => words.set(set, offsets[k]));
+    // Each filter its own buffer, moved rather than copied: one kept filter never holds another's memory.
+    const sets = found.map(([, set]) => set);
     const indices = Int32Array.from(found, ([index]) => index);
     const stamps = Float64Array.from(found.flatMap(([index]) => Array.from(job.stamps.subarray(index * 5, index * 5 + 5))));
-    results.postMessage({ id: job.id, last, indices, offsets, words, stamps }, [indices.buffer, offsets.buffer, words.buffer, stamps.buffer]);
+    results.postMessage({ id: job.id, last, indices, sets, stamps }, [indices.buffer, stamps.buffer, ...sets.map((set) => set.buffer)]);
   }
+  // What a large file needed is not held between jobs.
+  if (scratch.length > SMALL) scratch = Buffer.alloc(SMALL);
 }
-let whole = Buffer.alloc(0);
+let whole = Buffer.allocUnsafe(SMALL);
 /** A file's bytes, or undefined when it is too large to screen; never blocks on a FIFO put in a file's place. */
 function readWhole(path) {
   const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
   try {
-    if (whole.length === 0) whole = Buffer.allocUnsafe(${SCREEN_MAX_BYTES} + 1);
     // A read shorter than asked is the end of the file, as the search's own reads take it.
-    const length = readSync(fd, whole, 0, whole.length, null);
+    let length = readSync(fd, whole, 0, whole.length, null);
+    while (length === whole.length && whole.length < ${SCREEN_MAX_BYTES}) {
+      const grown = Buffer.allocUnsafe(whole.length * 2);
+      whole.copy(grown);
+      whole = grown;
+      length += readSync(fd, whole, length, whole.length - length, null);
+    }
     return length < whole.length ? whole.subarray(0, length) : undefined;
   } finally {
     closeSync(fd);
@@ -121,6 +127,7 @@ parentPort.on("message", (job) => {
         out[i] = 2;
       }
     });
+    if (whole.length > SMALL) whole = Buffer.allocUnsafe(SMALL);
   } else {
     const out = new Float64Array(job.stamps);
     fromTheEnd(job, (path, i) => {
@@ -160,8 +167,11 @@ export interface ScreenJob {
   finish(): void;
 }
 
-/** What a filter job hands back: the filter of each file, and the stamp of the version it was built from. */
-export type OnFilters = (filters: { index: number; filter: Filter; stamp: TakenStat }[]) => void;
+/**
+ * What a filter job hands back, a slice at a time: the filter of each file, and the stamp of the version it was built
+ * from; `last` with the job's last slice.
+ */
+export type OnFilters = (filters: { index: number; filter: Uint32Array; stamp: TakenStat }[], last: boolean) => void;
 
 let worker: Worker | undefined;
 let ready = false;
@@ -285,16 +295,18 @@ export const secondThread = {
   collect(): void {
     if (!results) return;
     for (let message = receiveMessageOnPort(results); message; message = receiveMessageOnPort(results)) {
-      const { id, last, indices, offsets, words, stamps } = message.message as { id: number; last: boolean; indices: Int32Array; offsets: Int32Array; words: Uint32Array; stamps: Float64Array };
+      const { id, last, indices, sets, stamps } = message.message as { id: number; last: boolean; indices: Int32Array; sets: Uint32Array[]; stamps: Float64Array };
       const owner = owners.get(id);
       if (last) owners.delete(id);
       if (!owner) continue;
-      // Parts of the slice's one buffer, which lives while any of its filters does: a few hundred files' worth.
       const stampAt = (k: number): TakenStat => {
         const [size, mtimeMs, ctimeMs, ino, dev] = Array.from(stamps.subarray(k * 5, k * 5 + 5));
         return { size: size as number, mtimeMs: mtimeMs as number, ctimeMs: ctimeMs as number, ino: ino as number, dev: dev as number };
       };
-      owner(Array.from(indices, (index, k) => ({ index, filter: { words, from: offsets[k] as number, to: offsets[k + 1] as number }, stamp: stampAt(k) })));
+      owner(
+        Array.from(indices, (index, k) => ({ index, filter: sets[k] as Uint32Array, stamp: stampAt(k) })),
+        last,
+      );
     }
   },
 };

@@ -7,7 +7,7 @@
 import { type Dirent, readdirSync, readFileSync, type Stats, statSync } from "node:fs";
 import { fromSystemError } from "./errors.ts";
 import { byName, type FileHost } from "./files.ts";
-import { type Filter, type GramQuery, mayHold } from "./grams.ts";
+import { type GramQuery, mayHold } from "./grams.ts";
 import { secondThread, type TakenStat as Stamp } from "./second.ts";
 
 /** Bytes kept by default (file contents, and listings at their estimated size): past it, the least used go. */
@@ -37,7 +37,7 @@ interface Kept {
    * The trigram filter of the file, once the second thread has built it; a file the search skipped unread (the thread
    * ruled it out) is kept with its filter alone, and read from disk when a pattern's trigrams pass it.
    */
-  grams?: Filter;
+  grams?: Uint32Array;
   dirents?: Dirent[];
   /** The absolute path of each of `dirents`: the same strings every walk, so their hashes are computed once. */
   paths?: string[];
@@ -67,9 +67,11 @@ const pathOf = (key: string): string => (key.length > 1 && key.endsWith("/") ? k
 export function createWarmCache(capBytes: number = DEFAULT_WARM_CAP_BYTES) {
   // One map for both kinds, in least-recently-used order.
   const kept = new Map<string, Kept>();
-  // Files kept since filters were last asked for, and files the searches skipped unread since then.
+  // Files kept since filters were last asked for, and files the searches skipped unread since then; and whether the
+  // second thread is still at the last request (one at a time, so its work never piles up behind a busy runtime).
   let unfiltered: string[] = [];
-  let unread: string[] = [];
+  let unread = new Set<string>();
+  let filtering = false;
   // The kept paths directly below each directory: what goes when the directory does.
   const children = new Map<string, Set<string>>();
   let held = 0;
@@ -117,7 +119,7 @@ export function createWarmCache(capBytes: number = DEFAULT_WARM_CAP_BYTES) {
       } else drop(oldest);
     }
   };
-  const filterCost = (filter: Filter | undefined): number => (filter ? (filter.to - filter.from) * 4 : 0);
+  const filterCost = (filter: Uint32Array | undefined): number => filter?.byteLength ?? 0;
   /** Keeps `entry` under `key`, making room for it. */
   const keep = (key: string, entry: Kept): void => {
     drop(key);
@@ -155,6 +157,53 @@ export function createWarmCache(capBytes: number = DEFAULT_WARM_CAP_BYTES) {
       throw error;
     }
   };
+
+  function filterKept(): void {
+    if (filtering) return;
+    const paths: string[] = [];
+    const stamps: (Stamp | undefined)[] = [];
+    for (const path of unfiltered) {
+      const entry = kept.get(path);
+      if (!entry?.bytes || entry.grams) continue;
+      paths.push(path);
+      stamps.push(entry.stamp);
+    }
+    for (const path of unread) {
+      paths.push(path);
+      stamps.push(undefined);
+    }
+    if (paths.length === 0) return;
+    const posted = secondThread.filter(paths, stamps, RACY_MS, (filters, last) => {
+      for (const { index, filter, stamp } of filters) {
+        const path = paths[index] as string;
+        const entry = kept.get(path);
+        const bytes = filterCost(filter);
+        if (stamps[index] === undefined && !(entry && sameStamp(entry.stamp, stamp))) {
+          // A file skipped unread, kept with its filter alone, under the stat the thread read it with (settled then).
+          keep(path, { stamp: stampOf(stamp), trusted: true, cost: ENTRY_BYTES + bytes, grams: filter });
+          continue;
+        }
+        // Built from the version this entry holds, or from none of it.
+        if (!entry || entry.grams || !entry.trusted || !sameStamp(entry.stamp, stamp)) continue;
+        makeRoom(bytes);
+        if (kept.get(path) !== entry) continue;
+        entry.grams = filter;
+        entry.cost += bytes;
+        held += bytes;
+        filterBytes += bytes;
+      }
+      // What came in while it was busy is asked for next.
+      if (last) {
+        filtering = false;
+        filterKept();
+      }
+    });
+    // Without the thread (not started yet) the lists wait for a later search.
+    if (!posted) return;
+    filtering = true;
+    unfiltered = [];
+    unread = new Set();
+  }
 
   function read(path: string, taken: Stamp | undefined, grams?: GramQuery): Buffer | undefined {
     const stats = taken ?? stat(path);
@@ -201,7 +250,8 @@ export function createWarmCache(capBytes: number = DEFAULT_WARM_CAP_BYTES) {
     readScreened: (path: string, taken: Stamp | undefined, grams: GramQuery): Buffer | undefined => read(path, taken, grams),
     /** Notes a file a search skipped unread: its filter is asked for with the next ones. */
     skippedUnread(path: string): void {
-      unread.push(path);
+      // Bounded by the most files the cap can keep (each costs an entry and the smallest filter).
+      if (unread.size < capBytes / (ENTRY_BYTES + 64)) unread.add(path);
     },
     /**
      * True when most of `paths` are kept: a search of them is better served by the stats of the second thread than
@@ -210,44 +260,9 @@ export function createWarmCache(capBytes: number = DEFAULT_WARM_CAP_BYTES) {
     keepsMost: (paths: string[]): boolean => paths.reduce((known, path) => known + (kept.has(path) ? 1 : 0), 0) * 2 >= paths.length,
     /**
      * Asks the second thread for the filters of the files kept since the last time and of those skipped unread (as
-     * they are on disk then); later searches use them.
+     * they are on disk then); later searches use them. One request at a time: what comes in meanwhile waits for it.
      */
-    filterKept(): void {
-      const paths: string[] = [];
-      const stamps: (Stamp | undefined)[] = [];
-      for (const path of unfiltered) {
-        const entry = kept.get(path);
-        if (!entry?.bytes || entry.grams) continue;
-        paths.push(path);
-        stamps.push(entry.stamp);
-      }
-      for (const path of unread) {
-        paths.push(path);
-        stamps.push(undefined);
-      }
-      unfiltered = [];
-      unread = [];
-      secondThread.filter(paths, stamps, RACY_MS, (filters) => {
-        for (const { index, filter, stamp } of filters) {
-          const path = paths[index] as string;
-          const entry = kept.get(path);
-          const bytes = filterCost(filter);
-          if (stamps[index] === undefined && !(entry && sameStamp(entry.stamp, stamp))) {
-            // A file skipped unread, kept with its filter alone, under the stat the thread read it with (settled then).
-            keep(path, { stamp: stampOf(stamp), trusted: true, cost: ENTRY_BYTES + bytes, grams: filter });
-            continue;
-          }
-          // Built from the version this entry holds, or from none of it.
-          if (!entry || entry.grams || !entry.trusted || !sameStamp(entry.stamp, stamp)) continue;
-          makeRoom(bytes);
-          if (kept.get(path) !== entry) continue;
-          entry.grams = filter;
-          entry.cost += bytes;
-          held += bytes;
-          filterBytes += bytes;
-        }
-      });
-    },
+    filterKept,
     /** Bytes kept now: file contents, and listings at their estimated size. */
     heldBytes: (): number => held,
     /** Of the bytes kept, those of trigram filters. */
@@ -270,7 +285,7 @@ export type WarmCache = ReturnType<typeof createWarmCache>;
 /**
  * The host one search of `paths` (in the order it reads them) uses: its whole-file reads served from `warm`, each
  * vouched for by a stat the second thread took ahead of it when there is one, failures typed as the host's are.
- * `finish` when the search is over.
+ * `finish` when the search is over (and ask for the filters of what it kept, {@link WarmCache.filterKept}).
  */
 export function warmSearchHost(host: FileHost, warm: WarmCache, paths: string[]): FileHost & { finish(): void } {
   secondThread.collect();
@@ -288,10 +303,7 @@ export function warmSearchHost(host: FileHost, warm: WarmCache, paths: string[])
     readFileInto: (path) => typed(path, () => warm.readFile(path, taken(path))),
     readScreened: (path, grams) => typed(path, () => warm.readScreened(path, taken(path), grams)),
     keepsReads: true,
-    finish() {
-      job?.finish();
-      warm.filterKept();
-    },
+    finish: () => job?.finish(),
   };
 }
 

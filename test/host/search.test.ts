@@ -1,7 +1,9 @@
+import { createRequire } from "node:module";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { createTools } from "../../bindings/index.ts";
 import { nodeFileHost } from "../../host/files.ts";
+import { compileSearch } from "../../host/regex.ts";
 import { createScanner, scanFile } from "../../host/search.ts";
 import { tempWorkspace } from "../workspace.ts";
 
@@ -15,6 +17,22 @@ describe("scanFile", () => {
     const pieces = scanFile(createScanner(query, nodeFileHost, 200, 1000), path, 1000);
     expect(whole.map((match) => match.line)).toEqual(lines.flatMap((line, i) => (line.startsWith("needle") ? [i + 1] : [])));
     expect(pieces).toEqual(whole);
+  });
+
+  test.each([
+    ["\\bcaf\u00e9\\s*", "un caf\u00e9\nlatte\n"],
+    ["\u00e9\\s*\\b", "\u00e9\nx\n"],
+    ["(?i)(?:\\B\u00e9|s)\\s?", "\u017f\ns\n"],
+    ["\\b\u00e9t\u00e9\\s*$", "x \u00e9t\u00e9\ny\n\u00e9t\u00e9 \n"],
+  ])("a match the engine reports ending past a line that matches (Unicode \\b, %s) still finds that line", (query, text) => {
+    using ws = tempWorkspace();
+    ws.put({ "a.txt": text });
+    // Each line checked on its own by the same engine: what the search must agree with.
+    const { RRegex } = createRequire(import.meta.url)("rregex") as typeof import("rregex");
+    const line = new RRegex(query);
+    const expected = text.split("\n").slice(0, -1).flatMap((content, i) => (line.isMatch(content) ? [i + 1] : []));
+    expect(expected.length).toBeGreaterThan(0);
+    expect(scanFile(createScanner(query, nodeFileHost, 200), join(ws.root, "a.txt"), 100).map((match) => match.line)).toEqual(expected);
   });
 
   test("a NUL byte anywhere makes the file binary, even in a later piece than the match", () => {
@@ -39,4 +57,21 @@ describe("scanFile", () => {
     expect(await tools.call("search", { query: "needle" })).toMatchObject({ ok: false, error: { code: "timeout", message: expect.stringContaining("after 63 files") } });
     expect(await ws.call("search", { query: "needle" })).toMatchObject({ ok: true, text: 'No matches for "needle" in . (200 files searched).' });
   });
+});
+
+describe("the regex engine's memory", () => {
+  test("patterns compiled before the engine was loaded afresh (its memory past the bound) still match as they did", () => {
+    // Each compile of a Unicode pattern takes megabytes the engine never returns: 120 of them pass the 256 MiB bound.
+    const text = Buffer.from("a needle0x\nb\nNEEDLE7yz here\n");
+    const lines = (matcher: ReturnType<typeof compileSearch>): number[] => {
+      const found: number[] = [];
+      matcher.scan(text, (line) => found.push(line) > 0);
+      return found;
+    };
+    const first = compileSearch("(?i)\\bneedle\\d\\w*");
+    expect(lines(first)).toEqual([1, 3]);
+    for (let i = 0; i < 120; i++) compileSearch(`(?i)\\bneedle${i}\\w*`);
+    expect(lines(first)).toEqual([1, 3]);
+    expect(lines(compileSearch("(?i)\\bneedle7\\w*"))).toEqual([3]);
+  }, 30_000);
 });
