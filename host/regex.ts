@@ -249,8 +249,8 @@ function gramsOf(runs: Atom[][]): GramQuery {
  * thread: a file without it is skipped unread by the matcher.
  */
 export interface Screen {
-  /** A literal every match holds. */
-  literal?: number[];
+  /** Literals every match holds, each of them. */
+  literals?: number[][];
   /** A run of positions every match holds in a row (the bytes each member is), and the rarest position. */
   run?: { atoms: number[][][]; pivot: number };
   /** The same run as a regular expression over the file read as latin1, when every position is common. */
@@ -264,7 +264,7 @@ export interface Screen {
  * there: the check never branches.
  */
 export function screening(screen: Screen): (bytes: Buffer) => boolean {
-  const literal = screen.literal && Buffer.from(screen.literal);
+  const literals = (screen.literals ?? []).map((literal) => Buffer.from(literal));
   const latin1 = screen.latin1 === undefined ? undefined : new RegExp(screen.latin1);
   const atoms = screen.run?.atoms.map((atom) => atom.map((member) => Buffer.from(member))) ?? [];
   const pivot = screen.run?.pivot ?? 0;
@@ -287,7 +287,7 @@ export function screening(screen: Screen): (bytes: Buffer) => boolean {
     return true;
   };
   return (bytes) => {
-    if (literal && bytes.indexOf(literal) === -1) return false;
+    for (const literal of literals) if (bytes.indexOf(literal) === -1) return false;
     if (latin1 && !latin1.test(bytes.toString("latin1"))) return false;
     if (atoms.length === 0) return true;
     for (const member of atoms[pivot] as Buffer[]) {
@@ -342,7 +342,7 @@ const decode = (bytes: Buffer): Buffer => (isUtf8(bytes) ? bytes : Buffer.from(b
 function literalMatcher(literal: Buffer): LineMatcher {
   return {
     ...withGrams(gramsOf([[...literal].map((byte) => [Buffer.from([byte])])])),
-    screen: { literal: [...literal] },
+    screen: { literals: [[...literal]] },
     scan(bytes, onLine) {
       if (bytes.indexOf(literal) === -1) return;
       const text = decode(bytes);
@@ -366,7 +366,11 @@ export function compileSearch(query: string): LineMatcher {
   // A literal holding U+FFFD could match where decoding replaced bad bytes, so it cannot screen raw bytes.
   const literal = required && required.length > 0 && !required.includes(REPLACEMENT) ? required : undefined;
   const runs = requiredRuns(hir);
-  const screen: Screen = { ...(literal ? { literal: [...literal] } : {}), ...(literal && literal.length >= 3 ? {} : classRun(runs)) };
+  // Every literal a match must hold (zqxj\d+_never: _never and zqxj), the longest first; a file lacking one is done.
+  const runLiterals = runs.filter((run) => run.length >= 3 && run.every((atom) => atom.length === 1)).map((run) => Buffer.concat(run.map((atom) => atom[0] as Buffer)));
+  const distinct = new Set([...(literal ? [literal] : []), ...runLiterals].map((bytes) => bytes.toString("latin1")));
+  const literals = [...distinct].map((text) => [...Buffer.from(text, "latin1")]).sort((a, b) => b.length - a.length);
+  const screen: Screen = { ...(literals.length > 0 ? { literals } : {}), ...(literal && literal.length >= 3 ? {} : classRun(runs)) };
   const passes = screening(screen);
   const lineByLine = anchorsToText(hir);
   const matchesLine = (text: Buffer, start: number, end: number): boolean => isMatchBytes(line, text, start, end);
