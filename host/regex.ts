@@ -359,6 +359,42 @@ function literalMatcher(literal: Buffer): LineMatcher {
 export function compileSearch(query: string): LineMatcher {
   if (query.trim() === "") throw new GgError("invalid-argument", "Cannot search for a blank query: pass a regular expression such as `fn\\s+update` or `(?i)todo`");
   if (PLAIN.test(query) && !query.includes("\uFFFD")) return literalMatcher(Buffer.from(query));
+  return foldedLiteral(query) ?? regexMatcher(query);
+}
+
+/**
+ * Simple case folding of the ASCII characters, as Rust's (?i) applies it: a letter and its other case, and the two
+ * letters whose fold set leaves ASCII (k with the Kelvin sign, s with the long s).
+ */
+export const foldsOf = (char: string): string[] => {
+  const lower = char.toLowerCase();
+  if (lower === char.toUpperCase()) return [char];
+  return [lower, lower.toUpperCase(), ...(lower === "k" ? ["\u212A"] : lower === "s" ? ["\u017F"] : [])];
+};
+
+/**
+ * `(?i)` and a plain ASCII literal: screened without the engine, which is loaded and compiled only when a file passes
+ * the screen (a rare word searched in a large tree never starts it).
+ */
+function foldedLiteral(query: string): LineMatcher | undefined {
+  const literal = query.slice(4);
+  if (!query.startsWith("(?i)") || !PLAIN.test(literal) || !/^[\x20-\x7e]+$/.test(literal)) return undefined;
+  const run: Atom[] = [...literal].map((char) => foldsOf(char).map((fold) => Buffer.from(fold)));
+  const screen = classRun([run]);
+  if (Object.keys(screen).length === 0) return undefined;
+  const passes = screening(screen);
+  let matcher: LineMatcher | undefined;
+  return {
+    ...withGrams(gramsOf([run])),
+    screen,
+    scan(bytes, onLine) {
+      if (passes(bytes)) (matcher ??= regexMatcher(query)).scan(bytes, onLine);
+    },
+  };
+}
+
+/** A pattern matched by the engine, screened by what its parsed form says every match holds. */
+function regexMatcher(query: string): LineMatcher {
   const line = compile(query);
   const whole = compile(`(?m)${query}`);
   const hir = whole.regex.syntax() as unknown as HirNode;

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { createTools } from "../../bindings/index.ts";
 import { nodeFileHost } from "../../host/files.ts";
-import { compileSearch } from "../../host/regex.ts";
+import { compileSearch, foldsOf } from "../../host/regex.ts";
 import { createScanner, scanFile } from "../../host/search.ts";
 import { tempWorkspace } from "../workspace.ts";
 
@@ -74,4 +74,27 @@ describe("the regex engine's memory", () => {
     expect(lines(first)).toEqual([1, 3]);
     expect(lines(compileSearch("(?i)\\bneedle7\\w*"))).toEqual([3]);
   }, 30_000);
+});
+
+describe("(?i) and a plain literal, screened before the engine is loaded", () => {
+  test("each printable ASCII character folds to exactly the characters the engine's (?i) matches", () => {
+    const { RRegex } = createRequire(import.meta.url)("rregex") as typeof import("rregex");
+    for (let code = 0x20; code <= 0x7e; code++) {
+      const char = String.fromCharCode(code);
+      const hir = new RRegex(`(?i)\\x{${code.toString(16)}}`).syntax() as unknown as { kind: { "@variant": string; "@values": unknown[] } };
+      let engine: string[];
+      if (hir.kind["@variant"] === "Literal") engine = [char];
+      else {
+        const ranges = (hir.kind["@values"][0] as { "@values": [{ ranges: { start: string; end: string }[] }] })["@values"][0].ranges;
+        engine = ranges.flatMap(({ start, end }) => Array.from({ length: (end.codePointAt(0) ?? 0) - (start.codePointAt(0) ?? 0) + 1 }, (_, i) => String.fromCodePoint((start.codePointAt(0) ?? 0) + i)));
+      }
+      expect([char, [...foldsOf(char)].sort()]).toEqual([char, engine.sort()]);
+    }
+  });
+
+  test("a rare word is found in every case the engine folds, the Kelvin sign and long s included", async () => {
+    using ws = tempWorkspace();
+    ws.put({ "a.txt": "x Zq\u212Aj\u017F y\n", "b.txt": "zqkjs\n", "c.txt": "ZQKJ S\n", "d.txt": "nothing\n" });
+    expect(await ws.text("search", { query: "(?i)zqkjs" })).toBe("a.txt:1:x Zq\u212Aj\u017F y\nb.txt:1:zqkjs");
+  });
 });
