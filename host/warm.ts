@@ -4,6 +4,8 @@
 // The change time cannot be set back by a user process, so a rewrite that restores the size and the modification
 // time is still seen. Timestamps are coarse (a kernel tick): an entry whose change time is too recent to rule out a
 // second change within the same tick is not trusted (git's "racily clean" files), so the next search reads it again.
+// A file also gets a trigram filter, built by the second thread between searches; a file a search skipped unread
+// (the thread ruled it out) is kept by its filter alone, under the same rules.
 import { type Dirent, readdirSync, readFileSync, type Stats, statSync } from "node:fs";
 import { fromSystemError } from "./errors.ts";
 import { byName, type FileHost } from "./files.ts";
