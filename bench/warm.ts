@@ -76,7 +76,7 @@ for (const [name, query] of CASES) {
   console.log(`| ${name} | ${w.toFixed(1)} | ${c.toFixed(1)} | ${r.toFixed(1)} | ${(w / r).toFixed(2)}x |`);
 }
 const held = warm.warm?.heldBytes() ?? 0;
-const filters = warm.warm?.filterBytes() ?? 0;
+const filters = warm.warm?.files().filterBytes ?? 0;
 console.log(`warm state: ${(held / 2 ** 20).toFixed(1)} MiB held (cap 256 MiB), of which trigram filters ${(filters / 2 ** 20).toFixed(1)} MiB; process RSS ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB, buffers ${(process.memoryUsage().arrayBuffers / 2 ** 20).toFixed(0)} MiB`);
 // Where a warm search's time goes: the walk over kept listings (each directory's stat included), the stat of every
 // file that vouches for what is kept of it, and each kept file's filter asked for the pattern's trigrams.

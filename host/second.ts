@@ -36,7 +36,7 @@ const stampOf = (s) => [s.size, s.mtimeMs, s.ctimeMs, s.ino, s.dev];
 const sameAs = (s, stamps, i) => stampOf(s).every((value, k) => value === stamps[i * 5 + k]);
 const queue = [];
 const SMALL = 1 << 20;
-let scratch = Buffer.alloc(SMALL);
+let scratch = Buffer.allocUnsafe(SMALL);
 /**
  * The file's filter when it is still the version stamped, else undefined. A file stamped NaN (the search skipped it
  * unread) is stamped here, from its stat before the read, and filtered when it is not too large to screen and its
@@ -46,14 +46,13 @@ function filterOf(path, stamps, i, racyMs) {
   let fd;
   try {
     fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+    const before = fstatSync(fd);
     if (Number.isNaN(stamps[i * 5])) {
-      const s = fstatSync(fd);
-      if (!s.isFile() || s.size > ${SCREEN_MAX_BYTES} || Date.now() - s.ctimeMs <= racyMs) return undefined;
-      stamps.set(stampOf(s), i * 5);
-    }
-    if (!sameAs(fstatSync(fd), stamps, i)) return undefined;
+      if (!before.isFile() || before.size > ${SCREEN_MAX_BYTES} || Date.now() - before.ctimeMs <= racyMs) return undefined;
+      stamps.set(stampOf(before), i * 5);
+    } else if (!sameAs(before, stamps, i)) return undefined;
     const size = stamps[i * 5];
-    if (scratch.length < size) scratch = Buffer.alloc(size);
+    if (scratch.length < size) scratch = Buffer.allocUnsafe(size);
     let read = 0;
     for (let n; read < size && (n = readSync(fd, scratch, read, size - read, read)) > 0; ) read += n;
     // Changed while it was read: its change time moved on.
@@ -83,7 +82,7 @@ function work() {
     results.postMessage({ id: job.id, last, indices, sets, stamps }, [indices.buffer, stamps.buffer, ...sets.map((set) => set.buffer)]);
   }
   // What a large file needed is not held between jobs.
-  if (scratch.length > SMALL) scratch = Buffer.alloc(SMALL);
+  if (scratch.length > SMALL) scratch = Buffer.allocUnsafe(SMALL);
 }
 let whole = Buffer.allocUnsafe(SMALL);
 /** A file's bytes, or undefined when it is too large to screen; never blocks on a FIFO put in a file's place. */
@@ -132,8 +131,7 @@ parentPort.on("message", (job) => {
     const out = new Float64Array(job.stamps);
     fromTheEnd(job, (path, i) => {
       try {
-        const s = statSync(path);
-        out[i * 5] = s.size; out[i * 5 + 1] = s.mtimeMs; out[i * 5 + 2] = s.ctimeMs; out[i * 5 + 3] = s.ino; out[i * 5 + 4] = s.dev;
+        out.set(stampOf(statSync(path)), i * 5);
       } catch {
         out[i * 5] = NaN;
       }
@@ -172,6 +170,14 @@ export interface ScreenJob {
  * from; `last` with the job's last slice.
  */
 export type OnFilters = (filters: { index: number; filter: Uint32Array; stamp: TakenStat }[], last: boolean) => void;
+
+/** The five numbers of a stamp, as the thread and the search pass them; NaN for a stat not taken or failed. */
+const flatten = (stamp: TakenStat | undefined): number[] => (stamp ? [stamp.size, stamp.mtimeMs, stamp.ctimeMs, stamp.ino, stamp.dev] : [NaN, NaN, NaN, NaN, NaN]);
+/** The stamp at `index` of five-number stamps, or undefined where there is none. */
+function stampAt(floats: Float64Array, index: number): TakenStat | undefined {
+  const [size, mtimeMs, ctimeMs, ino, dev] = Array.from(floats.subarray(index * 5, index * 5 + 5)) as [number, number, number, number, number];
+  return Number.isNaN(size) ? undefined : { size, mtimeMs, ctimeMs, ino, dev };
+}
 
 let worker: Worker | undefined;
 let ready = false;
@@ -256,11 +262,7 @@ export const secondThread = {
     return {
       stat(path) {
         const index = job.at(path);
-        if (index === undefined) return undefined;
-        const at = index * 5;
-        const size = stamps[at] as number;
-        if (Number.isNaN(size)) return undefined;
-        return { size, mtimeMs: stamps[at + 1] as number, ctimeMs: stamps[at + 2] as number, ino: stamps[at + 3] as number, dev: stamps[at + 4] as number };
+        return index === undefined ? undefined : stampAt(stamps, index);
       },
       finish: job.finish,
     };
@@ -285,7 +287,7 @@ export const secondThread = {
    */
   filter(paths: string[], stamps: (TakenStat | undefined)[], racyMs: number, onFilters: OnFilters): boolean {
     if (!ready || !worker || paths.length === 0) return false;
-    const flat = Float64Array.from(stamps.flatMap((s) => (s ? [s.size, s.mtimeMs, s.ctimeMs, s.ino, s.dev] : [NaN, NaN, NaN, NaN, NaN])));
+    const flat = Float64Array.from(stamps.flatMap(flatten));
     const id = ++lastJob;
     owners.set(id, onFilters);
     worker.postMessage({ kind: "grams", id, joined: paths.join("\0"), stamps: flat, racyMs });
@@ -299,12 +301,9 @@ export const secondThread = {
       const owner = owners.get(id);
       if (last) owners.delete(id);
       if (!owner) continue;
-      const stampAt = (k: number): TakenStat => {
-        const [size, mtimeMs, ctimeMs, ino, dev] = Array.from(stamps.subarray(k * 5, k * 5 + 5));
-        return { size: size as number, mtimeMs: mtimeMs as number, ctimeMs: ctimeMs as number, ino: ino as number, dev: dev as number };
-      };
+      // Each filter comes with the stamp it was built under, never NaN.
       owner(
-        Array.from(indices, (index, k) => ({ index, filter: sets[k] as Uint32Array, stamp: stampAt(k) })),
+        Array.from(indices, (index, k) => ({ index, filter: sets[k] as Uint32Array, stamp: stampAt(stamps, k) as TakenStat })),
         last,
       );
     }

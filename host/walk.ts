@@ -41,7 +41,7 @@ export const walkRoot = (absolute: string, workspace: string, warm?: WarmCache):
   // One spelling of each path below it, so that what the warm state keeps is kept once.
   absolute: withoutDots(absolute),
   relative: "",
-  inherited: rootScope(withoutDots(absolute), workspace),
+  inherited: rootScope(absolute, workspace),
   ...(warm ? { warm } : {}),
 });
 

@@ -77,8 +77,6 @@ export function createWarmCache(capBytes: number = DEFAULT_WARM_CAP_BYTES) {
   // The kept paths directly below each directory: what goes when the directory does.
   const children = new Map<string, Set<string>>();
   let held = 0;
-  // Of which trigram filters.
-  let filterBytes = 0;
 
   /**
    * Takes `path` out of its directory's index once nothing is kept at or below it (neither kind, nor any child), and
@@ -96,7 +94,6 @@ export function createWarmCache(capBytes: number = DEFAULT_WARM_CAP_BYTES) {
     const entry = kept.get(key);
     if (!entry) return;
     held -= entry.cost;
-    filterBytes -= filterCost(entry.grams);
     kept.delete(key);
     unlink(pathOf(key));
   };
@@ -129,7 +126,6 @@ export function createWarmCache(capBytes: number = DEFAULT_WARM_CAP_BYTES) {
     makeRoom(entry.cost);
     kept.set(key, entry);
     held += entry.cost;
-    filterBytes += filterCost(entry.grams);
     if (entry.bytes) unfiltered.push(key);
     // Searches ask for filters as they end; reads alone never do, so the list forgets what is gone from time to time.
     if (unfiltered.length > 2 * kept.size + 1024) unfiltered = unfiltered.filter((path) => kept.get(path)?.bytes);
@@ -192,7 +188,6 @@ export function createWarmCache(capBytes: number = DEFAULT_WARM_CAP_BYTES) {
         entry.grams = filter;
         entry.cost += bytes;
         held += bytes;
-        filterBytes += bytes;
       }
       // What came in while it was busy is asked for next.
       if (last) {
@@ -267,14 +262,13 @@ export function createWarmCache(capBytes: number = DEFAULT_WARM_CAP_BYTES) {
     filterKept,
     /** Bytes kept now: file contents, and listings at their estimated size. */
     heldBytes: (): number => held,
-    /** Of the bytes kept, those of trigram filters. */
-    filterBytes: (): number => filterBytes,
-    /** Files kept with their contents, and files kept by their filter alone. */
-    files(): { contents: number; filtersAlone: number } {
-      const count = { contents: 0, filtersAlone: 0 };
+    /** Files kept with their contents, files kept by their filter alone, and the bytes of all the filters. */
+    files(): { contents: number; filtersAlone: number; filterBytes: number } {
+      const count = { contents: 0, filtersAlone: 0, filterBytes: 0 };
       for (const entry of kept.values()) {
         if (entry.bytes) count.contents++;
         else if (entry.grams) count.filtersAlone++;
+        count.filterBytes += filterCost(entry.grams);
       }
       return count;
     },

@@ -276,11 +276,11 @@ describe("trigram filters", () => {
     const queries = ["NeEdLe", "(?i)needle", "(?i)needle42X", "(?i)kelvin", "KELVIN", "na\u00efve", "na(\u00ef|i)ve", "(?i)todo", "ab\uFFFDcd", "nEEDLE[0-9]+x", "(?i)needle[0-9]+X", "(?i)NEEDLE\\d+", "absent_anywhere"];
     const answer = async (query: string) => invoke(search, { query, limit: 200 }, context);
     // The filters arrive from the second thread between searches; each search takes those built so far.
-    for (let wait = 0; wait < 50 && !context.warm?.filterBytes(); wait++) {
+    for (let wait = 0; wait < 50 && !context.warm?.files().filterBytes; wait++) {
       await answer("absent_anywhere");
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
-    expect(context.warm?.filterBytes()).toBeGreaterThan(0);
+    expect(context.warm?.files().filterBytes).toBeGreaterThan(0);
     for (const query of queries) {
       const [warm, fresh] = [await answer(query), await cold.call("search", { query, limit: 200 })];
       expect(warm).toEqual(fresh);
