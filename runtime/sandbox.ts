@@ -443,6 +443,9 @@ export function createSandbox(env: GgEnv) {
           report.usage.checkMs = Math.round(performance.now() - checkStarted);
         }
         if (outcome.total > 0) return finish(typeError(outcome));
+        // The check holds this thread (the first one loads the compiler): a cancel that fell due meanwhile is a timer
+        // or an event still waiting to run, so let it run before deciding.
+        await new Promise((resolve) => setTimeout(resolve, 0));
         if (cancel?.aborted) return finish(cancelled);
         // The check counts toward the budget: one that spent it leaves no time to run in.
         if (performance.now() - started >= limits.budgetSecs * 1000) {
