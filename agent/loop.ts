@@ -10,8 +10,9 @@ import { errorText } from "../bindings/define.ts";
 import { createTools } from "../bindings/index.ts";
 import { walkFiles, walkRoot } from "../host/walk.ts";
 import { imageTokens, textTokens } from "../runtime/context.ts";
-import { createRuntime, DEFAULT_LIMITS, type ViewContent } from "../runtime/index.ts";
+import { createRuntime, DEFAULT_LIMITS } from "../runtime/index.ts";
 import { pictureRemoved } from "../runtime/views.ts";
+import { type ViewPart, viewMessages } from "../runtime/window.ts";
 import { type Arm, systemPrompt } from "./prompts.ts";
 import { type ChatRequest, isPictureRefusal, type Provider, ProviderError, type Retry } from "./provider.ts";
 import { reportText } from "./report.ts";
@@ -74,9 +75,23 @@ export interface Bands {
   system: number;
   /** The function tools' definitions (tools arm), which providers count as prompt tokens too. */
   tools: number;
+  /** The task and the model's replies. */
   messages: number;
+  /** What answered the replies: tool messages (tools arm) or program reports (code arm). */
   toolResults: number;
+  /** The views messages (code arm): the opening turn's views, and the others. */
   views: number;
+}
+
+/** A provider's own count of a request and its answer. */
+export interface Usage {
+  promptTokens: number;
+  completionTokens: number;
+  /**
+   * Prompt tokens the provider read from its cache (prompt_tokens_details.cached_tokens): a prefix it had seen. Absent
+   * when the provider does not say.
+   */
+  cachedTokens?: number;
 }
 
 /** One turn: a request and its answer. */
@@ -84,7 +99,7 @@ export interface TurnRecord {
   turn: number;
   estimate: Bands;
   /** The provider's own count, when it gave one. */
-  usage?: { promptTokens: number; completionTokens: number };
+  usage?: Usage;
   /** Tool calls (tools arm) or programs (code arm) the answer asked for. */
   calls: number;
   retries: Retry[];
@@ -106,7 +121,7 @@ export interface AgentReport {
   /** Requests whose answer was thrown away: the refusals of pictures. */
   wastedRequests: number;
   /** The turns added up: gg's estimate per band, the provider's usage where it gave one, and the retries taken. */
-  totals: { estimate: Bands; usage: { promptTokens: number; completionTokens: number }; turnsWithoutUsage: number; retries: number };
+  totals: { estimate: Bands; usage: Usage; turnsWithoutUsage: number; retries: number };
   /** Files of the workspace (those the ignore rules leave in) the run created, modified or deleted, by any means. */
   filesChanged: { created: string[]; modified: string[]; deleted: string[] };
 }
@@ -163,18 +178,16 @@ function tokensOf(message: ChatCompletionMessageParam, pictures: Map<ChatComplet
   return (content ?? []).reduce((sum, part) => sum + ("text" in part ? textTokens(part.text) : (pictures.get(part as ChatCompletionContentPart)?.tokens ?? 0)), calls);
 }
 
-/** The views band: one user message with every open view's text, and its picture while it travels and is seen. */
-function viewsMessage(views: ViewContent[], sees: boolean, pictures: Map<ChatCompletionContentPart, Picture>): ChatCompletionMessageParam | undefined {
-  if (views.length === 0) return undefined;
-  const parts: ChatCompletionContentPart[] = [{ type: "text", text: "# Open views" }];
-  for (const view of views) {
-    parts.push({ type: "text", text: `## ${view.path}\n\n${view.text}` });
-    if (!view.dataUrl || !sees) continue;
-    const part: ChatCompletionContentPart = { type: "image_url", image_url: { url: view.dataUrl } };
-    pictures.set(part, { path: view.path, tokens: view.pictureTokens ?? 0 });
-    parts.push(part);
-  }
-  return { role: "user", content: parts };
+/** A views message as the runtime lays it out (see viewMessages), its pictures known to the loop by their parts. */
+function viewsMessage(parts: ViewPart[], pictures: Map<ChatCompletionContentPart, Picture>): ChatCompletionMessageParam | undefined {
+  if (parts.length === 0) return undefined;
+  const content = parts.map((part): ChatCompletionContentPart => {
+    if ("text" in part) return { type: "text", text: part.text };
+    const image: ChatCompletionContentPart = { type: "image_url", image_url: { url: part.picture.dataUrl } };
+    pictures.set(image, { path: part.picture.path, tokens: part.picture.tokens });
+    return image;
+  });
+  return { role: "user", content };
 }
 
 /** Whether a request carries a picture anywhere. */
@@ -188,18 +201,25 @@ function stripPictures(message: ChatCompletionMessageParam, pictures: Map<ChatCo
   message.content = content.map((part) => (part.type === "image_url" ? { type: "text" as const, text: pictureRemoved(pictures.get(part)?.path ?? "a file") } : part)) as typeof message.content;
 }
 
+/** The provider's usage as gg reports it. */
+const usageOf = (usage: NonNullable<ChatCompletion["usage"]>): Usage => {
+  const cached = usage.prompt_tokens_details?.cached_tokens;
+  return { promptTokens: usage.prompt_tokens, completionTokens: usage.completion_tokens, ...(typeof cached === "number" ? { cachedTokens: cached } : {}) };
+};
+
 /** gg's estimate of a request, all bands together. */
 export const bandsTotal = (bands: Bands): number => bands.system + bands.tools + bands.messages + bands.toolResults + bands.views;
 
 /** The turns of a run added up. */
 function totalsOf(turns: TurnRecord[]): AgentReport["totals"] {
   const estimate: Bands = { system: 0, tools: 0, messages: 0, toolResults: 0, views: 0 };
-  const usage = { promptTokens: 0, completionTokens: 0 };
+  const usage: Usage = { promptTokens: 0, completionTokens: 0 };
   let retries = 0;
   for (const turn of turns) {
     for (const band of Object.keys(estimate) as (keyof Bands)[]) estimate[band] += turn.estimate[band];
     usage.promptTokens += turn.usage?.promptTokens ?? 0;
     usage.completionTokens += turn.usage?.completionTokens ?? 0;
+    if (turn.usage?.cachedTokens !== undefined) usage.cachedTokens = (usage.cachedTokens ?? 0) + turn.usage.cachedTokens;
     retries += turn.retries.length;
   }
   return { estimate, usage, turnsWithoutUsage: turns.filter((turn) => !turn.usage).length, retries };
@@ -229,19 +249,25 @@ async function drive(options: AgentOptions): Promise<Omit<AgentReport, "filesCha
   const functionsOf = (held: typeof tools): ChatCompletionTool[] | undefined =>
     held?.definitions().map((tool) => ({ type: "function", function: { name: tool.name, description: tool.description, parameters: tool.parameters as Record<string, unknown> } }));
   let functionTools = functionsOf(tools);
+  /** A code agent's program reports: the results of its actions, counted with tool results. */
+  const reports = new WeakSet<ChatCompletionMessageParam>();
+  const isResult = (message: ChatCompletionMessageParam): boolean => message.role === "tool" || reports.has(message);
+  const sum = (list: ChatCompletionMessageParam[]): number => list.reduce((total, message) => total + tokensOf(message, pictures), 0);
   try {
     if (runtime) await runtime.openingTurn();
     for (let turn = 1; ; turn++) {
       if (turn > maxTurns) return { ...report, error: { code: "max-turns", message: `The run ended at its limit of ${maxTurns} turns without an answer` } };
       if (Date.now() > deadline) return { ...report, error: { code: "timeout", message: `The run ended at its wall-clock budget of ${options.budgetSecs ?? 1800} s` } };
       const sees = !TEXT_ONLY.has(options.model) && config.vision;
-      const views = runtime ? viewsMessage(await runtime.views(), sees, pictures) : undefined;
+      // The opening turn's views right after the system prompt, where they stay byte-identical; the others last.
+      const laid = runtime ? viewMessages(await runtime.views(), sees) : { opening: [], later: [] };
+      const views = [viewsMessage(laid.opening, pictures), viewsMessage(laid.later, pictures)];
       const estimate: Bands = {
         system: textTokens(system),
         tools: functionTools && functionTools.length > 0 ? textTokens(JSON.stringify(functionTools)) : 0,
-        messages: messages.slice(1).filter((message) => message.role !== "tool").reduce((sum, message) => sum + tokensOf(message, pictures), 0),
-        toolResults: messages.filter((message) => message.role === "tool").reduce((sum, message) => sum + tokensOf(message, pictures), 0),
-        views: views ? tokensOf(views, pictures) : 0,
+        messages: sum(messages.slice(1).filter((message) => !isResult(message))),
+        toolResults: sum(messages.filter(isResult)),
+        views: sum(views.filter((message) => message !== undefined)),
       };
       const total = bandsTotal(estimate);
       if (options.contextLength !== undefined && total > options.contextLength) {
@@ -250,7 +276,8 @@ async function drive(options: AgentOptions): Promise<Omit<AgentReport, "filesCha
       }
       const started = performance.now();
       let answer;
-      const sent = views ? [...messages, views] : messages;
+      const [opening, later] = views;
+      const sent = [...messages.slice(0, 1), ...(opening ? [opening] : []), ...messages.slice(1), ...(later ? [later] : [])];
       try {
         const request: ChatRequest = { model: options.model, messages: sent, ...(functionTools && functionTools.length > 0 ? { tools: functionTools } : {}) };
         options.onRecord?.({ type: "request", turn, request });
@@ -279,13 +306,14 @@ async function drive(options: AgentOptions): Promise<Omit<AgentReport, "filesCha
       const record: TurnRecord = {
         turn,
         estimate,
-        ...(answer.completion.usage ? { usage: { promptTokens: answer.completion.usage.prompt_tokens, completionTokens: answer.completion.usage.completion_tokens } } : {}),
+        ...(answer.completion.usage ? { usage: usageOf(answer.completion.usage) } : {}),
         calls: 0,
         retries: answer.retries,
         elapsedMs: 0,
       };
       const content = reply?.content ?? "";
-      messages.push({ role: "assistant", content, ...(reply?.tool_calls && reply.tool_calls.length > 0 ? { tool_calls: reply.tool_calls } : {}) });
+      const replied: ChatCompletionMessageParam = { role: "assistant", content, ...(reply?.tool_calls && reply.tool_calls.length > 0 ? { tool_calls: reply.tool_calls } : {}) };
+      messages.push(replied);
       if (tools) {
         const calls = (reply?.tool_calls ?? []).filter((call) => call.type === "function");
         record.calls = calls.length;
@@ -325,12 +353,17 @@ async function drive(options: AgentOptions): Promise<Omit<AgentReport, "filesCha
       const program = programOf(content);
       record.calls = program ? 1 : 0;
       if (program && runtime) {
-        const run = await runtime.run(program.source, { language: program.language, budget: Math.max(0.001, Math.min(DEFAULT_LIMITS.budgetSecs, (deadline - Date.now()) / 1000)), baseline: { system: estimate.system, messages: estimate.messages, toolResults: estimate.toolResults } });
+        // What the next request carries besides the views and this program's report: breakdown() adds the views.
+        const baseline = { system: estimate.system, messages: estimate.messages + tokensOf(replied, pictures), toolResults: estimate.toolResults };
+        const budget = Math.max(0.001, Math.min(DEFAULT_LIMITS.budgetSecs, (deadline - Date.now()) / 1000));
+        const run = await runtime.run(program.source, { language: program.language, budget, baseline });
         const told = reportText(run);
         const outcome: CallOutcome = { name: "run_program", ok: run.ok, ...(run.error ? { code: run.error.code } : {}), hash: hashOf(told) };
         report.calls.push(outcome);
         options.onRecord?.({ type: "call", turn, args: program, outcome });
-        messages.push({ role: "user", content: told });
+        const result: ChatCompletionMessageParam = { role: "user", content: told };
+        reports.add(result);
+        messages.push(result);
       }
       record.elapsedMs = Math.round(performance.now() - started);
       report.turns.push(record);

@@ -8,7 +8,7 @@ import { BUDGET } from "../bindings/batch.ts";
 import { capRule, FOOTER_RULE, imageRule, readFile } from "../bindings/read_file.ts";
 import { outputRule, shell } from "../bindings/shell.ts";
 import { ggFunctions } from "../runtime/api.ts";
-import { renderDts } from "../runtime/docs.ts";
+import { compactDts, MODULES } from "../runtime/docs.ts";
 import { DEFAULT_LIMITS, type Limits } from "../runtime/limits.ts";
 import { DEFAULT_VIEW_CAPS, type ViewCaps } from "../runtime/views.ts";
 
@@ -74,20 +74,20 @@ function toolsPrompt(config: Configuration): string {
   return `${out.join("\n")}\n`;
 }
 
-/** What a program is, how it is handed in, what comes back and its limits: the code prompt's Programs section. */
+/** What a program is, how it is handed in, what comes back and its limits: the code prompt's opening rules. */
 export function programRules(options: Pick<PromptOptions, "delivery" | "limits"> = {}): string[] {
   const limits = options.limits ?? DEFAULT_LIMITS;
   const handIn =
     options.delivery === "tool"
       ? "Run a program with the run_program tool, its source the program."
-      : "Reply with one program in a fenced code block (```ts or ```js); its first such block is run. When the work is done, reply with your answer and no program.";
+      : "Reply with a ```ts block to run it; reply without one when done.";
+  const output = limits.resultChars === limits.logBytes ? `${limits.resultChars / KIB} KiB result and logs` : `${limits.resultChars / KIB} KiB result, ${limits.logBytes / KIB} KiB logs`;
   return [
     handIn,
-    "A program is the body of an async function, in TypeScript or JavaScript: await and return work at its top level; import and export do not exist.",
-    "It reaches files and commands through the gg global; every gg function returns a promise and rejects with an Error whose code says what failed. Relative paths resolve against the workspace root.",
-    `What comes back: the returned value as JSON (at most ${limits.resultChars / KIB} KiB), what it wrote with console.log and the other console methods (at most ${limits.logBytes / KIB} KiB), or the error with its code, line and column.`,
-    `Limits: ${limits.budgetSecs} s wall-clock, ${limits.cpuSecs} s of CPU time, ${limits.memoryMb} MB of heap. The realm is bare: no timers, no network, no Node or browser APIs.`,
-    "Work on data in the program and return what you need to see: a summary costs less of your context window than the data.",
+    "A program is an async function body (top-level await and return, no import) using the gg global; its logs and return value (as JSON) come back, or its error.",
+    `Limits: ${limits.budgetSecs} s, ${limits.memoryMb} MB heap, ${output}; no timers, network or Node APIs.`,
+    "Compute in the program; return only what you need to see.",
+    "gg calls reject with an Error whose code says why. Relative paths start at the workspace root.",
   ];
 }
 
@@ -97,27 +97,21 @@ function codePrompt(config: Configuration, options: PromptOptions): string {
   const opens = functions.some((fn) => fn.module === "views" && fn.name === "openFile");
   // What gets a file's text into a program: readFile, or read under the batch implementation.
   const reader = functions.find((fn) => fn.module === "files" && (fn.name === "readFile" || fn.name === "read"));
-  const out = [
-    "You are a coding agent working in a workspace on disk. You act by writing programs: each one runs, and what it returns comes back to you as the next message. The types of the gg global are at the end.",
-    "",
-    "# Programs",
-    "",
-    ...programRules(options).map((rule) => `- ${rule}`),
-  ];
+  const out = ["You are a coding agent in a workspace on disk, acting by writing programs.", "", ...programRules(options).map((rule) => `- ${rule}`)];
   if (opens) {
     out.push(
       "",
       "# Views",
       "",
-      `- ${reader ? `gg.files.${reader.name} gets a file's bytes for your program; ` : ""}gg.views.openFile shows a file to you. A view is the only way a file enters your context window.`,
-      "- Views are append-only: opening a file again appends a new view, so re-open a file you changed to see it as it is now.",
-      `- A view over the view caps (${caps.lines} lines, ${caps.bytes / KIB} KiB) is refused with over-cap, never cut: open a smaller window.`,
-      "- gg.views.close and gg.context.evictFileView take a file's views out of the window and reclaim their tokens; gg.context.breakdown() gives the tokens per band.",
+      `- ${reader ? `gg.files.${reader.name} gets text for your program; ` : ""}gg.views.openFile(path, { offset, limit }) shows a file to you: only views enter your context window.`,
+      `- Views are append-only: re-open a file you changed. One over the caps (${caps.lines} lines, ${caps.bytes / KIB} KiB) is refused with over-cap, never cut.`,
+      "- gg.views.close(path) or gg.context.evictFileView(path) takes a file's views out; gg.views.list() and gg.context.breakdown() give their token costs.",
     );
     if (!config.vision) out.push("", "Reading images is unsupported for this model.");
   }
-  // gg.d.ts without its "generated" header, which says nothing to a model.
-  out.push("", "# The gg global", "", "```ts", renderDts(config).replace(/^\/\/.*\n\n/, "").trimEnd(), "```");
+  // The Views section says what the views and context modules do; the types declare the others.
+  const declared = opens ? MODULES.filter((module) => module !== "views" && module !== "context") : MODULES;
+  out.push("", "# The gg global", "", "```ts", compactDts(config, declared).trimEnd(), "```");
   return `${out.join("\n")}\n`;
 }
 

@@ -1,5 +1,6 @@
-// A run report as the model reads it: what it printed, what it returned, or the error with where it happened and the
-// calls made before it. The next message of a code agent's loop, and run_program's text over MCP.
+// A run report as the model reads it: what it printed, what it returned (compact JSON), or the error with where it
+// happened and the calls made before it; never the program, which the model has. The next message of a code agent's
+// loop, and run_program's text over MCP.
 import { errorText } from "../bindings/define.ts";
 import type { RunReport } from "../runtime/index.ts";
 
@@ -11,7 +12,8 @@ export function reportText(report: RunReport): string {
     if (report.logsDropped > 0) lines.push(`[${report.logsDropped} more entries dropped at the log limit]`);
     parts.push(`Console:\n${lines.join("\n")}`);
   }
-  if (report.ok) parts.push(`Returned:\n${JSON.stringify(report.result ?? null, null, 2)}`);
+  // Compact JSON: indentation would cost the model's window about two fifths more for nothing it reads.
+  if (report.ok) parts.push(`Returned:\n${JSON.stringify(report.result ?? null)}`);
   else if (report.error) {
     const { code, message, line, column, problems } = report.error;
     const where = line === undefined || problems ? "" : ` (line ${line}, column ${column})`;

@@ -54,8 +54,11 @@ export interface Configuration {
   agents: Record<string, readonly string[]>;
   /** The calls of the agent this configuration was selected for ({@link forAgent}); undefined gives every enabled call. */
   allow?: readonly string[];
-  /** What a code agent is shown before its first turn: the workspace's tree to this depth, and these modules' docs. */
-  openingTurn: { treeDepth: number; modules: readonly GgModule[] };
+  /**
+   * What a code agent is shown before its first turn: the workspace's tree, at the deepest depth up to `treeDepth`
+   * whose text fits `treeTokens` (0: no tree), and these modules' docs.
+   */
+  openingTurn: { treeDepth: number; treeTokens: number; modules: readonly GgModule[] };
 }
 
 /** The refusal of a configuration, listing every value that cannot be honoured. */
@@ -71,6 +74,9 @@ export class ConfigError extends Error {
 
 const ids = Object.keys(CAPABILITIES) as CapabilityId[];
 
+/** Tokens the opening turn's tree may take by default: small, since every request of a code agent carries it. */
+export const OPENING_TREE_TOKENS = 200;
+
 /**
  * A fresh configuration: every capability enabled, read-file on default-cap with a lineCap of 2000, shell on
  * offload with maxLines 200 and maxChars 8000.
@@ -85,7 +91,7 @@ export function defaultConfiguration(): Configuration {
       params: Object.fromEntries(params.map((name) => [name, DEFAULT_PARAMS[name]])),
     };
   }
-  return { capabilities, vision: true, agents: {}, openingTurn: { treeDepth: TREE_DEFAULT_DEPTH, modules: ["files", "shell"] } };
+  return { capabilities, vision: true, agents: {}, openingTurn: { treeDepth: TREE_DEFAULT_DEPTH, treeTokens: OPENING_TREE_TOKENS, modules: ["files", "shell"] } };
 }
 
 /** True for a configuration already parsed (every capability present with its settings), not a file's raw form. */
@@ -108,14 +114,19 @@ export function forAgent(config: Configuration, agent: string | undefined): Conf
 function checkOpeningTurn(input: unknown, problems: string[]): Configuration["openingTurn"] {
   const turn = { ...defaultConfiguration().openingTurn };
   if (!isRecord(input)) {
-    problems.push(`"openingTurn" must be an object like {"treeDepth": 2, "modules": ["files", "shell"]}`);
+    problems.push(`"openingTurn" must be an object like {"treeDepth": 2, "treeTokens": ${OPENING_TREE_TOKENS}, "modules": ["files", "shell"]}`);
     return turn;
   }
-  for (const key of Object.keys(input)) if (key !== "treeDepth" && key !== "modules") problems.push(`"openingTurn" has an unknown field "${key}"; its fields are "treeDepth", "modules"`);
-  const { treeDepth, modules } = input;
+  const fields = ["treeDepth", "treeTokens", "modules"];
+  for (const key of Object.keys(input)) if (!fields.includes(key)) problems.push(`"openingTurn" has an unknown field "${key}"; its fields are ${quote(fields)}`);
+  const { treeDepth, treeTokens, modules } = input;
   if (treeDepth !== undefined) {
     if (typeof treeDepth === "number" && Number.isInteger(treeDepth) && treeDepth >= 1 && treeDepth <= TREE_MAX_DEPTH) turn.treeDepth = treeDepth;
     else problems.push(`"openingTurn.treeDepth" is ${show(treeDepth)}; it must be a whole number from 1 to ${TREE_MAX_DEPTH}`);
+  }
+  if (treeTokens !== undefined) {
+    if (typeof treeTokens === "number" && Number.isSafeInteger(treeTokens) && treeTokens >= 0) turn.treeTokens = treeTokens;
+    else problems.push(`"openingTurn.treeTokens" is ${show(treeTokens)}; it must be a whole number of tokens, 0 for no tree`);
   }
   if (modules !== undefined) {
     const known: readonly string[] = GG_MODULES;

@@ -84,6 +84,11 @@ export interface CodeSurface<Data> {
   brief?: string;
   /** Parameters taken positionally, in order; the others go in a trailing options object. */
   positional: readonly string[];
+  /**
+   * What a program needs beyond the compact signature and the brief, in one short line: units, defaults, limits. The
+   * opening turn's docs show it after the brief.
+   */
+  note?(config: Configuration): string;
   /** The value a program receives, when it is not the data itself (read_file keeps a picture's bytes back). */
   value?(data: Data): unknown;
 }

@@ -43,7 +43,12 @@ export const listDir = defineCall({
   name: "list_dir",
   capability: "list-dir",
   brief: "List one directory's entries, directories suffixed with /.",
-  code: { module: "files", name: "listDir", positional: ["path"], brief: "List one directory's entries, each with its kind (file, dir, symlink or other)." },
+  code: {
+    module: "files",
+    name: "listDir",
+    positional: ["path"],
+    brief: "List one directory's entries, ignored ones included.",
+  },
   result: ListDirResult,
   parameters: () =>
     Type.Object(

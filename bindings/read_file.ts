@@ -103,8 +103,9 @@ export const readFile = defineCall({
   code: {
     module: "files",
     name: "readFile",
-    brief: "Read a text file by line window into your program, without showing it to you; a PNG, JPEG, GIF or WebP picture comes back as its descriptor (gg.views.openFile shows it).",
+    brief: "Read a text file by line window into your program, without showing it to you (gg.views.openFile shows it).",
     positional: ["path"],
+    note: () => `1-based offset. ${FOOTER_RULE}`,
     value: codeValue,
   },
   result: Type.Union([Type.String(), ImageValue]),

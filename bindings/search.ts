@@ -15,6 +15,9 @@ export const SEARCH_MAX_LIMIT = 200;
 /** Characters of a matching line shown before it is cut. */
 export const SEARCH_LINE_CHARS = 200;
 
+/** Queries that show the syntax. */
+const QUERY_EXAMPLES = "foo|bar, fn\\s+update, (?i)todo";
+
 /** One matching line, as data. */
 export const SearchMatch = Type.Object(
   {
@@ -45,12 +48,17 @@ export const search = defineCall({
   name: "search",
   capability: "search",
   brief: "Find the lines matching a Rust regular expression across the workspace's files.",
-  code: { module: "files", name: "search", positional: ["query"] },
+  code: {
+    module: "files",
+    name: "search",
+    positional: ["query"],
+    note: () => `query e.g. ${QUERY_EXAMPLES}. limit: default ${SEARCH_DEFAULT_LIMIT}, at most ${SEARCH_MAX_LIMIT}.`,
+  },
   result: SearchResult,
   parameters: () =>
     Type.Object(
       {
-        query: Type.String({ description: "Rust regular expression tried against each line, e.g. foo|bar, fn\\s+update, (?i)todo." }),
+        query: Type.String({ description: `Rust regular expression tried against each line, e.g. ${QUERY_EXAMPLES}.` }),
         path: Type.Optional(Type.String({ description: "Directory or single file to search. Default: the working directory." })),
         limit: Type.Optional(Type.Integer({ minimum: 1, description: `Matches to return. Default ${SEARCH_DEFAULT_LIMIT}, at most ${SEARCH_MAX_LIMIT}.` })),
       },

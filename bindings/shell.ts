@@ -131,6 +131,14 @@ export function outputRule(config: Configuration): string {
         "so pipe long output through tail, grep or head.";
 }
 
+/** The output rule as a program's author is told it: the numbers, and where the rest is. */
+function outputNote(config: Configuration): string {
+  const policy = shellPolicy(config);
+  return policy?.mode === "offload"
+    ? `Output over ${policy.maxLines} lines or ${policy.maxChars} characters comes back as its tail, with a note naming the files holding it all.`
+    : `Output over ${OUTPUT_BYTE_CAP / 1024} KiB is cut to its last ${OUTPUT_BYTE_CAP / 1024} KiB.`;
+}
+
 function describe(config: Configuration): string {
   return (
     "Run a command line with sh -c in the working directory, stdin closed. Returns stdout and stderr merged in " +
@@ -146,7 +154,12 @@ export const shell = defineCall({
   effects: true,
   async: true,
   brief: "Run a shell command and get its exit code and output.",
-  code: { module: "shell", name: "shell", positional: ["command"] },
+  code: {
+    module: "shell",
+    name: "shell",
+    positional: ["command"],
+    note: (config) => `sh -c in the workspace; timeoutSecs: default ${SHELL_DEFAULT_TIMEOUT_SECS}; a non-zero exitCode is a result. ${outputNote(config)}`,
+  },
   result: ShellResult,
   json: (output) => ({ ...output.data }),
   parameters: () =>

@@ -125,7 +125,7 @@ export const tree = defineCall({
   name: "tree",
   capability: "list-dir",
   brief: "Render the depth-bounded tree beneath a directory, skipping ignored files.",
-  code: { module: "files", name: "tree", positional: ["path"], brief: "Render the depth-bounded tree beneath a directory, skipping ignored files: its text and its entries as data." },
+  code: { module: "files", name: "tree", positional: ["path"], note: () => `depth: default ${TREE_DEFAULT_DEPTH}, at most ${TREE_MAX_DEPTH}.` },
   result: TreeResult,
   parameters: () =>
     Type.Object(

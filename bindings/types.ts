@@ -112,3 +112,100 @@ export function declarations(named: NamedTypes): string[] {
   for (const name of [...named.keys()]) declare(name);
   return out;
 }
+
+/**
+ * The named types met when `schemas` are spelled out, in the order first met, with how often each is referred to: a
+ * named type's own body is counted once, as it would be declared once. What the compact declarations name rather than
+ * spell out: the types met more than once.
+ */
+export function namedUses(schemas: readonly TSchema[]): Map<string, { schema: TSchema; uses: number }> {
+  const found = new Map<string, { schema: TSchema; uses: number }>();
+  const visit = (input: Schema | undefined): void => {
+    if (!input) return;
+    if (input.$id) {
+      const known = found.get(input.$id);
+      if (known) {
+        known.uses++;
+        return;
+      }
+      found.set(input.$id, { schema: input as TSchema, uses: 1 });
+    }
+    for (const member of [...(input.anyOf ?? []), ...(input.allOf ?? []), ...Object.values(input.properties ?? {}), ...Object.values(input.patternProperties ?? {})]) visit(member);
+    visit(input.items);
+  };
+  for (const schema of schemas) visit(schema as Schema);
+  return found;
+}
+
+/** The properties of an intersection of plain objects, merged; undefined when a part is anything else. */
+function merged(parts: Schema[], declared: ReadonlySet<string>): Schema | undefined {
+  const plain = parts.every((part) => part.type === "object" && !part.patternProperties && !(part.$id && declared.has(part.$id)));
+  if (!plain) return undefined;
+  return { type: "object", properties: Object.assign({}, ...parts.map((part) => part.properties)), required: parts.flatMap((part) => part.required ?? []) };
+}
+
+/** Whether `type` holds a union or an intersection outside any braces, so `[]` after it needs parentheses. */
+function composite(type: string): boolean {
+  let depth = 0;
+  for (const char of type) {
+    if (char === "{" || char === "(" || char === "<") depth++;
+    else if (char === "}" || char === ")" || char === ">") depth--;
+    else if (depth === 0 && (char === "|" || char === "&")) return true;
+  }
+  return false;
+}
+
+/** How {@link compactTypeOf} spells a type. */
+export interface CompactStyle {
+  /** Named types referred to by name; every other type is spelled out where it is used. */
+  declared: ReadonlySet<string>;
+  /** Leave out optional properties: a result's type then shows what every result holds. */
+  requiredOnly?: boolean;
+}
+
+/**
+ * `schema` as TypeScript on one line, without comments, an intersection of plain objects as one object: the compact
+ * declarations a code agent's prompt shows.
+ */
+export function compactTypeOf(input: TSchema, style: CompactStyle, expand = false): string {
+  const schema = input as Schema;
+  const of = (member: Schema): string => compactTypeOf(member as TSchema, style);
+  if (schema.$id && style.declared.has(schema.$id) && !expand) return schema.$id;
+  if (schema.const !== undefined) return JSON.stringify(schema.const);
+  if (schema.enum) return schema.enum.map((value) => JSON.stringify(value)).join(" | ");
+  if (schema.anyOf) return [...new Set(schema.anyOf.map(of))].join(" | ");
+  if (schema.allOf) {
+    const one = merged(schema.allOf, style.declared);
+    return one ? of(one) : schema.allOf.map(of).join(" & ");
+  }
+  switch (schema.type) {
+    case "string":
+    case "boolean":
+    case "null":
+      return schema.type;
+    case "integer":
+    case "number":
+      return "number";
+    case "array": {
+      const item = schema.items ? of(schema.items) : "unknown";
+      return composite(item) ? `(${item})[]` : `${item}[]`;
+    }
+    case "object": {
+      const record = Object.values(schema.patternProperties ?? {})[0];
+      if (record && !schema.properties) return `Record<string, ${of(record)}>`;
+      const required = new Set(schema.required ?? []);
+      const fields = Object.entries(schema.properties ?? {})
+        .filter(([key]) => required.has(key) || !style.requiredOnly)
+        .map(([key, property]) => `${IDENTIFIER.test(key) ? key : JSON.stringify(key)}${required.has(key) ? "" : "?"}: ${of(property)}`);
+      return fields.length === 0 ? "{}" : `{ ${fields.join("; ")} }`;
+    }
+    default:
+      return "unknown";
+  }
+}
+
+/** The one-line declaration of a named type: an interface for an object, else a type alias. */
+export function compactDeclaration(name: string, input: TSchema, style: CompactStyle): string {
+  const body = compactTypeOf(input, style, true);
+  return body.startsWith("{") ? `interface ${name} ${body}` : `type ${name} = ${body};`;
+}

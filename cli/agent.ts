@@ -76,7 +76,7 @@ export async function runAgentCommand(flags: AgentFlags, out: (text: string) => 
     ...(flags.maxTurns === undefined ? {} : { maxTurns: flags.maxTurns }),
     ...(flags.budget === undefined ? {} : { budgetSecs: flags.budget }),
     onTurn: (turn) => {
-      const tokens = `${turn.usage ? `${turn.usage.promptTokens} in, ${turn.usage.completionTokens} out` : "usage not reported"} (gg's estimate ${bandsTotal(turn.estimate)} in)`;
+      const tokens = `${turn.usage ? `${turn.usage.promptTokens} in${turn.usage.cachedTokens === undefined ? "" : ` (${turn.usage.cachedTokens} cached)`}, ${turn.usage.completionTokens} out` : "usage not reported"} (gg's estimate ${bandsTotal(turn.estimate)} in)`;
       const retries = turn.retries.length > 0 ? `, ${turn.retries.length} retries` : "";
       err(`[turn ${turn.turn}] ${tokens}, ${turn.calls} ${flags.arm === "tools" ? "calls" : "programs"}${retries}, ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
     },

@@ -22,6 +22,8 @@ export interface GgFunction {
   name: string;
   /** One line saying what it does. */
   brief: string;
+  /** What a program needs beyond the compact signature, in one short line (see CodeSurface.note). */
+  note?(config: Configuration): string;
   /** Parameters taken positionally, in order; the rest go in a trailing options object. */
   positional: readonly string[];
   /** Schema of all parameters, as one object. */
@@ -67,6 +69,7 @@ function fromCall(call: CallDefinition): GgFunction {
     module: call.code.module,
     name: call.code.name,
     brief: call.code.brief ?? call.brief,
+    ...(call.code.note ? { note: call.code.note } : {}),
     positional: call.code.positional,
     parameters: call.parameters,
     result: call.result,
@@ -131,6 +134,7 @@ const breakdown: GgFunction = {
   module: "context",
   name: "breakdown",
   brief: "Tokens in the context window per band: system, messages, tool results, file views, images.",
+  note: () => "The window as your next request will carry it, except this program's own report, which does not exist yet.",
   positional: [],
   parameters: nothing,
   result: Breakdown,

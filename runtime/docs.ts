@@ -4,8 +4,8 @@
 // `npm test`.
 import type { TSchema } from "typebox";
 import { type Configuration, defaultConfiguration } from "../bindings/config.ts";
-import { ErrorCode, GG_MODULES } from "../bindings/define.ts";
-import { declarations, docComment, type NamedTypes, typeOf } from "../bindings/types.ts";
+import { ErrorCode, GG_MODULES, type GgModule } from "../bindings/define.ts";
+import { type CompactStyle, compactDeclaration, compactTypeOf, declarations, docComment, type NamedTypes, namedUses, typeOf } from "../bindings/types.ts";
 import { type GgFunction, ggFunctions } from "./api.ts";
 
 // Parameter names a declaration cannot use as they are.
@@ -25,15 +25,27 @@ function parts(fn: GgFunction, config: Configuration) {
   return { properties, required, positional, options };
 }
 
-/** `readFile(path: string, options?: { offset?: number; limit?: number }): Promise<...>`; named types go to `named`. */
-export function signature(fn: GgFunction, config: Configuration, named: NamedTypes = new Map()): string {
+/** A signature whose types `render` spells. */
+function signatureWith(fn: GgFunction, config: Configuration, render: (schema: TSchema, result: boolean) => string, optionsName = "options"): string {
   const { properties, required, positional, options } = parts(fn, config);
-  const typed = (name: string): string => `${required.has(name) ? "" : "?"}: ${typeOf(properties[name] as TSchema, named)}`;
+  const typed = (name: string): string => `${required.has(name) ? "" : "?"}: ${render(properties[name] as TSchema, false)}`;
   const params = positional.map((name) => `${label(name)}${typed(name)}`);
   if (options.length > 0) {
-    params.push(`options${options.some((name) => required.has(name)) ? "" : "?"}: { ${options.map((name) => `${name}${typed(name)}`).join("; ")} }`);
+    params.push(`${optionsName}${options.some((name) => required.has(name)) ? "" : "?"}: { ${options.map((name) => `${name}${typed(name)}`).join("; ")} }`);
   }
-  return `${fn.name}(${params.join(", ")}): Promise<${typeOf(fn.result, named)}>`;
+  return `${fn.name}(${params.join(", ")}): Promise<${render(fn.result, true)}>`;
+}
+
+/** A signature as the compact declarations spell it: results show what every result holds. */
+function compactSignature(fn: GgFunction, config: Configuration, declared: ReadonlySet<string>): string {
+  const params: CompactStyle = { declared };
+  const results: CompactStyle = { declared, requiredOnly: true };
+  return signatureWith(fn, config, (schema, result) => compactTypeOf(schema, result ? results : params), "opts");
+}
+
+/** `readFile(path: string, options?: { offset?: number; limit?: number }): Promise<...>`; named types go to `named`. */
+export function signature(fn: GgFunction, config: Configuration, named: NamedTypes = new Map()): string {
+  return signatureWith(fn, config, (schema) => typeOf(schema, named));
 }
 
 /** The modules of the gg global, in the order the docs list them. */
@@ -72,6 +84,25 @@ export function renderDts(config: Configuration = defaultConfiguration()): strin
   typeOf(ErrorCode, named);
   const types = declarations(named);
   return `// Generated from gg's declarations; do not edit.\n\n${types.join("\n\n")}\n\n${GG_ERROR}\n\n${CONSOLE}\n\ndeclare const gg: {\n${modules.join("\n")}\n};\n`;
+}
+
+/**
+ * The gg global under `config` as compact declarations, for a code agent's prompt: one line per function of
+ * `modules` and one per type they name more than once, every other type spelled out where it is used, no comments,
+ * and results as every result holds them (their optional fields are in {@link renderDts}, which a program is checked
+ * against).
+ */
+export function compactDts(config: Configuration = defaultConfiguration(), modules: readonly GgModule[] = MODULES): string {
+  const functions = ggFunctions(config).filter((fn) => modules.includes(fn.module));
+  const named = namedUses(functions.flatMap((fn) => [fn.parameters(config), fn.result]));
+  const declared = new Set([...named].filter(([, found]) => found.uses > 1).map(([name]) => name));
+  const results: CompactStyle = { declared, requiredOnly: true };
+  const types = [...declared].map((name) => compactDeclaration(name, named.get(name)?.schema as TSchema, results));
+  const blocks = modules.flatMap((module) => {
+    const members = functions.filter((fn) => fn.module === module).map((fn) => `    ${compactSignature(fn, config, declared)};`);
+    return members.length > 0 ? [`  ${module}: {`, ...members, "  };"] : [];
+  });
+  return [...types, "declare const gg: {", ...blocks, "};", ""].join("\n");
 }
 
 /** One function as the docs show it: its signature, brief, each parameter with its description, and its errors. */
@@ -150,12 +181,13 @@ export function searchDocs(query: string, config: Configuration = defaultConfigu
 }
 
 /**
- * The documentation of one module as the opening turn shows it, found by a search over the briefs for the module:
- * each function's signature and brief, its parameters with their defaults and limits, and its errors. The types they
- * name are not repeated: the code prompt carries them.
+ * The documentation of one module as the opening turn shows it (under the module's label, gg://docs/files): a line
+ * per function with its brief, and its note where it has something to add to its compact signature in the code
+ * prompt.
  */
 export function moduleDoc(module: GgFunction["module"], config: Configuration = defaultConfiguration()): string {
-  const found = searchDocs(module, config).filter((match) => match.module === module);
-  const functions = ggFunctions(config).filter((fn) => found.some((match) => match.function === `gg.${fn.module}.${fn.name}`));
-  return functions.flatMap((fn, i) => [...(i > 0 ? [""] : []), ...functionSection(fn, config, new Map())]).join("\n");
+  return ggFunctions(config)
+    .filter((fn) => fn.module === module)
+    .map((fn) => `${fn.name}: ${fn.brief}${fn.note ? ` ${fn.note(config)}` : ""}`)
+    .join("\n");
 }

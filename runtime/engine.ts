@@ -1,16 +1,15 @@
 // The engine of one agent: its tools' context, its views, and runs of programs one after another. It lives in the
 // runner process (runner.ts); createRuntime in index.ts drives it from the embedding process.
-import { callContext, enabledCalls, type ToolsOptions } from "../bindings/index.ts";
-import { tree } from "../bindings/tree.ts";
-import { ggFunctions } from "./api.ts";
+import { callContext, type ToolsOptions } from "../bindings/index.ts";
 import { readFile } from "../bindings/read_file.ts";
 import { runCheckedSync } from "../bindings/define.ts";
 import { createChecker } from "./check.ts";
 import type { Baseline } from "./context.ts";
-import { moduleDoc, renderDts } from "./docs.ts";
+import { renderDts } from "./docs.ts";
 import { refusedRun, type RunOptions, runLimits } from "./limits.ts";
 import { createSandbox, type RunObserver, type RunReport } from "./sandbox.ts";
-import { createViews, DEFAULT_VIEW_CAPS, GG_LABEL, type OpenedView, type ViewCaps } from "./views.ts";
+import { openingTurn } from "./opening.ts";
+import { createViews, DEFAULT_VIEW_CAPS, type OpenedView, type ViewCaps } from "./views.ts";
 
 /** Options of an engine: where its calls run, and what its context window holds besides its views. */
 export interface EngineOptions extends ToolsOptions {
@@ -51,19 +50,7 @@ export function createEngine(options: EngineOptions, firstViewId = 1) {
       });
     },
     /** Opens the opening turn's views (see Runtime.openingTurn) and returns them. */
-    openingTurn(): OpenedView[] {
-      const { config } = context;
-      const opened: OpenedView[] = [];
-      if (enabledCalls(config).some((call) => call.name === tree.name)) {
-        const shape = runCheckedSync(tree, { path: ".", depth: config.openingTurn.treeDepth }, context);
-        if (shape.ok) opened.push(views.openText(`${GG_LABEL}workspace/tree`, shape.text));
-      }
-      const held = new Set(ggFunctions(config).map((fn) => fn.module));
-      for (const module of config.openingTurn.modules) {
-        if (held.has(module)) opened.push(views.openText(`${GG_LABEL}docs/${module}`, moduleDoc(module, config)));
-      }
-      return opened;
-    },
+    openingTurn: (): OpenedView[] => openingTurn(context, views),
     /** Stops showing pictures: later reads describe them, and the open views give theirs up (see withdrawPictures). */
     textOnly(): void {
       context.config = { ...context.config, vision: false };

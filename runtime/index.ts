@@ -10,7 +10,8 @@ import type { EngineOptions } from "./engine.ts";
 import type { FromRunner, ToRunner } from "./runner.ts";
 import { blankReport, CALL_RECORDS, refusedRun, type RunOptions, runLimits } from "./limits.ts";
 import type { CallRecord, RunError, RunReport } from "./sandbox.ts";
-import type { OpenedView, ViewContent } from "./views.ts";
+import type { OpenedView } from "./views.ts";
+import type { ViewContent } from "./window.ts";
 
 /**
  * Seconds past a run's budget after which a runner that has not answered is killed. The runner stops overruns
@@ -248,7 +249,8 @@ export type Runtime = ReturnType<typeof createRuntime>;
 export type { EngineOptions as RuntimeOptions } from "./engine.ts";
 export type { RunOptions } from "./limits.ts";
 export type { CallRecord, LogEntry, RunError, RunReport } from "./sandbox.ts";
-export type { OpenedView, ViewContent, ViewSummary } from "./views.ts";
+export type { OpenedView, ViewSummary } from "./views.ts";
+export { type ViewContent, type ViewMessages, type ViewPart, viewMessages } from "./window.ts";
 export type { Baseline } from "./context.ts";
 export { DEFAULT_LIMITS, type Limits } from "./limits.ts";
 

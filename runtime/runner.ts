@@ -7,7 +7,8 @@ import { compileProgram } from "./compile.ts";
 import { createEngine, type EngineOptions } from "./engine.ts";
 import type { RunOptions } from "./limits.ts";
 import type { CallRecord, RunReport } from "./sandbox.ts";
-import type { OpenedView, ViewContent } from "./views.ts";
+import type { OpenedView } from "./views.ts";
+import type { ViewContent } from "./window.ts";
 
 /** Messages from the embedding process. */
 export type ToRunner = { type: "init"; options: EngineOptions; journal: string; firstViewId: number } | { type: "run"; id: number; source: string; run: RunOptions } | { type: "views" | "opening" | "text-only"; id: number }

@@ -9,9 +9,7 @@ import { GgError } from "../host/errors.ts";
 import { plural } from "../host/lines.ts";
 import { pathKey } from "../host/paths.ts";
 import { type Baseline, type Breakdown, imageTokens, textTokens } from "./context.ts";
-
-/** How the labels of views gg opens itself begin: no path on disk does. */
-export const GG_LABEL = "gg://";
+import { GG_LABEL, partsTokens, type ViewContent, viewMessages } from "./window.ts";
 
 /** What one view may carry. */
 export interface ViewCaps {
@@ -112,16 +110,6 @@ function refuseOverCap(path: string, window: ReadWindow, text: string, caps: Vie
   throw new GgError("over-cap", `Cannot open a view of ${asked}: the window is over the view cap of ${caps.bytes} bytes; ask for fewer lines, e.g. gg.views.openFile(${quoted}, { offset: ${window.first}, limit: ${fit} })`);
 }
 
-/** What one open view puts in front of the model. */
-export interface ViewContent {
-  path: string;
-  text: string;
-  /** The picture, while no newer view of its path has retired it. */
-  dataUrl?: string;
-  /** What the picture costs the window, in tokens, while it travels. */
-  pictureTokens?: number;
-}
-
 /** What a picture taken out of the window leaves in its place: where it was, and why it went. */
 export const pictureRemoved = (path: string): string => `[The picture of ${path} was removed: this model cannot see images.]`;
 
@@ -136,6 +124,9 @@ export function createViews(read: ViewRead, cwd: string, caps: ViewCaps = DEFAUL
     ...(view.image ? { image: { ...view.image } } : {}),
     tokens: costOf(view),
   });
+
+  const contents = (): ViewContent[] =>
+    views.map((view) => ({ path: view.path, text: view.text, ...(view.dataUrl ? { dataUrl: view.dataUrl, pictureTokens: costOf(view) - textTokens(view.text) } : {}) }));
 
   const remove = (path: string): Closed => {
     // A view gg opened itself (the opening turn's) is named by its gg:// label, never a path on disk.
@@ -204,14 +195,15 @@ export function createViews(read: ViewRead, cwd: string, caps: ViewCaps = DEFAUL
     close: remove,
     /** The open views, oldest first. */
     list: (): ViewSummary[] => views.map(summary),
-    /** Tokens per band of the context window. */
+    /**
+     * Tokens per band of the context window: the bands the embedder measured, and the views as the messages that carry
+     * them (their headings included), so an agent loop's next request adds only what it sends after this.
+     */
     breakdown(): Breakdown {
-      let fileViews = 0;
-      let images = 0;
-      for (const view of views) {
-        fileViews += textTokens(view.text);
-        images += costOf(view) - textTokens(view.text);
-      }
+      const { opening, later } = viewMessages(contents());
+      const [first, last] = [partsTokens(opening), partsTokens(later)];
+      const fileViews = first.text + last.text;
+      const images = first.pictures + last.pictures;
       const system = baseline.system ?? 0;
       const messages = baseline.messages ?? 0;
       const toolResults = baseline.toolResults ?? 0;
@@ -222,8 +214,7 @@ export function createViews(read: ViewRead, cwd: string, caps: ViewCaps = DEFAUL
       baseline = { ...baseline, ...next };
     },
     /** What the model is shown: each open view's text, and its picture while it is not retired. */
-    contents: (): ViewContent[] =>
-      views.map((view) => ({ path: view.path, text: view.text, ...(view.dataUrl ? { dataUrl: view.dataUrl, pictureTokens: costOf(view) - textTokens(view.text) } : {}) })),
+    contents,
     /**
      * Takes every picture out of the window, for a model found unable to see them: each view keeps its text, with a
      * note where its picture was, and stops being charged for it.

@@ -5,13 +5,13 @@ import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
-import { programOf, runAgent } from "../../agent/loop.ts";
+import { type Bands, bandsTotal, programOf, runAgent } from "../../agent/loop.ts";
 import { openAIProvider } from "../../agent/provider.ts";
 import { imageTokens, textTokens } from "../../runtime/context.ts";
 import { tempWorkspace } from "../workspace.ts";
 
 type Message = { role: string; content: unknown; tool_calls?: { id: string }[]; tool_call_id?: string };
-type Reply = { content?: string; tool_calls?: { id: string; type: "function"; function: { name: string; arguments: string } }[] };
+type Reply = { content?: string; tool_calls?: { id: string; type: "function"; function: { name: string; arguments: string } }[]; usage?: object };
 
 const PNG = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==", "base64");
 
@@ -27,8 +27,9 @@ async function scripted(replies: Reply[], textOnly = false) {
         response.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: "Invalid content type. image_url is only supported by certain models.", type: "invalid_request_error" } }));
         return;
       }
-      const message = { role: "assistant", content: null, ...replies.shift() };
-      response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ id: "c", object: "chat.completion", created: 0, model: "m", choices: [{ index: 0, finish_reason: "stop", message }], usage: { prompt_tokens: 100, completion_tokens: 10, total_tokens: 110 } }));
+      const { usage = { prompt_tokens: 100, completion_tokens: 10, total_tokens: 110 }, ...reply } = replies.shift() ?? {};
+      const message = { role: "assistant", content: null, ...reply };
+      response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ id: "c", object: "chat.completion", created: 0, model: "m", choices: [{ index: 0, finish_reason: "stop", message }], usage }));
     });
   });
   await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
@@ -41,6 +42,9 @@ const call = (id: string, name: string, args: object) => ({ id, type: "function"
 const text = (content: unknown): string => (typeof content === "string" ? content : JSON.stringify(content));
 /** gg's estimate of a message's text parts alone. */
 const textParts = (content: unknown): number => (Array.isArray(content) ? content.reduce((sum: number, part: { text?: string }) => sum + (part.text === undefined ? 0 : textTokens(part.text)), 0) : 0);
+/** The text parts of a request's views messages (the opening turn's and the others), as gg counts them. */
+const viewsText = (messages: Message[] | undefined): number =>
+  (messages ?? []).filter((message) => /^# (Opening turn|Open views)/.test(text((message.content as { text?: string }[])[0]?.text ?? ""))).reduce((sum, message) => sum + textParts(message.content), 0);
 
 describe("runAgent", () => {
   test("tools arm: every tool call of a reply is answered in order by a tool message with its id; no tool call ends the run", async () => {
@@ -96,13 +100,50 @@ describe("runAgent", () => {
     expect(report).toMatchObject({ ok: true, answer: "All done.", calls: [{ name: "run_program", ok: true }, { name: "run_program", ok: true }] });
     expect(readFileSync(join(ws.root, "b.txt"), "utf8")).toBe("beta");
     expect(report.filesChanged).toEqual({ created: ["b.txt"], modified: [], deleted: [] });
-    const band = (index: number): string => text(server.requests[index]?.messages.at(-1)?.content);
-    // The opening turn's views from the start; a.txt after the first program; not after the second closed it.
-    expect(band(0)).toContain("gg://workspace/tree");
-    expect(band(1)).toContain("## a.txt\\n\\nalpha");
-    expect(band(2)).not.toContain("## a.txt");
-    expect(text(server.requests[1]?.messages.at(-2)?.content)).toBe("Returned:\n1");
-    expect(report.turns.map((turn) => turn.estimate.views > 0)).toEqual([true, true, true]);
+    const [first, second, third] = server.requests.map((request) => request.messages);
+    // The opening turn's views right after the system prompt, the same bytes in every request, before the task.
+    expect(first?.map((message) => message.role)).toEqual(["system", "user", "user"]);
+    expect(text(first?.[1]?.content)).toMatch(/^\[\{"type":"text","text":"# Opening turn"\},\{"type":"text","text":"## gg:\/\/workspace\/tree\\n\\na\.txt"\}/);
+    expect(first?.[2]?.content).toBe("Look at a.txt.");
+    for (const later of [second, third]) expect(text(later?.slice(0, 3))).toBe(text(first));
+    // The other views last: a.txt after the first program; gone after the second closed it.
+    expect(text(second?.at(-1)?.content)).toContain("## a.txt\\n\\nalpha");
+    expect(second?.at(-2)?.content).toBe("Returned:\n1");
+    expect(third?.at(-1)?.content).toBe('Returned:\n"closed"');
+    expect(report.turns.map((turn, i) => turn.estimate.views === viewsText(server.requests[i]?.messages) && turn.estimate.views > 0)).toEqual([true, true, true]);
+    // A report is the result of an action: counted with tool results, the task and the replies with messages.
+    expect(report.turns[2]?.estimate).toMatchObject({ toolResults: textTokens("Returned:\n1") + textTokens('Returned:\n"closed"'), messages: [first?.[2], second?.[3], third?.[5]].reduce((sum, message) => sum + textTokens(text(message?.content)), 0) });
+  });
+
+  test("gg.context.breakdown() in a program is the loop's estimate of the next request, but for the program's own report", async () => {
+    using ws = tempWorkspace();
+    ws.put({ "a.txt": "alpha\n".repeat(40), "b.txt": "beta\n" });
+    await using server = await scripted([
+      { content: "First a.\n```ts\nawait gg.views.openFile('a.txt');\nreturn 'opened';\n```" },
+      { content: "Then b, and what it costs.\n```ts\nawait gg.views.openFile('b.txt');\nreturn await gg.context.breakdown();\n```" },
+      { content: "Done." },
+    ]);
+    const report = await runAgent({ provider: server.provider, model: "m", arm: "code", task: "Open both.", workspace: ws.root });
+    const told = text(server.requests[2]?.messages.at(-2)?.content);
+    const seen = JSON.parse(told.slice("Returned:\n".length)) as Record<string, number>;
+    const next = report.turns[2]?.estimate as Bands;
+    const own = textTokens(told);
+    expect(seen).toEqual({ system: next.system, messages: next.messages, toolResults: next.toolResults - own, fileViews: next.views, images: 0, total: bandsTotal(next) - own });
+    expect(seen.fileViews).toBe(viewsText(server.requests[2]?.messages));
+  });
+
+  test("cached prompt tokens are reported beside the rest when the provider gives them", async () => {
+    using ws = tempWorkspace();
+    await using server = await scripted([
+      { content: "```ts\nreturn 1;\n```", usage: { prompt_tokens: 900, completion_tokens: 20, total_tokens: 920, prompt_tokens_details: { cached_tokens: 0 } } },
+      { content: "One.", usage: { prompt_tokens: 950, completion_tokens: 5, total_tokens: 955, prompt_tokens_details: { cached_tokens: 896 } } },
+    ]);
+    const report = await runAgent({ provider: server.provider, model: "m", arm: "code", task: "Count.", workspace: ws.root });
+    expect(report.turns.map((turn) => turn.usage)).toEqual([
+      { promptTokens: 900, completionTokens: 20, cachedTokens: 0 },
+      { promptTokens: 950, completionTokens: 5, cachedTokens: 896 },
+    ]);
+    expect(report.totals.usage).toEqual({ promptTokens: 1850, completionTokens: 25, cachedTokens: 896 });
   });
 
   test("the run ends at max-turns, and a request over the context length is not sent", async () => {
@@ -155,12 +196,12 @@ describe("runAgent", () => {
     const [, refused, again, last] = server.requests;
     expect(JSON.stringify(refused)).toContain("image_url");
     // The picture is charged while it travels (see the next test), and not once it has left.
-    expect(report.turns[1]?.estimate.views).toBe(textParts(again?.messages.at(-1)?.content));
+    expect(report.turns[1]?.estimate.views).toBe(viewsText(again?.messages));
     expect(JSON.stringify(server.requests.slice(2))).not.toContain("image_url");
     expect(JSON.stringify(again?.messages.at(-1)?.content)).toContain("The picture of dot.png was removed: this model cannot see images.");
     expect(text(again?.messages[0]?.content)).toContain("Reading images is unsupported for this model.");
-    expect(text(last?.messages.at(-2)?.content)).toContain('"images": 0');
-    expect(text(last?.messages.at(-2)?.content)).toContain('"attached": false');
+    expect(text(last?.messages.at(-2)?.content)).toContain('"images":0');
+    expect(text(last?.messages.at(-2)?.content)).toContain('"attached":false');
   });
 
   test("gg's estimate charges a picture in the views band by its tiles while it travels", async () => {
@@ -169,7 +210,7 @@ describe("runAgent", () => {
     await using server = await scripted([{ content: "```ts\nawait gg.views.openFile('dot.png');\nreturn 1;\n```" }, { content: "Seen." }]);
     const report = await runAgent({ provider: server.provider, model: `sees-${process.pid}`, arm: "code", task: "Look.", workspace: ws.root });
     expect(JSON.stringify(server.requests[1])).toContain("image_url");
-    expect(report.turns[1]?.estimate.views).toBe(textParts(server.requests[1]?.messages.at(-1)?.content) + imageTokens({ width: 1, height: 1, bytes: PNG.length }).tokens);
+    expect(report.turns[1]?.estimate.views).toBe(viewsText(server.requests[1]?.messages) + imageTokens({ width: 1, height: 1, bytes: PNG.length }).tokens);
   });
 
   test("declared text-only: no picture is ever sent, and the prompt says reading images is unsupported", async () => {

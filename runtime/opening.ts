@@ -1,0 +1,115 @@
+// The opening turn: what a code agent meets before its first turn, opened as views so that it is charged, listed and
+// closed like any other. Every request carries it, so it is held to a budget: the workspace's tree at the deepest
+// depth whose text fits, or, when not even the top level fits, a few lines saying what is there and how to look.
+import { type CallContext, holdsCall, runCheckedSync } from "../bindings/define.ts";
+import { listDir } from "../bindings/list_dir.ts";
+import { tree } from "../bindings/tree.ts";
+import { grouped, plural } from "../host/lines.ts";
+import { enter, listDir as listWalk, walkRoot, type WalkEntry } from "../host/walk.ts";
+import { ggFunctions } from "./api.ts";
+import { textTokens } from "./context.ts";
+import { moduleDoc } from "./docs.ts";
+import type { OpenedView, Views } from "./views.ts";
+import { GG_LABEL } from "./window.ts";
+
+/** The label of the opening turn's tree. */
+export const TREE_LABEL = `${GG_LABEL}workspace/tree`;
+
+/** Opens the opening turn's views as the configuration sets it, and returns them. */
+export function openingTurn(context: CallContext, views: Views): OpenedView[] {
+  const { config } = context;
+  const opened: OpenedView[] = [];
+  const { treeDepth, treeTokens, modules } = config.openingTurn;
+  if (treeTokens > 0 && holdsCall(config, tree)) {
+    const shape = openingTree(context, treeDepth, treeTokens);
+    if (shape !== undefined) opened.push(views.openText(TREE_LABEL, shape));
+  }
+  const held = new Set(ggFunctions(config).map((fn) => fn.module));
+  for (const module of modules) {
+    if (held.has(module)) opened.push(views.openText(`${GG_LABEL}docs/${module}`, moduleDoc(module, config)));
+  }
+  return opened;
+}
+
+/**
+ * The workspace's tree at the deepest depth up to `depth` that is whole and within `tokens`; when not even its top
+ * level is, a summary of the top level. Undefined when the workspace cannot be listed.
+ */
+export function openingTree(context: CallContext, depth: number, tokens: number): string | undefined {
+  for (let level = depth; level >= 1; level--) {
+    const shape = runCheckedSync(tree, { path: ".", depth: level }, context);
+    if (!shape.ok) return undefined;
+    if (!shape.data.cut && textTokens(shape.text) <= tokens) return shape.text;
+  }
+  return topLevelSummary(context, tokens);
+}
+
+/** What a top-level entry is, for the summary's counts: singular and plural. */
+function kindOf(entry: WalkEntry): [string, string] {
+  if (entry.symlink) return ["symbolic link", "symbolic links"];
+  if (entry.directory) return ["directory", "directories"];
+  return entry.file ? ["file", "files"] : ["other entry", "other entries"];
+}
+
+/** How the summary groups files: by extension (`.js`), a dot file or a name without one as "no extension". */
+const extensionOf = (name: string): string => {
+  const dot = name.lastIndexOf(".");
+  return dot > 0 ? name.slice(dot) : "no extension";
+};
+
+/** How many of each, most first, ties by name. */
+function tally(keys: string[]): [string, number][] {
+  const counts = new Map<string, number>();
+  for (const key of keys) counts.set(key, (counts.get(key) ?? 0) + 1);
+  return [...counts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+}
+
+/**
+ * `label: a, b, c` with as many of the `count` items as fit `room` bytes (a newline included) and the rest counted,
+ * or "" when not one fits. Items are made as they are needed, so a long list costs what is shown.
+ */
+function fitted(label: string, count: number, item: (i: number) => string, room: number): string {
+  const more = (rest: number): string => (rest > 0 ? `, and ${grouped(rest)} more` : "");
+  let line = `${label}:`;
+  let shown = 0;
+  while (shown < count) {
+    const next = `${line}${shown === 0 ? " " : ", "}${item(shown)}`;
+    if (Buffer.byteLength(next + more(count - shown - 1)) + 1 > room) break;
+    line = next;
+    shown++;
+  }
+  return shown === 0 ? "" : line + more(count - shown);
+}
+
+/**
+ * The top level of a workspace too big to list within `tokens`, in a few lines: how many entries of which kinds, its
+ * directories with their sizes and its files by extension as far as the budget goes (the rest counted), and the calls
+ * that show the rest.
+ */
+function topLevelSummary(context: CallContext, tokens: number): string {
+  const { entries, scope } = listWalk(walkRoot(context.cwd, context.workspace, context.warm));
+  const kinds = tally(entries.map((entry) => kindOf(entry).join("|"))).map(([kind, count]) => {
+    const [one, many] = kind.split("|");
+    return `${grouped(count)} ${count === 1 ? one : many}`;
+  });
+  const header = `(${grouped(entries.length)} entries at the top level, more than the opening turn's ${tokens}-token tree shows: ${kinds.join(", ")})`;
+  const directories = entries.filter((entry) => entry.directory && !entry.symlink);
+  const hint = `${holdsCall(context.config, listDir) ? "gg.files.listDir() lists them all; " : ""}gg.files.tree(${JSON.stringify(directories[0]?.name ?? ".")}) shows a directory.`;
+  let room = tokens * 4 - Buffer.byteLength(`${header}\n${hint}`);
+  const size = (entry: WalkEntry): string => {
+    try {
+      return `${entry.name}/ (${grouped(listWalk(enter(scope, entry, context.warm)).entries.length)})`;
+    } catch {
+      return `${entry.name}/ (unreadable)`;
+    }
+  };
+  const lines = [header];
+  const folders = fitted("directories (entries)", directories.length, (i) => size(directories[i] as WalkEntry), room);
+  if (folders) lines.push(folders);
+  room -= folders ? Buffer.byteLength(folders) + 1 : 0;
+  const extensions = tally(entries.filter((entry) => entry.file && !entry.symlink).map((entry) => extensionOf(entry.name)));
+  const files = fitted("files", extensions.length, (i) => `${extensions[i]?.[0]} ${grouped(extensions[i]?.[1] ?? 0)}`, room);
+  if (files) lines.push(files);
+  lines.push(hint);
+  return lines.join("\n");
+}
