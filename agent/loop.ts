@@ -354,7 +354,7 @@ async function drive(options: AgentOptions): Promise<Omit<AgentReport, "filesCha
       record.calls = program ? 1 : 0;
       if (program && runtime) {
         // What the next request carries besides the views and this program's report: breakdown() adds the views.
-        const baseline = { system: estimate.system, messages: estimate.messages + tokensOf(replied, pictures), toolResults: estimate.toolResults };
+        const baseline = { system: estimate.system, messages: estimate.messages + tokensOf(replied, pictures), toolResults: estimate.toolResults, viewMessages: true };
         const budget = Math.max(0.001, Math.min(DEFAULT_LIMITS.budgetSecs, (deadline - Date.now()) / 1000));
         const run = await runtime.run(program.source, { language: program.language, budget, baseline });
         const told = reportText(run);

@@ -198,15 +198,15 @@ declare var console: Console;
 
 declare const gg: {
   files: {
-    /** Read a text file by line window into your program, without showing it to you; a PNG, JPEG, GIF or WebP picture comes back as its descriptor (gg.views.openFile shows it). */
+    /** Read a text file by line window into your program, without showing it to you (gg.views.openFile shows it). */
     readFile(path: string, options?: { offset?: number; limit?: number }): Promise<string | ImageValue>;
     /** Create or overwrite a whole file, creating its parent directories. */
     writeFile(path: string, content: string): Promise<WriteResult>;
     /** Replace one exact, unique occurrence of a string in a file. */
     editFile(path: string, old: string, replacement: string): Promise<EditResult>;
-    /** List one directory's entries, each with its kind (file, dir, symlink or other). */
+    /** List one directory's entries, ignored ones included. */
     listDir(path?: string): Promise<ListDirResult>;
-    /** Render the depth-bounded tree beneath a directory, skipping ignored files: its text and its entries as data. */
+    /** Render the depth-bounded tree beneath a directory, skipping ignored files. */
     tree(path?: string, options?: { depth?: number }): Promise<TreeResult>;
     /** Find the lines matching a Rust regular expression across the workspace's files. */
     search(query: string, options?: { path?: string; limit?: number }): Promise<SearchResult>;

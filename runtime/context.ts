@@ -60,4 +60,10 @@ export interface Baseline {
   system?: number;
   messages?: number;
   toolResults?: number;
+  /**
+   * True when the views reach the model in the messages viewMessages() lays out (gg's agent loop): the breakdown then
+   * counts those messages' headings with the views, so it is what the next request carries but for the program's own
+   * report. Otherwise the views band is their texts alone.
+   */
+  viewMessages?: boolean;
 }

@@ -80,7 +80,9 @@ export function runProblems(run: RunOptions): string[] {
   if (run.check !== undefined && typeof run.check !== "boolean") problems.push(`check ${String(run.check)} is not true or false`);
   if (run.language !== undefined && run.language !== "ts" && run.language !== "js") problems.push(`language ${String(run.language)} is not "ts" or "js"`);
   for (const [band, tokens] of Object.entries(run.baseline ?? {})) {
-    if (!["system", "messages", "toolResults"].includes(band)) problems.push(`baseline has an unknown band "${band}"; the bands are system, messages, toolResults`);
+    if (band === "viewMessages") {
+      if (typeof tokens !== "boolean") problems.push(`baseline.viewMessages ${String(tokens)} is not true or false`);
+    } else if (!["system", "messages", "toolResults"].includes(band)) problems.push(`baseline has an unknown band "${band}"; the bands are system, messages, toolResults`);
     else if (!(typeof tokens === "number" && Number.isInteger(tokens) && tokens >= 0)) problems.push(`baseline.${band} ${String(tokens)} is not a whole number of tokens, 0 or more`);
   }
   return problems;

@@ -92,24 +92,35 @@ function topLevelSummary(context: CallContext, tokens: number): string {
     const [one, many] = kind.split("|");
     return `${grouped(count)} ${count === 1 ? one : many}`;
   });
-  const header = `(${grouped(entries.length)} entries at the top level, more than the opening turn's ${tokens}-token tree shows: ${kinds.join(", ")})`;
+  const header = `(${grouped(entries.length)} entries at the top level, too many to list in the opening turn: ${kinds.join(", ")})`;
   const directories = entries.filter((entry) => entry.directory && !entry.symlink);
   const hint = `${holdsCall(context.config, listDir) ? "gg.files.listDir() lists them all; " : ""}gg.files.tree(${JSON.stringify(directories[0]?.name ?? ".")}) shows a directory.`;
-  let room = tokens * 4 - Buffer.byteLength(`${header}\n${hint}`);
-  const size = (entry: WalkEntry): string => {
+  const room = tokens * 4 - Buffer.byteLength(`${header}\n${hint}`);
+  const sizes: string[] = [];
+  const size = (i: number): string => {
+    const entry = directories[i] as WalkEntry;
     try {
-      return `${entry.name}/ (${grouped(listWalk(enter(scope, entry, context.warm)).entries.length)})`;
+      sizes[i] ??= `${entry.name}/ (${grouped(listWalk(enter(scope, entry, context.warm)).entries.length)})`;
     } catch {
-      return `${entry.name}/ (unreadable)`;
+      sizes[i] = `${entry.name}/ (unreadable)`;
     }
+    return sizes[i];
   };
-  const lines = [header];
-  const folders = fitted("directories (entries)", directories.length, (i) => size(directories[i] as WalkEntry), room);
-  if (folders) lines.push(folders);
-  room -= folders ? Buffer.byteLength(folders) + 1 : 0;
   const extensions = tally(entries.filter((entry) => entry.file && !entry.symlink).map((entry) => extensionOf(entry.name)));
-  const files = fitted("files", extensions.length, (i) => `${extensions[i]?.[0]} ${grouped(extensions[i]?.[1] ?? 0)}`, room);
-  if (files) lines.push(files);
-  lines.push(hint);
-  return lines.join("\n");
+  const filesIn = (space: number): string => fitted("files", extensions.length, (i) => `${extensions[i]?.[0]} ${grouped(extensions[i]?.[1] ?? 0)}`, space);
+  const foldersIn = (space: number): string => fitted("directories (entries)", directories.length, size, space);
+  const bytes = (line: string): number => (line ? Buffer.byteLength(line) + 1 : 0);
+  let files = filesIn(room);
+  let folders = foldersIn(room);
+  // When both do not fit, each gets half the room, and what one leaves of its half goes to the other.
+  if (bytes(files) + bytes(folders) > room) {
+    const half = Math.floor(room / 2);
+    if (bytes(files) <= half) folders = foldersIn(room - bytes(files));
+    else if (bytes(folders) <= half) files = filesIn(room - bytes(folders));
+    else {
+      files = filesIn(half);
+      folders = foldersIn(room - bytes(files));
+    }
+  }
+  return [header, folders, files, hint].filter(Boolean).join("\n");
 }

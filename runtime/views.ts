@@ -196,14 +196,13 @@ export function createViews(read: ViewRead, cwd: string, caps: ViewCaps = DEFAUL
     /** The open views, oldest first. */
     list: (): ViewSummary[] => views.map(summary),
     /**
-     * Tokens per band of the context window: the bands the embedder measured, and the views as the messages that carry
-     * them (their headings included), so an agent loop's next request adds only what it sends after this.
+     * Tokens per band of the context window: the bands the embedder measured, and the views' texts and pictures (laid
+     * out in their messages, headings included, when the baseline says they travel so).
      */
     breakdown(): Breakdown {
-      const { opening, later } = viewMessages(contents());
-      const [first, last] = [partsTokens(opening), partsTokens(later)];
-      const fileViews = first.text + last.text;
-      const images = first.pictures + last.pictures;
+      const laid = viewMessages(contents());
+      const { text, pictures: images } = partsTokens([...laid.opening, ...laid.later]);
+      const fileViews = baseline.viewMessages ? text : views.reduce((sum, view) => sum + textTokens(view.text), 0);
       const system = baseline.system ?? 0;
       const messages = baseline.messages ?? 0;
       const toolResults = baseline.toolResults ?? 0;

@@ -43,11 +43,13 @@ describe("runtime.openingTurn()", () => {
       const opened = await runtime.openingTurn();
       expect(opened.map((view) => view.path)).toEqual(["gg://workspace/tree", "gg://docs/files", "gg://docs/shell"]);
       expect(opened[0]?.text).toBe("README.md\nsrc/\n  a.ts\n  deep/ (1 entries not shown)");
-      // Each function with its parameters' defaults and limits, and its errors; the types are the code prompt's.
-      expect(opened[1]?.text).toContain("### gg.files.search\n\n```ts\nsearch(query: string");
-      expect(opened[1]?.text).toContain("- `limit` (number, optional): Matches to return. Default 50, at most 200.");
-      expect(opened[2]?.text).toContain("- Errors: `invalid-argument`, `launch-failed`, `timeout`, `io-error`");
-      expect(opened[2]?.text).not.toContain("interface ShellResult");
+      // A line per function: its brief, then what its compact signature in the prompt does not say (defaults, limits).
+      const files = (opened[1]?.text ?? "").split("\n");
+      expect(files.map((line) => line.slice(0, line.indexOf(":")))).toEqual(["readFile", "writeFile", "editFile", "listDir", "tree", "search"]);
+      expect(files[5]).toBe("search: Find the lines matching a Rust regular expression across the workspace's files. query e.g. foo|bar, fn\\s+update, (?i)todo. limit: default 50, at most 200.");
+      expect(opened[2]?.text).toMatch(/^shell: Run a shell command and get its exit code and output\. sh -c in the workspace; timeoutSecs: default 3600;/);
+      // No types: the code prompt carries them, once.
+      expect(opened.map((view) => view.text).join("\n")).not.toMatch(/interface|Promise<|\{ path: string/);
       for (const view of opened) expect(view.tokens).toBe(Math.ceil(Buffer.byteLength(view.text) / 4));
       // They are views like any other: listed, charged, and closed by their labels.
       const report = await runtime.run("const before = (await gg.context.breakdown()).fileViews; const closed = await gg.views.close('gg://docs/shell'); return { before, closed, left: (await gg.views.list()).map((view) => view.path) }");
@@ -64,32 +66,34 @@ describe("runtime.openingTurn()", () => {
     const runtime = createRuntime({ workspace: ws.root, config });
     const reader = createRuntime({ workspace: ws.root, config, agent: "reader" });
     const none = createRuntime({ workspace: ws.root, config: { openingTurn: { modules: [] } } });
+    const treeless = createRuntime({ workspace: ws.root, config: { openingTurn: { treeTokens: 0 } } });
     try {
       const opened = await runtime.openingTurn();
       expect(opened.map((view) => view.path)).toEqual(["gg://workspace/tree", "gg://docs/shell", "gg://docs/views", "gg://docs/context"]);
       expect(opened[0]?.text).toBe("a/\n  b/\n    c/ (1 entries not shown)");
+      expect(opened[2]?.text).toMatch(/^openFile: Show a file to yourself/);
       // No tree (the reader holds no tree call) and no shell docs; views and context are every agent's.
       expect((await reader.openingTurn()).map((view) => view.path)).toEqual(["gg://docs/views", "gg://docs/context"]);
       expect((await none.openingTurn()).map((view) => view.path)).toEqual(["gg://workspace/tree"]);
+      expect((await treeless.openingTurn()).map((view) => view.path)).toEqual(["gg://docs/files", "gg://docs/shell"]);
     } finally {
-      runtime.close();
-      reader.close();
-      none.close();
+      for (const each of [runtime, reader, none, treeless]) each.close();
     }
   });
 
   test("a bad openingTurn is refused with every bad value named", () => {
     const refused = (() => {
       try {
-        parseConfiguration({ openingTurn: { treeDepth: 11, modules: ["files", "network"], docs: true } });
+        parseConfiguration({ openingTurn: { treeDepth: 11, treeTokens: -1, modules: ["files", "network"], docs: true } });
       } catch (error) {
         return (error as ConfigError).problems;
       }
       return [];
     })();
     expect(refused).toEqual([
-      '"openingTurn" has an unknown field "docs"; its fields are "treeDepth", "modules"',
+      '"openingTurn" has an unknown field "docs"; its fields are "treeDepth", "treeTokens", "modules"',
       '"openingTurn.treeDepth" is 11; it must be a whole number from 1 to 10',
+      '"openingTurn.treeTokens" is -1; it must be a whole number of tokens, 0 for no tree',
       '"openingTurn.modules" has unknown module "network"; the modules are "files", "shell", "views", "context"',
     ]);
   });
@@ -104,5 +108,71 @@ describe("runtime.openingTurn()", () => {
     expect(tools.stdout).toMatch(/^You are a coding agent[\s\S]*# Running Commands/);
     expect(tools.stdout).not.toContain("Opening turn");
     expect(gg(["prompt", "--arm", "both"])).toMatchObject({ status: 2, stderr: 'gg: gg prompt needs --arm tools or --arm code, got "both"\n' });
+  });
+});
+
+describe("the opening tree's token budget", () => {
+  const opening = async (root: string, openingTurn: object = {}) => {
+    const runtime = createRuntime({ workspace: root, config: { openingTurn: { modules: [], ...openingTurn } } });
+    try {
+      return (await runtime.openingTurn())[0];
+    } finally {
+      runtime.close();
+    }
+  };
+
+  test("a deep folder is shown at the deepest depth whose tree fits the budget", async () => {
+    using ws = tempWorkspace();
+    const files: Record<string, string> = {};
+    for (const dir of ["alpha", "beta", "gamma"]) for (let i = 0; i < 30; i++) files[`${dir}/module-${String(i).padStart(2, "0")}.ts`] = "";
+    ws.put({ ...files, "README.md": "" });
+    // Depth 2 lists 94 lines (about 250 tokens); depth 1 fits 200 tokens.
+    const view = await opening(ws.root);
+    expect(view?.text).toBe("README.md\nalpha/ (30 entries not shown)\nbeta/ (30 entries not shown)\ngamma/ (30 entries not shown)");
+    expect((await opening(ws.root, { treeTokens: 400 }))?.text.split("\n")).toHaveLength(94);
+    // The configured depth stays the deepest it may go.
+    expect((await opening(ws.root, { treeTokens: 400, treeDepth: 1 }))?.text).toBe(view?.text);
+  });
+
+  test("a flat folder too big for the budget is summarised in a few lines: every entry counted, none silently left out", async () => {
+    using ws = tempWorkspace();
+    const files: Record<string, string> = { "fp/": "", "docs/guide.md": "", "README.md": "", LICENSE: "", "package.json": "" };
+    for (let i = 0; i < 640; i++) files[`function-number-${i}.js`] = "";
+    for (let i = 0; i < 12; i++) files[`fp/f${i}.js`] = "";
+    ws.put(files);
+    const view = await opening(ws.root);
+    expect(view?.text).toBe(
+      [
+        "(645 entries at the top level, too many to list in the opening turn: 643 files, 2 directories)",
+        "directories (entries): docs/ (1), fp/ (12)",
+        "files: .js 640, .json 1, .md 1, no extension 1",
+        'gg.files.listDir() lists them all; gg.files.tree("docs") shows a directory.',
+      ].join("\n"),
+    );
+    expect(view?.tokens).toBeLessThanOrEqual(200);
+  });
+
+  test("a summary cut by its budget counts what it leaves out; a tree the tree call cuts is never shown", async () => {
+    using ws = tempWorkspace();
+    const files: Record<string, string> = {};
+    // 1,100 entries: even a generous budget would show a tree cut at its 1,000 lines, so the summary is shown.
+    for (let i = 0; i < 60; i++) files[`directory-with-a-long-name-${String(i).padStart(2, "0")}/x.txt`] = "";
+    for (let i = 0; i < 1040; i++) files[`file-${i}.${["ts", "js", "md", "json", "txt", "css", "html", "yml"][i % 8]}${i % 40 === 0 ? `.v${i}` : ""}`] = "";
+    ws.put(files);
+    const tight = await opening(ws.root, { treeTokens: 100 });
+    const lines = tight?.text.split("\n") ?? [];
+    expect(lines[0]).toBe("(1,100 entries at the top level, too many to list in the opening turn: 1,040 files, 60 directories)");
+    expect(lines[1]).toMatch(/^directories \(entries\): directory-with-a-long-name-00\/ \(1\)(, .*)?, and \d+ more$/);
+    expect(lines[2]).toMatch(/^files: \.css 130, \.html 130, .*, and \d+ more$/);
+    expect(lines.at(-1)).toBe('gg.files.listDir() lists them all; gg.files.tree("directory-with-a-long-name-00") shows a directory.');
+    expect(tight?.tokens).toBeLessThanOrEqual(100);
+    const roomy = await opening(ws.root, { treeTokens: 100_000 });
+    expect(roomy?.text).toMatch(/^\(1,100 entries at the top level/);
+    expect(roomy?.text).toContain("directory-with-a-long-name-59/ (1)\nfiles: .css 130, .html 130, .js 130, .json 130, .md 130, .txt 130, .yml 130, .ts 104, .v0 1, .v1000 1, .v120 1,");
+  });
+
+  test("an empty folder is said to be empty", async () => {
+    using ws = tempWorkspace();
+    expect(await opening(ws.root)).toMatchObject({ path: "gg://workspace/tree", text: "(empty directory)" });
   });
 });

@@ -1,8 +1,11 @@
 // Every variant of both system prompts is pinned as the model reads it: both arms, both read modes, vision on and
 // off, and an agent whose allowlist leaves out shell.
+import { readFileSync } from "node:fs";
+import ts from "typescript";
 import { describe, expect, test } from "vitest";
 import { parseConfiguration } from "../../bindings/config.ts";
 import { type Arm, systemPrompt } from "../../agent/prompts.ts";
+import { ggFunctions } from "../../runtime/api.ts";
 
 const configuration = (mode: "default-cap" | "unlimited", vision: boolean) =>
   parseConfiguration({
@@ -67,5 +70,49 @@ describe("system prompts", () => {
     expect(tools).toContain("# Reading Files\n\n- Without a limit a read returns at most 2000 lines");
     const code = systemPrompt({ arm: "code", config: parseConfiguration({ model: { vision: false } }) });
     expect(code).toMatch(/# Views\n\n(- .*\n)+\nReading images is unsupported for this model\.\n\n# The gg global/);
+  });
+});
+
+describe("the code prompt's declarations", () => {
+  const declarationsOf = (prompt: string): string => /```ts\n([\s\S]*?)```/.exec(prompt)?.[1] ?? "";
+  /** TypeScript's diagnostics for `files`, strict, with the ES library alone (as a program is checked). */
+  const diagnostics = (files: Map<string, string>): string[] => {
+    const options = { strict: true, noEmit: true, lib: ["lib.esnext.d.ts"], types: [], module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ESNext };
+    const host = ts.createCompilerHost(options);
+    const read = host.readFile.bind(host);
+    host.readFile = (name) => files.get(name) ?? read(name);
+    host.fileExists = (name) => files.has(name) || ts.sys.fileExists(name);
+    const getSourceFile = host.getSourceFile.bind(host);
+    host.getSourceFile = (name, target) => (files.has(name) ? ts.createSourceFile(name, files.get(name) as string, target) : getSourceFile(name, target));
+    const program = ts.createProgram([...files.keys()], options, host);
+    return ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n"));
+  };
+
+  test.each([
+    ["default", {}],
+    ["batch", { capabilities: ["read-file", "edit-file", "list-dir", "search"].map((id) => ({ id, implementation: "batch", ...(id === "read-file" ? { params: { lineCap: 200 } } : {}) })) }],
+    ["nothing", { capabilities: ["read-file", "write-file", "edit-file", "list-dir", "search", "shell"].map((id) => ({ id, enabled: false })) }],
+  ])("name every function the agent holds, in the types or the Views section (%s)", (_name, file) => {
+    const config = parseConfiguration(file);
+    const prompt = systemPrompt({ arm: "code", config });
+    for (const fn of ggFunctions(config)) expect(prompt).toMatch(new RegExp(`\\b${fn.name}\\(`));
+    expect(diagnostics(new Map([["/gg.d.ts", declarationsOf(prompt)]]))).toEqual([]);
+  });
+
+  test("a program written against them type-checks against docs/gg.d.ts as well", () => {
+    const program = [
+      "const found = await gg.files.search('todo', { limit: 5 });",
+      "const lines = found.matches.map((match) => `${match.path}:${match.line}:${match.text}`);",
+      "const shape = await gg.files.tree('.', { depth: 1 });",
+      "const kinds = shape.entries.map((entry) => entry.kind);",
+      "const text = await gg.files.readFile('a.txt', { offset: 1, limit: 10 });",
+      "const ran = await gg.shell.shell('ls', { timeoutSecs: 5 });",
+      "const edited = await gg.files.editFile('a.txt', 'x', 'y');",
+      "const written = await gg.files.writeFile('b.txt', 'z');",
+      "export const all = { lines, kinds, text, exit: ran.exitCode, at: edited.line, created: written.created, entries: (await gg.files.listDir()).entries.map((e) => e.name) };",
+    ].join("\n");
+    const compact = declarationsOf(systemPrompt({ arm: "code" }));
+    expect(diagnostics(new Map([["/gg.d.ts", compact], ["/p.ts", program]]))).toEqual([]);
+    expect(diagnostics(new Map([["/gg.d.ts", readFileSync(new URL("../../docs/gg.d.ts", import.meta.url), "utf8")], ["/p.ts", program]]))).toEqual([]);
   });
 });

@@ -89,7 +89,7 @@ describe("gg mcp", () => {
     const first = await mcp.call("run_program", { source: "console.log('opening'); await gg.views.openFile('notes.md'); await gg.views.openFile('dot.png'); return { n: 1 }" });
     expect(first.isError).toBeFalsy();
     expect(first.content).toEqual([
-      { type: "text", text: 'Console:\nopening\n\nReturned:\n{\n  "n": 1\n}' },
+      { type: "text", text: 'Console:\nopening\n\nReturned:\n{"n":1}' },
       { type: "text", text: expect.stringMatching(/^\[view notes\.md, \d+ tokens\]\n# Notes\nfirst\n$/) },
       { type: "text", text: expect.stringMatching(/^\[view dot\.png, \d+ tokens\]\ndot\.png: PNG image, 1x1 pixels, 70 bytes; attached\.$/) },
       { type: "image", data: PNG.toString("base64"), mimeType: "image/png" },
@@ -97,7 +97,7 @@ describe("gg mcp", () => {
     expect(first.structuredContent).toMatchObject({ ok: true, result: { n: 1 }, views: [{ path: "notes.md" }, { path: "dot.png" }] });
     // The views stay open for the next program, and only what a program opens comes back with it.
     const second = await mcp.call("run_program", { source: "return (await gg.views.list()).map((view) => view.path)" });
-    expect(second.content).toEqual([{ type: "text", text: 'Returned:\n[\n  "notes.md",\n  "dot.png"\n]' }]);
+    expect(second.content).toEqual([{ type: "text", text: 'Returned:\n["notes.md","dot.png"]' }]);
     const failed = await mcp.call("run_program", { source: "await gg.files.writeFile('w.txt', 'x');\nnull.x;" });
     expect(failed).toMatchObject({ isError: true, structuredContent: { ok: false, error: { code: "program-error", line: 2 } } });
     expect(text(failed)).toMatch(/^error\[program-error\]: .* \(line 2, column \d+\)\n\nCalls made before it ended: files\.writeFile ok$/);
