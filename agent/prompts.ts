@@ -84,7 +84,7 @@ export function programRules(options: Pick<PromptOptions, "delivery" | "limits">
   const output = limits.resultChars === limits.logBytes ? `${limits.resultChars / KIB} KiB result and logs` : `${limits.resultChars / KIB} KiB result, ${limits.logBytes / KIB} KiB logs`;
   return [
     handIn,
-    "A program is an async function body (top-level await and return, no import) using the gg global; its logs and return value (as JSON) come back, or its error.",
+    "A program is an async function body (top-level await and return, no import) using the gg global; its logs and returned JSON come back, or its error.",
     `Limits: ${limits.budgetSecs} s, ${limits.memoryMb} MB heap, ${output}; no timers, network or Node APIs.`,
     "Compute in the program; return only what you need to see.",
     "gg calls reject with an Error whose code says why. Relative paths start at the workspace root.",
@@ -103,9 +103,9 @@ function codePrompt(config: Configuration, options: PromptOptions): string {
       "",
       "# Views",
       "",
-      `- ${reader ? `gg.files.${reader.name} gets text for your program; ` : ""}gg.views.openFile(path, { offset, limit }) shows a file to you: only views enter your context window.`,
+      `- ${reader ? `gg.files.${reader.name} gets text for your program; ` : ""}gg.views.openFile(path, {offset, limit}) shows a file to you: only views enter your context window.`,
       `- Views are append-only: re-open a file you changed. One over the caps (${caps.lines} lines, ${caps.bytes / KIB} KiB) is refused with over-cap, never cut.`,
-      "- gg.views.close(path) or gg.context.evictFileView(path) takes a file's views out; gg.views.list() and gg.context.breakdown() give their token costs.",
+      "- gg.views.close(path) and gg.context.evictFileView(path) take a file's views out; gg.views.list() and gg.context.breakdown() count tokens.",
     );
     if (!config.vision) out.push("", "Reading images is unsupported for this model.");
   }

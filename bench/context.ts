@@ -1,11 +1,14 @@
-// Benchmark: the context economy of the two arms. Four tasks on a real code base (three.js 0.180.0's sources and
-// package.json, fetched once with `npm pack` and cached, plus a generated test log), each scripted for both arms: a
-// scripted provider plays what a tool-calling agent and a code agent would send, through the real loop (runAgent).
-// Each task must end with the same answer and the same files in both arms. Reported per arm, in gg's accounting
-// (text at 4 bytes a token, runAgent's bands): the tokens that entered the window (the last request's window and the
-// final answer; nothing is closed or evicted in these runs), and the tokens every request carried, added up (what a
-// provider bills as input). Goal: the code arm at most 40% of the tools arm across the suite.
-// Rerun: `node bench/context.ts`. Env: GG_BENCH_CONTEXT (default $TMPDIR/gg-bench-context).
+// Benchmark: the context economy of the two arms. Eight tasks on two real code bases (three.js 0.180.0's sources and
+// package.json with a generated test log; lodash 4.17.21's npm package, 640 entries in one folder), from one turn to
+// several, each scripted for both arms: a scripted provider plays what a tool-calling agent and a code agent would
+// send, through the real loop (runAgent). Each task must end with the same answer and the same files in both arms.
+// Reported per arm, in gg's accounting (text at 4 bytes a token, runAgent's bands): the tokens that entered the
+// window (the last request's window and the final answer; nothing is closed or evicted in these runs), and the tokens
+// every request carried, added up (what a provider bills as input). Then the fixed prefix of each arm (system prompt,
+// function definitions or opening turn) on four workspaces. Goals: code/tools billed <= 0.40 and entered <= 0.60 over
+// the suite, and a code prefix <= 1,000 tokens on every workspace.
+// Rerun: `node bench/context.ts`. Env: GG_BENCH_CONTEXT (default $TMPDIR/gg-bench-context); GG_BENCH_BANDS=1 prints
+// every turn's bands.
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -17,9 +20,11 @@ import type { Arm } from "../agent/prompts.ts";
 import type { Provider } from "../agent/provider.ts";
 import { textTokens } from "../runtime/context.ts";
 
-const PACKAGE = "three@0.180.0";
 const CACHE = process.env.GG_BENCH_CONTEXT ?? join(tmpdir(), "gg-bench-context");
-const SOURCE = join(CACHE, "package");
+/** The packages the workspaces are made of, each unpacked once under CACHE/<folder>. */
+const PACKAGES = { three: { spec: "three@0.180.0", folder: "package" }, lodash: { spec: "lodash@4.17.21", folder: "lodash" } } as const;
+type Base = keyof typeof PACKAGES;
+const SOURCE = join(CACHE, PACKAGES.three.folder);
 const LOG = "test-output.log";
 
 function fail(message: string): never {
@@ -27,18 +32,20 @@ function fail(message: string): never {
   process.exit(1);
 }
 
-/** Unpacks the package into CACHE/package, once; a marker file records a complete copy of it. */
-function fetchPackage(): void {
-  const marker = join(CACHE, ".complete");
-  if (existsSync(marker) && readFileSync(marker, "utf8") === `${PACKAGE}\n`) return;
-  rmSync(CACHE, { recursive: true, force: true });
+/** Unpacks a package into CACHE/<folder>, once; a marker file records a complete copy of it. */
+function fetchPackage({ spec, folder }: (typeof PACKAGES)[Base]): void {
+  const target = join(CACHE, folder);
+  const marker = join(CACHE, `.complete-${folder}`);
+  if (existsSync(marker) && readFileSync(marker, "utf8") === `${spec}\n`) return;
+  rmSync(target, { recursive: true, force: true });
   mkdirSync(CACHE, { recursive: true });
-  console.log(`fetching ${PACKAGE}`);
-  const packed = spawnSync("npm", ["pack", PACKAGE, "--json", "--pack-destination", CACHE], { encoding: "utf8" });
-  if (packed.status !== 0) fail(`npm pack ${PACKAGE} failed: ${packed.stderr}`);
+  console.log(`fetching ${spec}`);
+  const packed = spawnSync("npm", ["pack", spec, "--json", "--pack-destination", CACHE], { encoding: "utf8" });
+  if (packed.status !== 0) fail(`npm pack ${spec} failed: ${packed.stderr}`);
   const [tarball] = JSON.parse(packed.stdout) as { filename: string }[];
-  if (!tarball || spawnSync("tar", ["xzf", join(CACHE, tarball.filename), "-C", CACHE]).status !== 0) fail(`cannot unpack ${PACKAGE}`);
-  writeFileSync(marker, `${PACKAGE}\n`);
+  mkdirSync(target, { recursive: true });
+  if (!tarball || spawnSync("tar", ["xzf", join(CACHE, tarball.filename), "-C", target, "--strip-components=1"]).status !== 0) fail(`cannot unpack ${spec}`);
+  writeFileSync(marker, `${spec}\n`);
 }
 
 /** The 1-based line of `file` (under SOURCE) holding `text`: where the generated log's stack points. */
@@ -79,9 +86,13 @@ function testLog(): string {
   return `${lines.join("\n")}\n`;
 }
 
-/** A fresh workspace: the package's sources and package.json, and the test log. */
-function workspace(log: string): string {
+/** A fresh workspace: three.js's sources, package.json and the test log; or lodash's whole package. */
+function workspace(base: Base, log: string): string {
   const root = mkdtempSync(join(tmpdir(), "gg-bench-context-"));
+  if (base === "lodash") {
+    cpSync(join(CACHE, PACKAGES.lodash.folder), root, { recursive: true });
+    return root;
+  }
   cpSync(join(SOURCE, "src"), join(root, "src"), { recursive: true });
   cpSync(join(SOURCE, "package.json"), join(root, "package.json"));
   writeFileSync(join(root, LOG), log);
@@ -139,6 +150,22 @@ function firstLine(text: string): string {
   return text.split("\n")[0] ?? "";
 }
 
+/** The version a package.json line declares. */
+function versionIn(line: string): string {
+  return /"version":\s*"([^"]+)"/.exec(line)?.[1] ?? "";
+}
+
+/** The files of search results, each once, in order. */
+function filesOf(matches: { path: string }[]): string[] {
+  return [...new Set(matches.map((match) => match.path))].sort();
+}
+
+/** The summary of a module's first doc comment: its first line of prose. */
+function docSummary(source: string): string {
+  const comment = /\/\*\*([\s\S]*?)\*\//.exec(source)?.[1] ?? "";
+  return comment.split("\n").map((line) => line.replace(/^\s*\*\s?/, "").trim()).find((line) => line.length > 0) ?? "";
+}
+
 /** The answers, worded once for both arms. */
 const answers = {
   todos: (counts: Record<string, number>): string =>
@@ -149,6 +176,10 @@ const answers = {
   rename: (lines: number, files: number): string => `Renamed warnOnce to warnOnceAbout: ${lines} lines in ${files} files.`,
   failing: (test: string, lines: { path: string; line: number; text: string }[]): string => [`Failing test: ${test}`, ...lines.map((line) => `${line.path}:${line.line}: ${line.text.trim()}`)].join("\n"),
   exports: (found: { names: string[]; whole: string[] }): string => `${found.names.length} named exports, and everything of ${found.whole.join(", ")}:\n${found.names.join(", ")}`,
+  version: (version: string): string => `This is three.js ${version}.`,
+  callers: (files: string[]): string => `${files.length} files call baseFlatten:\n${files.join("\n")}`,
+  summary: (line: string): string => `chunk: ${line}`,
+  greeting: "Hello. Ask me about this code base.",
 };
 
 /** What a scripted model sends: a reply's text, or its tool calls. */
@@ -170,7 +201,7 @@ const step = (history: ChatCompletionMessageParam[]): number => history.filter((
 function told(history: ChatCompletionMessageParam[], n = step(history) - 1): string[] {
   const replies = history.flatMap((message, index) => (message.role === "assistant" ? [index] : []));
   const after = history.slice((replies[n] ?? history.length) + 1, replies[n + 1] ?? history.length);
-  return after.filter((message) => message.role === "tool" || message.role === "user").map(textOf).filter((text) => !text.startsWith("# Open views"));
+  return after.filter((message) => message.role === "tool" || message.role === "user").map(textOf).filter((text) => !text.startsWith("# Open views") && !text.startsWith("# Opening turn"));
 }
 
 /** The value a program returned, from its report. */
@@ -192,6 +223,8 @@ const program = (body: string, ...helpers: ((...args: never[]) => unknown)[]): s
 
 interface Task {
   name: string;
+  /** The workspace it runs on. */
+  on: Base;
   prompt: string;
   tools: Script;
   code: Script;
@@ -200,6 +233,7 @@ interface Task {
 const TASKS: Task[] = [
   {
     name: "TODOs per file",
+    on: "three",
     prompt: "Count the TODO comments in each file of this code base.",
     tools: (history) => (step(history) === 0 ? { calls: [{ name: "search", args: { query: "TODO", limit: 200 } }] } : { content: answers.todos(countByFile(searchLines(told(history)[0] ?? ""))) }),
     code: (history) =>
@@ -209,6 +243,7 @@ const TASKS: Task[] = [
   },
   {
     name: "rename a symbol",
+    on: "three",
     prompt: "Rename the function warnOnce to warnOnceAbout everywhere.",
     // The tool-calling agent edits each matched line; a line that occurs twice in its file is refused as ambiguous, so
     // it reads two lines either side of each and edits again with them as the anchor.
@@ -241,6 +276,7 @@ return { lines: found.matches.length, files: files.length };`,
   },
   {
     name: "failing test in a log",
+    on: "three",
     prompt: `${LOG} is the output of the test run. Which test failed, and what are the source lines its stack points at?`,
     tools: (history) => {
       const s = step(history);
@@ -268,12 +304,48 @@ return { test: found.test, lines };`,
   },
   {
     name: "exports of the package",
+    on: "three",
     prompt: "Summarise what src/Three.Core.js exports.",
     tools: (history) => (step(history) === 0 ? { calls: [{ name: "read_file", args: { path: "src/Three.Core.js" } }] } : { content: answers.exports(exportsOf(told(history)[0] ?? "")) }),
     code: (history) =>
       step(history) === 0
         ? { content: program(`return exportsOf(String(await gg.files.readFile("src/Three.Core.js")));`, exportsOf) }
         : { content: answers.exports(returned(history)) },
+  },
+  {
+    name: "version (short)",
+    on: "three",
+    prompt: "Which version of three.js is this?",
+    tools: (history) => (step(history) === 0 ? { calls: [{ name: "search", args: { query: '"version"', path: "package.json" } }] } : { content: answers.version(versionIn(searchLines(told(history)[0] ?? "")[0]?.text ?? "")) }),
+    code: (history) =>
+      step(history) === 0
+        ? { content: program(`return (JSON.parse(String(await gg.files.readFile("package.json"))) as { version: string }).version;`) }
+        : { content: answers.version(returned(history)) },
+  },
+  {
+    name: "callers (short, flat)",
+    on: "lodash",
+    prompt: "Which modules call baseFlatten?",
+    tools: (history) => (step(history) === 0 ? { calls: [{ name: "search", args: { query: "baseFlatten\\(", limit: 200 } }] } : { content: answers.callers(filesOf(searchLines(told(history)[0] ?? ""))) }),
+    code: (history) =>
+      step(history) === 0
+        ? { content: program(`return filesOf((await gg.files.search("baseFlatten\\\\(", { limit: 200 })).matches);`, filesOf) }
+        : { content: answers.callers(returned(history)) },
+  },
+  {
+    name: "doc summary (short, flat)",
+    on: "lodash",
+    prompt: "What does chunk.js do? Quote the summary of its doc comment.",
+    tools: (history) => (step(history) === 0 ? { calls: [{ name: "read_file", args: { path: "chunk.js" } }] } : { content: answers.summary(docSummary(told(history)[0] ?? "")) }),
+    code: (history) =>
+      step(history) === 0 ? { content: program(`return docSummary(String(await gg.files.readFile("chunk.js")));`, docSummary) } : { content: answers.summary(returned(history)) },
+  },
+  {
+    name: "greeting (one turn)",
+    on: "lodash",
+    prompt: "Hi! Who are you?",
+    tools: () => ({ content: answers.greeting }),
+    code: () => ({ content: answers.greeting }),
   },
 ];
 
@@ -302,10 +374,10 @@ interface Outcome {
   billed: number;
 }
 
-async function runArm(task: Task, arm: Arm, log: string, config?: unknown): Promise<Outcome> {
-  const root = workspace(log);
+async function runArm(task: Task, arm: Arm, log: string): Promise<Outcome> {
+  const root = workspace(task.on, log);
   try {
-    const report = await runAgent({ provider: scripted(task[arm]), model: "bench/scripted", arm, task: task.prompt, workspace: root, ...(config === undefined ? {} : { config }) });
+    const report = await runAgent({ provider: scripted(task[arm]), model: "bench/scripted", arm, task: task.prompt, workspace: root });
     if (!report.ok) fail(`${task.name}, ${arm} arm: ${report.error?.code}: ${report.error?.message}`);
     const failed = report.calls.filter((call) => !call.ok && call.code !== "ambiguous");
     if (failed.length > 0) fail(`${task.name}, ${arm} arm: calls failed: ${failed.map((call) => `${call.name} (${call.code})`).join(", ")}`);
@@ -319,37 +391,53 @@ async function runArm(task: Task, arm: Arm, log: string, config?: unknown): Prom
 const sameFiles = (a: Map<string, string>, b: Map<string, string>): boolean => a.size === b.size && [...a].every(([path, hash]) => b.get(path) === hash);
 const percent = (part: number, whole: number): string => `${((100 * part) / whole).toFixed(0)}%`;
 
-fetchPackage();
+/** The fixed prefix of `arm` on `root`, as the loop estimates a first request: every band but the task. */
+async function prefix(arm: Arm, root: string): Promise<number> {
+  const report = await runAgent({ provider: scripted(() => ({ content: "." })), model: "bench/scripted", arm, task: "", workspace: root });
+  const first = report.turns[0]?.estimate;
+  return first ? first.system + first.tools + first.views : 0;
+}
+
+for (const spec of Object.values(PACKAGES)) fetchPackage(spec);
 const log = testLog();
-const columns = (cells: (string | number)[]): string => cells.map((cell, i) => (i === 0 ? String(cell).padEnd(24) : String(cell).padStart(11))).join("");
-console.log(`context economy: ${PACKAGE} sources and a ${log.split("\n").length}-line test log, scripted agents through runAgent; gg's estimate in tokens`);
+const columns = (cells: (string | number)[]): string => cells.map((cell, i) => (i === 0 ? String(cell).padEnd(26) : String(cell).padStart(11))).join("");
+console.log(`context economy: ${PACKAGES.three.spec} sources and a ${log.split("\n").length}-line test log, ${PACKAGES.lodash.spec}'s package; scripted agents through runAgent; gg's estimate in tokens`);
 console.log(columns(["task", "tools", "entered", "billed", "code", "entered", "billed", "entered", "billed"]));
 console.log(columns(["", "turns", "", "", "turns", "", "", "code/tools", "code/tools"]));
-const sum = { tools: { entered: 0, billed: 0 }, code: { entered: 0, billed: 0 }, lean: { entered: 0, billed: 0 } };
+const sum = { tools: { entered: 0, billed: 0 }, code: { entered: 0, billed: 0 } };
 /** The suite's last windows per band, per arm: where the tokens that entered went. */
 const bands = { tools: { system: 0, tools: 0, messages: 0, toolResults: 0, views: 0 }, code: { system: 0, tools: 0, messages: 0, toolResults: 0, views: 0 } };
-// The code arm again with an opening turn that opens no module docs (the system prompt carries the types already).
-const LEAN = { openingTurn: { modules: [] } };
 for (const task of TASKS) {
   const tools = await runArm(task, "tools", log);
   const code = await runArm(task, "code", log);
   if (tools.report.answer !== code.report.answer) fail(`${task.name}: the arms answered differently:\n--- tools\n${tools.report.answer}\n--- code\n${code.report.answer}`);
   if (!sameFiles(tools.files, code.files)) fail(`${task.name}: the arms left different files`);
   if (process.env.GG_BENCH_BANDS) for (const [arm, outcome] of [["tools", tools], ["code", code]] as const) console.log(`  ${arm}: ${JSON.stringify(outcome.report.turns.map((turn) => turn.estimate))}`);
-  const lean = await runArm(task, "code", log, LEAN);
-  if (lean.report.answer !== code.report.answer) fail(`${task.name}: the code arm answered differently without the opening docs`);
-  for (const [arm, outcome] of [["tools", tools], ["code", code], ["lean", lean]] as const) {
+  for (const [arm, outcome] of [["tools", tools], ["code", code]] as const) {
     sum[arm].entered += outcome.entered;
     sum[arm].billed += outcome.billed;
     const last = outcome.report.turns.at(-1)?.estimate;
-    if (last && arm !== "lean") for (const band of Object.keys(bands[arm]) as (keyof Bands)[]) bands[arm][band] += last[band];
+    if (last) for (const band of Object.keys(bands[arm]) as (keyof Bands)[]) bands[arm][band] += last[band];
   }
   console.log(columns([task.name, tools.report.turns.length, tools.entered, tools.billed, code.report.turns.length, code.entered, code.billed, percent(code.entered, tools.entered), percent(code.billed, tools.billed)]));
 }
 console.log(columns(["suite", "", sum.tools.entered, sum.tools.billed, "", sum.code.entered, sum.code.billed, percent(sum.code.entered, sum.tools.entered), percent(sum.code.billed, sum.tools.billed)]));
-console.log(columns(["suite, no opening docs", "", "", "", "", sum.lean.entered, sum.lean.billed, percent(sum.lean.entered, sum.tools.entered), percent(sum.lean.billed, sum.tools.billed)]));
 for (const arm of ["tools", "code"] as const) console.log(`${arm} arm's last windows, added up, by band: ${Object.entries(bands[arm]).map(([band, tokens]) => `${band} ${tokens}`).join(", ")}`);
-// No script opens or closes a view: the code arm's views band is its opening turn, fixed like the system prompt.
+// No script closes a view: the code arm's views band is its opening turn and the views its programs opened.
 const work = (arm: "tools" | "code"): number => bands[arm].messages + bands[arm].toolResults;
-console.log(`the work alone (messages and tool results, without system prompt, tool definitions and opening turn): tools ${work("tools")}, code ${work("code")}, code/tools ${percent(work("code"), work("tools"))}`);
-console.log(`goal: code arm <= 40% of the tools arm's tokens entered across the suite: ${sum.code.entered <= 0.4 * sum.tools.entered ? "met" : "not met"}`);
+console.log(`the work alone (task, replies, tool results or program reports): tools ${work("tools")}, code ${work("code")}, code/tools ${percent(work("code"), work("tools"))}`);
+const ratio = { billed: sum.code.billed / sum.tools.billed, entered: sum.code.entered / sum.tools.entered };
+console.log(`goal: code/tools billed <= 0.40: ${ratio.billed.toFixed(2)}, ${ratio.billed <= 0.4 ? "met" : "not met"}; entered <= 0.60: ${ratio.entered.toFixed(2)}, ${ratio.entered <= 0.6 ? "met" : "not met"}`);
+
+// The fixed prefix on four workspaces: this repository, three.js's src/, lodash's package (flat), an empty folder.
+const empty = mkdtempSync(join(tmpdir(), "gg-bench-empty-"));
+const places: [string, string][] = [["this repository", process.cwd()], ["three.js src/", join(SOURCE, "src")], ["lodash (flat)", join(CACHE, PACKAGES.lodash.folder)], ["empty folder", empty]];
+console.log("fixed prefix per request (system prompt + function definitions or opening turn), tokens:");
+let largest = 0;
+for (const [name, root] of places) {
+  const [tools, code] = [await prefix("tools", root), await prefix("code", root)];
+  largest = Math.max(largest, code);
+  console.log(`  ${name.padEnd(18)} tools ${String(tools).padStart(5)}  code ${String(code).padStart(5)}  code/tools ${percent(code, tools)}`);
+}
+rmSync(empty, { recursive: true, force: true });
+console.log(`goal: code prefix <= 1,000 tokens on every workspace: largest ${largest}, ${largest <= 1000 ? "met" : "not met"}`);

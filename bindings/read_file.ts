@@ -105,7 +105,7 @@ export const readFile = defineCall({
     name: "readFile",
     brief: "Read a text file by line window into your program, without showing it to you (gg.views.openFile shows it).",
     positional: ["path"],
-    note: () => `1-based offset. ${FOOTER_RULE}`,
+    note: () => `offset: 1-based line. ${FOOTER_RULE}`,
     value: codeValue,
   },
   result: Type.Union([Type.String(), ImageValue]),

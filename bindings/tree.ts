@@ -125,7 +125,13 @@ export const tree = defineCall({
   name: "tree",
   capability: "list-dir",
   brief: "Render the depth-bounded tree beneath a directory, skipping ignored files.",
-  code: { module: "files", name: "tree", positional: ["path"], note: () => `depth: default ${TREE_DEFAULT_DEPTH}, at most ${TREE_MAX_DEPTH}.` },
+  code: {
+    module: "files",
+    name: "tree",
+    positional: ["path"],
+    brief: "Render the tree beneath a directory, ignored files left out.",
+    note: () => `depth: default ${TREE_DEFAULT_DEPTH}, at most ${TREE_MAX_DEPTH}.`,
+  },
   result: TreeResult,
   parameters: () =>
     Type.Object(

@@ -197,7 +197,7 @@ export function compactTypeOf(input: TSchema, style: CompactStyle, expand = fals
       const fields = Object.entries(schema.properties ?? {})
         .filter(([key]) => required.has(key) || !style.requiredOnly)
         .map(([key, property]) => `${IDENTIFIER.test(key) ? key : JSON.stringify(key)}${required.has(key) ? "" : "?"}: ${of(property)}`);
-      return fields.length === 0 ? "{}" : `{ ${fields.join("; ")} }`;
+      return `{${fields.join("; ")}}`;
     }
     default:
       return "unknown";

@@ -206,7 +206,7 @@ declare const gg: {
     editFile(path: string, old: string, replacement: string): Promise<EditResult>;
     /** List one directory's entries, ignored ones included. */
     listDir(path?: string): Promise<ListDirResult>;
-    /** Render the depth-bounded tree beneath a directory, skipping ignored files. */
+    /** Render the tree beneath a directory, ignored files left out. */
     tree(path?: string, options?: { depth?: number }): Promise<TreeResult>;
     /** Find the lines matching a Rust regular expression across the workspace's files. */
     search(query: string, options?: { path?: string; limit?: number }): Promise<SearchResult>;

@@ -26,12 +26,12 @@ function parts(fn: GgFunction, config: Configuration) {
 }
 
 /** A signature whose types `render` spells. */
-function signatureWith(fn: GgFunction, config: Configuration, render: (schema: TSchema, result: boolean) => string, optionsName = "options"): string {
+function signatureWith(fn: GgFunction, config: Configuration, render: (schema: TSchema, result: boolean) => string, optionsName = "options", pad = " "): string {
   const { properties, required, positional, options } = parts(fn, config);
   const typed = (name: string): string => `${required.has(name) ? "" : "?"}: ${render(properties[name] as TSchema, false)}`;
   const params = positional.map((name) => `${label(name)}${typed(name)}`);
   if (options.length > 0) {
-    params.push(`${optionsName}${options.some((name) => required.has(name)) ? "" : "?"}: { ${options.map((name) => `${name}${typed(name)}`).join("; ")} }`);
+    params.push(`${optionsName}${options.some((name) => required.has(name)) ? "" : "?"}: {${pad}${options.map((name) => `${name}${typed(name)}`).join("; ")}${pad}}`);
   }
   return `${fn.name}(${params.join(", ")}): Promise<${render(fn.result, true)}>`;
 }
@@ -40,7 +40,7 @@ function signatureWith(fn: GgFunction, config: Configuration, render: (schema: T
 function compactSignature(fn: GgFunction, config: Configuration, declared: ReadonlySet<string>): string {
   const params: CompactStyle = { declared };
   const results: CompactStyle = { declared, requiredOnly: true };
-  return signatureWith(fn, config, (schema, result) => compactTypeOf(schema, result ? results : params), "opts");
+  return signatureWith(fn, config, (schema, result) => compactTypeOf(schema, result ? results : params), "opts", "");
 }
 
 /** `readFile(path: string, options?: { offset?: number; limit?: number }): Promise<...>`; named types go to `named`. */

@@ -6,6 +6,8 @@ import { describe, expect, test } from "vitest";
 import { type Bands, runAgent } from "../../agent/loop.ts";
 import type { Arm } from "../../agent/prompts.ts";
 import type { Provider } from "../../agent/provider.ts";
+import { OPENING_TREE_TOKENS } from "../../bindings/config.ts";
+import { textTokens } from "../../runtime/context.ts";
 import { tempWorkspace } from "../workspace.ts";
 
 /** A model that answers at once: the run is one request, whose estimate is the prefix and the task. */
@@ -41,5 +43,13 @@ describe("the code arm's fixed prefix", () => {
       expect(code).toBeLessThanOrEqual(1000);
       expect(code).toBeLessThan(tools / 1.8);
     }
+  });
+
+  test("stays under 1,000 tokens with a tree that fills its whole budget", async () => {
+    using empty = tempWorkspace();
+    // The empty folder's tree replaced by one of the budget's size, its heading rounding up a token at most.
+    const emptyTree = textTokens("## gg://workspace/tree\n\n(empty directory)");
+    const full = textTokens(`## gg://workspace/tree\n\n${"x".repeat(OPENING_TREE_TOKENS * 4)}`);
+    expect((await prefix("code", empty.root)) - emptyTree + full).toBeLessThanOrEqual(1000);
   });
 });
