@@ -53,10 +53,32 @@ export function typeOf(input: TSchema, named: NamedTypes = new Map(), indent = "
     if (!named.has(schema.$id)) named.set(schema.$id, input);
     return schema.$id;
   }
+  const of = (member: Schema): string => typeOf(member as TSchema, named, indent);
+  return structure(schema, {
+    of,
+    union: (members) => members.join(" | "),
+    intersection: (parts) => parts.map(of).join(" & "),
+    object: (object) => {
+      const body = members(object, named, `${indent}  `);
+      return body === "" ? "{}" : `{\n${body}\n${indent}}`;
+    },
+  });
+}
+
+/** How a renderer spells what differs between renderings: a member type, unions, intersections and object bodies. */
+interface Spelling {
+  of(member: Schema): string;
+  union(members: string[]): string;
+  intersection(parts: Schema[]): string;
+  object(schema: Schema): string;
+}
+
+/** The type `schema` describes (below its name, if it has one), its parts spelled by `spell`. */
+function structure(schema: Schema, spell: Spelling): string {
   if (schema.const !== undefined) return JSON.stringify(schema.const);
   if (schema.enum) return schema.enum.map((value) => JSON.stringify(value)).join(" | ");
-  if (schema.anyOf) return schema.anyOf.map((member) => typeOf(member as TSchema, named, indent)).join(" | ");
-  if (schema.allOf) return schema.allOf.map((member) => typeOf(member as TSchema, named, indent)).join(" & ");
+  if (schema.anyOf) return spell.union(schema.anyOf.map(spell.of));
+  if (schema.allOf) return spell.intersection(schema.allOf);
   switch (schema.type) {
     case "string":
     case "boolean":
@@ -66,14 +88,12 @@ export function typeOf(input: TSchema, named: NamedTypes = new Map(), indent = "
     case "number":
       return "number";
     case "array": {
-      const item = schema.items ? typeOf(schema.items as TSchema, named, indent) : "unknown";
-      return /^[\w$.]+$/.test(item) ? `${item}[]` : `(${item})[]`;
+      const item = schema.items ? spell.of(schema.items) : "unknown";
+      return composite(item) ? `(${item})[]` : `${item}[]`;
     }
     case "object": {
       const record = Object.values(schema.patternProperties ?? {})[0];
-      if (record && !schema.properties) return `Record<string, ${typeOf(record as TSchema, named, indent)}>`;
-      const body = members(schema, named, `${indent}  `);
-      return body === "" ? "{}" : `{\n${body}\n${indent}}`;
+      return record && !schema.properties ? `Record<string, ${spell.of(record)}>` : spell.object(schema);
     }
     default:
       return "unknown";
@@ -169,39 +189,23 @@ export interface CompactStyle {
  */
 export function compactTypeOf(input: TSchema, style: CompactStyle, expand = false): string {
   const schema = input as Schema;
-  const of = (member: Schema): string => compactTypeOf(member as TSchema, style);
   if (schema.$id && style.declared.has(schema.$id) && !expand) return schema.$id;
-  if (schema.const !== undefined) return JSON.stringify(schema.const);
-  if (schema.enum) return schema.enum.map((value) => JSON.stringify(value)).join(" | ");
-  if (schema.anyOf) return [...new Set(schema.anyOf.map(of))].join(" | ");
-  if (schema.allOf) {
-    const one = merged(schema.allOf, style.declared);
-    return one ? of(one) : schema.allOf.map(of).join(" & ");
-  }
-  switch (schema.type) {
-    case "string":
-    case "boolean":
-    case "null":
-      return schema.type;
-    case "integer":
-    case "number":
-      return "number";
-    case "array": {
-      const item = schema.items ? of(schema.items) : "unknown";
-      return composite(item) ? `(${item})[]` : `${item}[]`;
-    }
-    case "object": {
-      const record = Object.values(schema.patternProperties ?? {})[0];
-      if (record && !schema.properties) return `Record<string, ${of(record)}>`;
-      const required = new Set(schema.required ?? []);
-      const fields = Object.entries(schema.properties ?? {})
+  const of = (member: Schema): string => compactTypeOf(member as TSchema, style);
+  return structure(schema, {
+    of,
+    union: (members) => [...new Set(members)].join(" | "),
+    intersection: (parts) => {
+      const one = merged(parts, style.declared);
+      return one ? of(one) : parts.map(of).join(" & ");
+    },
+    object: (object) => {
+      const required = new Set(object.required ?? []);
+      const fields = Object.entries(object.properties ?? {})
         .filter(([key]) => required.has(key) || !style.requiredOnly)
         .map(([key, property]) => `${IDENTIFIER.test(key) ? key : JSON.stringify(key)}${required.has(key) ? "" : "?"}: ${of(property)}`);
       return `{${fields.join("; ")}}`;
-    }
-    default:
-      return "unknown";
-  }
+    },
+  });
 }
 
 /** The one-line declaration of a named type: an interface for an object, else a type alias. */

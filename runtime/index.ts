@@ -250,7 +250,7 @@ export type { EngineOptions as RuntimeOptions } from "./engine.ts";
 export type { RunOptions } from "./limits.ts";
 export type { CallRecord, LogEntry, RunError, RunReport } from "./sandbox.ts";
 export type { OpenedView, ViewSummary } from "./views.ts";
-export { type ViewContent, type ViewMessages, type ViewPart, viewMessages } from "./window.ts";
+export type { ViewContent } from "./window.ts";
 export type { Baseline } from "./context.ts";
 export { DEFAULT_LIMITS, type Limits } from "./limits.ts";
 

@@ -1,11 +1,11 @@
 // Every variant of both system prompts is pinned as the model reads it: both arms, both read modes, vision on and
 // off, and an agent whose allowlist leaves out shell.
 import { readFileSync } from "node:fs";
-import ts from "typescript";
 import { describe, expect, test } from "vitest";
 import { parseConfiguration } from "../../bindings/config.ts";
 import { type Arm, systemPrompt } from "../../agent/prompts.ts";
 import { ggFunctions } from "../../runtime/api.ts";
+import { diagnostics } from "../typecheck.ts";
 
 const configuration = (mode: "default-cap" | "unlimited", vision: boolean) =>
   parseConfiguration({
@@ -75,19 +75,6 @@ describe("system prompts", () => {
 
 describe("the code prompt's declarations", () => {
   const declarationsOf = (prompt: string): string => /```ts\n([\s\S]*?)```/.exec(prompt)?.[1] ?? "";
-  /** TypeScript's diagnostics for `files`, strict, with the ES library alone (as a program is checked). */
-  const diagnostics = (files: Map<string, string>): string[] => {
-    const options = { strict: true, noEmit: true, lib: ["lib.esnext.d.ts"], types: [], module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ESNext };
-    const host = ts.createCompilerHost(options);
-    const read = host.readFile.bind(host);
-    host.readFile = (name) => files.get(name) ?? read(name);
-    host.fileExists = (name) => files.has(name) || ts.sys.fileExists(name);
-    const getSourceFile = host.getSourceFile.bind(host);
-    host.getSourceFile = (name, target) => (files.has(name) ? ts.createSourceFile(name, files.get(name) as string, target) : getSourceFile(name, target));
-    const program = ts.createProgram([...files.keys()], options, host);
-    return ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n"));
-  };
-
   test.each([
     ["default", {}],
     ["batch", { capabilities: ["read-file", "edit-file", "list-dir", "search"].map((id) => ({ id, implementation: "batch", ...(id === "read-file" ? { params: { lineCap: 200 } } : {}) })) }],
