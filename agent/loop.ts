@@ -4,13 +4,19 @@
 // carries the open views as their own trailing message, so a view closed or evicted is gone from the next request.
 import { createHash } from "node:crypto";
 import { statSync } from "node:fs";
-import type { ChatCompletion, ChatCompletionContentPart, ChatCompletionMessageParam, ChatCompletionTool } from "openai/resources/chat/completions";
+import type {
+  ChatCompletion,
+  ChatCompletionContentPart,
+  ChatCompletionMessageFunctionToolCall,
+  ChatCompletionMessageParam,
+  ChatCompletionTool,
+} from "openai/resources/chat/completions";
 import { type Configuration, defaultConfiguration, isConfiguration, parseConfiguration } from "../bindings/config.ts";
 import { errorText } from "../bindings/define.ts";
 import { createTools } from "../bindings/index.ts";
 import { walkFiles, walkRoot } from "../host/walk.ts";
 import { imageTokens, textTokens } from "../runtime/context.ts";
-import { createRuntime, DEFAULT_LIMITS } from "../runtime/index.ts";
+import { type Baseline, createRuntime, DEFAULT_LIMITS, type Runtime } from "../runtime/index.ts";
 import { pictureRemoved } from "../runtime/views.ts";
 import { type ViewPart, viewMessages } from "../runtime/window.ts";
 import { type Arm, systemPrompt } from "./prompts.ts";
@@ -225,6 +231,50 @@ function totalsOf(turns: TurnRecord[]): AgentReport["totals"] {
   return { estimate, usage, turnsWithoutUsage: turns.filter((turn) => !turn.usage).length, retries };
 }
 
+/** Answers one tool call: the tool message carrying its id (and its picture), and its outcome as transcripts keep it. */
+async function answerCall(
+  tools: ReturnType<typeof createTools>,
+  call: ChatCompletionMessageFunctionToolCall,
+  pictures: Map<ChatCompletionContentPart, Picture>,
+): Promise<{ args: unknown; outcome: CallOutcome; message: ChatCompletionMessageParam }> {
+  let args: unknown;
+  try {
+    args = JSON.parse(call.function.arguments || "{}");
+  } catch {
+    args = undefined;
+  }
+  const result = args === undefined
+    ? { ok: false as const, error: { code: "invalid-argument" as const, message: `Cannot call ${call.function.name}: its arguments are not JSON; pass one JSON object` } }
+    : await tools.call(call.function.name, args);
+  const text = result.ok ? result.text : errorText(result.error);
+  const outcome: CallOutcome = { name: call.function.name, ok: result.ok, ...(result.ok ? {} : { code: result.error.code }), hash: hashOf(text) };
+  // A picture travels in its tool message, as multi-part content: the openai types allow text parts only there, which
+  // is narrower than what the providers accept.
+  const image = result.ok && typeof result.data === "object" && result.data !== null && "image" in result.data ? (result.data.image as { width?: number; height?: number; bytes: number }) : undefined;
+  const parts = (result.ok ? (result.attachments ?? []) : []).map((picture): ChatCompletionContentPart => {
+    const part: ChatCompletionContentPart = { type: "image_url", image_url: { url: picture.dataUrl } };
+    const path = typeof (args as { path?: unknown }).path === "string" ? (args as { path: string }).path : "the file";
+    pictures.set(part, { path, tokens: image ? imageTokens(image).tokens : 0 });
+    return part;
+  });
+  const content = parts.length === 0 ? text : ([{ type: "text", text }, ...parts] as unknown as string);
+  return { args, outcome, message: { role: "tool", tool_call_id: call.id, content } };
+}
+
+/** Runs a code agent's program within what is left of the run's budget: its report, as the message that answers. */
+async function runProgram(
+  runtime: Runtime,
+  program: NonNullable<ReturnType<typeof programOf>>,
+  baseline: Baseline,
+  deadline: number,
+): Promise<{ outcome: CallOutcome; message: ChatCompletionMessageParam }> {
+  const budget = Math.max(0.001, Math.min(DEFAULT_LIMITS.budgetSecs, (deadline - Date.now()) / 1000));
+  const run = await runtime.run(program.source, { language: program.language, budget, baseline });
+  const told = reportText(run);
+  const outcome: CallOutcome = { name: "run_program", ok: run.ok, ...(run.error ? { code: run.error.code } : {}), hash: hashOf(told) };
+  return { outcome, message: { role: "user", content: told } };
+}
+
 /** Runs one agent to its end; never throws for the model's or the provider's failures: they are in the report. */
 export async function runAgent(options: AgentOptions): Promise<AgentReport> {
   const before = snapshot(options.workspace);
@@ -319,30 +369,10 @@ async function drive(options: AgentOptions): Promise<Omit<AgentReport, "filesCha
         record.calls = calls.length;
         // Every tool call of the reply is answered, in order, by a tool message carrying its id.
         for (const call of calls) {
-          let args: unknown;
-          try {
-            args = JSON.parse(call.function.arguments || "{}");
-          } catch {
-            args = undefined;
-          }
-          const result = args === undefined
-            ? { ok: false as const, error: { code: "invalid-argument" as const, message: `Cannot call ${call.function.name}: its arguments are not JSON; pass one JSON object` } }
-            : await tools.call(call.function.name, args);
-          const text = result.ok ? result.text : errorText(result.error);
-          const outcome: CallOutcome = { name: call.function.name, ok: result.ok, ...(result.ok ? {} : { code: result.error.code }), hash: hashOf(text) };
+          const { args, outcome, message } = await answerCall(tools, call, pictures);
           report.calls.push(outcome);
           options.onRecord?.({ type: "call", turn, args, outcome });
-          // A picture travels in its tool message, as multi-part content: the openai types allow text parts only there,
-          // which is narrower than what the providers accept.
-          const image = result.ok && typeof result.data === "object" && result.data !== null && "image" in result.data ? (result.data.image as { width?: number; height?: number; bytes: number }) : undefined;
-          const parts = (result.ok ? (result.attachments ?? []) : []).map((picture): ChatCompletionContentPart => {
-            const part: ChatCompletionContentPart = { type: "image_url", image_url: { url: picture.dataUrl } };
-            const path = typeof (args as { path?: unknown }).path === "string" ? (args as { path: string }).path : "the file";
-            pictures.set(part, { path, tokens: image ? imageTokens(image).tokens : 0 });
-            return part;
-          });
-          const toolContent = parts.length === 0 ? text : ([{ type: "text", text }, ...parts] as unknown as string);
-          messages.push({ role: "tool", tool_call_id: call.id, content: toolContent });
+          messages.push(message);
         }
         record.elapsedMs = Math.round(performance.now() - started);
         report.turns.push(record);
@@ -355,15 +385,11 @@ async function drive(options: AgentOptions): Promise<Omit<AgentReport, "filesCha
       if (program && runtime) {
         // What the next request carries besides the views and this program's report: breakdown() adds the views.
         const baseline = { system: estimate.system, messages: estimate.messages + tokensOf(replied, pictures), toolResults: estimate.toolResults, viewMessages: true };
-        const budget = Math.max(0.001, Math.min(DEFAULT_LIMITS.budgetSecs, (deadline - Date.now()) / 1000));
-        const run = await runtime.run(program.source, { language: program.language, budget, baseline });
-        const told = reportText(run);
-        const outcome: CallOutcome = { name: "run_program", ok: run.ok, ...(run.error ? { code: run.error.code } : {}), hash: hashOf(told) };
+        const { outcome, message } = await runProgram(runtime, program, baseline, deadline);
         report.calls.push(outcome);
         options.onRecord?.({ type: "call", turn, args: program, outcome });
-        const result: ChatCompletionMessageParam = { role: "user", content: told };
-        reports.add(result);
-        messages.push(result);
+        reports.add(message);
+        messages.push(message);
       }
       record.elapsedMs = Math.round(performance.now() - started);
       report.turns.push(record);
