@@ -18,7 +18,7 @@ import { walkFiles, walkRoot } from "../host/walk.ts";
 import { imageTokens, textTokens } from "../runtime/context.ts";
 import { type Baseline, createRuntime, DEFAULT_LIMITS, type Runtime } from "../runtime/index.ts";
 import { pictureRemoved } from "../runtime/views.ts";
-import { type ViewPart, viewMessages } from "../runtime/window.ts";
+import { type ViewMessages, type ViewPart, viewMessages } from "../runtime/window.ts";
 import { type Arm, systemPrompt } from "./prompts.ts";
 import { type ChatRequest, isPictureRefusal, type Provider, ProviderError, type Retry } from "./provider.ts";
 import { reportText } from "./report.ts";
@@ -231,6 +231,38 @@ function totalsOf(turns: TurnRecord[]): AgentReport["totals"] {
   return { estimate, usage, turnsWithoutUsage: turns.filter((turn) => !turn.usage).length, retries };
 }
 
+/** A run's conversation: what every request is made of. */
+interface Conversation {
+  system: string;
+  /** The function tools' definitions (tools arm). */
+  functionTools: ChatCompletionTool[] | undefined;
+  /** The system prompt, the task, the replies and what answered them. */
+  messages: ChatCompletionMessageParam[];
+  /** A code agent's program reports: the results of its actions, counted with tool results. */
+  reports: WeakSet<ChatCompletionMessageParam>;
+  /** Each picture sent, by its part: its cost for the estimate, and its path for the note that replaces it if refused. */
+  pictures: Map<ChatCompletionContentPart, Picture>;
+}
+
+/**
+ * The next request's messages and gg's estimate of them per band: the opening turn's views right after the system
+ * prompt, where they stay byte-identical from request to request, and the other views last.
+ */
+function nextRequest(conversation: Conversation, laid: ViewMessages): { sent: ChatCompletionMessageParam[]; estimate: Bands } {
+  const { messages, pictures, reports, functionTools } = conversation;
+  const isResult = (message: ChatCompletionMessageParam): boolean => message.role === "tool" || reports.has(message);
+  const sum = (list: ChatCompletionMessageParam[]): number => list.reduce((total, message) => total + tokensOf(message, pictures), 0);
+  const [opening, later] = [viewsMessage(laid.opening, pictures), viewsMessage(laid.later, pictures)];
+  const estimate: Bands = {
+    system: textTokens(conversation.system),
+    tools: functionTools && functionTools.length > 0 ? textTokens(JSON.stringify(functionTools)) : 0,
+    messages: sum(messages.slice(1).filter((message) => !isResult(message))),
+    toolResults: sum(messages.filter(isResult)),
+    views: sum([opening, later].filter((message) => message !== undefined)),
+  };
+  return { sent: [...messages.slice(0, 1), ...(opening ? [opening] : []), ...messages.slice(1), ...(later ? [later] : [])], estimate };
+}
+
 /** Answers one tool call: the tool message carrying its id (and its picture), and its outcome as transcripts keep it. */
 async function answerCall(
   tools: ReturnType<typeof createTools>,
@@ -287,38 +319,29 @@ async function drive(options: AgentOptions): Promise<Omit<AgentReport, "filesCha
   // Declared text-only, or learned so earlier in this process: read_file describes pictures, views show descriptions.
   const config = options.vision === false || TEXT_ONLY.has(options.model) ? { ...given, vision: false } : given;
   const agent = options.agent === undefined ? {} : { agent: options.agent };
-  let system = systemPrompt({ arm: options.arm, config, ...agent });
-  const messages: ChatCompletionMessageParam[] = [{ role: "system", content: system }, { role: "user", content: options.task }];
+  const system = systemPrompt({ arm: options.arm, config, ...agent });
   const report: Omit<AgentReport, "filesChanged" | "totals"> = { ok: false, turns: [], calls: [], visionEvents: [], wastedRequests: 0 };
   const deadline = Date.now() + (options.budgetSecs ?? 1800) * 1000;
   const maxTurns = options.maxTurns ?? 50;
   let tools = options.arm === "tools" ? createTools({ workspace: options.workspace, config, ...agent }) : undefined;
   const runtime = options.arm === "code" ? createRuntime({ workspace: options.workspace, config, ...agent }) : undefined;
-  /** Each picture sent, by its part: its cost for the estimate, and its path for the note that replaces it if refused. */
-  const pictures = new Map<ChatCompletionContentPart, Picture>();
   const functionsOf = (held: typeof tools): ChatCompletionTool[] | undefined =>
     held?.definitions().map((tool) => ({ type: "function", function: { name: tool.name, description: tool.description, parameters: tool.parameters as Record<string, unknown> } }));
-  let functionTools = functionsOf(tools);
-  /** A code agent's program reports: the results of its actions, counted with tool results. */
-  const reports = new WeakSet<ChatCompletionMessageParam>();
-  const isResult = (message: ChatCompletionMessageParam): boolean => message.role === "tool" || reports.has(message);
-  const sum = (list: ChatCompletionMessageParam[]): number => list.reduce((total, message) => total + tokensOf(message, pictures), 0);
+  const conversation: Conversation = {
+    system,
+    functionTools: functionsOf(tools),
+    messages: [{ role: "system", content: system }, { role: "user", content: options.task }],
+    reports: new WeakSet(),
+    pictures: new Map(),
+  };
+  const { messages, pictures } = conversation;
   try {
     if (runtime) await runtime.openingTurn();
     for (let turn = 1; ; turn++) {
       if (turn > maxTurns) return { ...report, error: { code: "max-turns", message: `The run ended at its limit of ${maxTurns} turns without an answer` } };
       if (Date.now() > deadline) return { ...report, error: { code: "timeout", message: `The run ended at its wall-clock budget of ${options.budgetSecs ?? 1800} s` } };
       const sees = !TEXT_ONLY.has(options.model) && config.vision;
-      // The opening turn's views right after the system prompt, where they stay byte-identical; the others last.
-      const laid = runtime ? viewMessages(await runtime.views(), sees) : { opening: [], later: [] };
-      const views = [viewsMessage(laid.opening, pictures), viewsMessage(laid.later, pictures)];
-      const estimate: Bands = {
-        system: textTokens(system),
-        tools: functionTools && functionTools.length > 0 ? textTokens(JSON.stringify(functionTools)) : 0,
-        messages: sum(messages.slice(1).filter((message) => !isResult(message))),
-        toolResults: sum(messages.filter(isResult)),
-        views: sum(views.filter((message) => message !== undefined)),
-      };
+      const { sent, estimate } = nextRequest(conversation, runtime ? viewMessages(await runtime.views(), sees) : { opening: [], later: [] });
       const total = bandsTotal(estimate);
       if (options.contextLength !== undefined && total > options.contextLength) {
         const bands = Object.entries(estimate).map(([band, tokens]) => `${band} ${tokens}`).join(", ");
@@ -326,9 +349,8 @@ async function drive(options: AgentOptions): Promise<Omit<AgentReport, "filesCha
       }
       const started = performance.now();
       let answer;
-      const [opening, later] = views;
-      const sent = [...messages.slice(0, 1), ...(opening ? [opening] : []), ...messages.slice(1), ...(later ? [later] : [])];
       try {
+        const { functionTools } = conversation;
         const request: ChatRequest = { model: options.model, messages: sent, ...(functionTools && functionTools.length > 0 ? { tools: functionTools } : {}) };
         options.onRecord?.({ type: "request", turn, request });
         answer = await options.provider.complete(request);
@@ -346,8 +368,8 @@ async function drive(options: AgentOptions): Promise<Omit<AgentReport, "filesCha
         // Reads now describe pictures, and the system prompt and read_file's description say so; the open views give
         // up their pictures and stop being charged for them.
         const textOnly = { ...config, vision: false };
-        messages[0] = { role: "system", content: (system = systemPrompt({ arm: options.arm, config: textOnly, ...agent })) };
-        if (tools) functionTools = functionsOf((tools = createTools({ workspace: options.workspace, config: textOnly, ...agent })));
+        messages[0] = { role: "system", content: (conversation.system = systemPrompt({ arm: options.arm, config: textOnly, ...agent })) };
+        if (tools) conversation.functionTools = functionsOf((tools = createTools({ workspace: options.workspace, config: textOnly, ...agent })));
         await runtime?.textOnly();
         turn--;
         continue;
@@ -374,27 +396,23 @@ async function drive(options: AgentOptions): Promise<Omit<AgentReport, "filesCha
           options.onRecord?.({ type: "call", turn, args, outcome });
           messages.push(message);
         }
-        record.elapsedMs = Math.round(performance.now() - started);
-        report.turns.push(record);
-        options.onTurn?.(record);
-        if (calls.length === 0) return { ...report, ok: true, answer: content };
-        continue;
       }
-      const program = programOf(content);
-      record.calls = program ? 1 : 0;
+      const program = tools ? undefined : programOf(content);
+      if (program) record.calls = 1;
       if (program && runtime) {
         // What the next request carries besides the views and this program's report: breakdown() adds the views.
         const baseline = { system: estimate.system, messages: estimate.messages + tokensOf(replied, pictures), toolResults: estimate.toolResults, viewMessages: true };
         const { outcome, message } = await runProgram(runtime, program, baseline, deadline);
         report.calls.push(outcome);
         options.onRecord?.({ type: "call", turn, args: program, outcome });
-        reports.add(message);
+        conversation.reports.add(message);
         messages.push(message);
       }
       record.elapsedMs = Math.round(performance.now() - started);
       report.turns.push(record);
       options.onTurn?.(record);
-      if (!program) return { ...report, ok: true, answer: content };
+      // A reply that asks for nothing is the answer.
+      if (record.calls === 0) return { ...report, ok: true, answer: content };
     }
   } finally {
     runtime?.close();

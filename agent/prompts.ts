@@ -80,12 +80,12 @@ export function programRules(options: Pick<PromptOptions, "delivery" | "limits">
   const handIn =
     options.delivery === "tool"
       ? "Run a program with the run_program tool, its source the program."
-      : "Reply with a ```ts block to run it; reply without one when done.";
+      : "Reply with a ```ts block to run it, or with your answer and no block when done.";
   const output = limits.resultChars === limits.logBytes ? `${limits.resultChars / KIB} KiB result and logs` : `${limits.resultChars / KIB} KiB result, ${limits.logBytes / KIB} KiB logs`;
   return [
     handIn,
     "A program is an async function body (top-level await and return, no import) using the gg global; its logs and returned JSON come back, or its error.",
-    `Limits: ${limits.budgetSecs} s, ${limits.memoryMb} MB heap, ${output}; no timers, network or Node APIs.`,
+    `Limits: ${limits.budgetSecs} s${limits.cpuSecs < limits.budgetSecs ? ` (${limits.cpuSecs} s of CPU)` : ""}, ${limits.memoryMb} MB heap, ${output}; no timers, network or Node APIs.`,
     "Compute in the program; return only what you need to see.",
     "gg calls reject with an Error whose code says why. Relative paths start at the workspace root.",
   ];

@@ -19,6 +19,7 @@ import { type AgentReport, type Bands, bandsTotal, runAgent } from "../agent/loo
 import type { Arm } from "../agent/prompts.ts";
 import type { Provider } from "../agent/provider.ts";
 import { textTokens } from "../runtime/context.ts";
+import { VIEW_HEADINGS } from "../runtime/window.ts";
 
 const CACHE = process.env.GG_BENCH_CONTEXT ?? join(tmpdir(), "gg-bench-context");
 /** The packages the workspaces are made of, each unpacked once under CACHE/<folder>. */
@@ -201,7 +202,7 @@ const step = (history: ChatCompletionMessageParam[]): number => history.filter((
 function told(history: ChatCompletionMessageParam[], n = step(history) - 1): string[] {
   const replies = history.flatMap((message, index) => (message.role === "assistant" ? [index] : []));
   const after = history.slice((replies[n] ?? history.length) + 1, replies[n + 1] ?? history.length);
-  return after.filter((message) => message.role === "tool" || message.role === "user").map(textOf).filter((text) => !text.startsWith("# Open views") && !text.startsWith("# Opening turn"));
+  return after.filter((message) => message.role === "tool" || message.role === "user").map(textOf).filter((text) => !Object.values(VIEW_HEADINGS).some((heading) => text.startsWith(heading)));
 }
 
 /** The value a program returned, from its report. */

@@ -3,6 +3,7 @@
 import type { Configuration } from "../bindings/config.ts";
 import { type Arm, systemPrompt, viewsText } from "../agent/prompts.ts";
 import { createRuntime } from "../runtime/index.ts";
+import { VIEW_HEADINGS } from "../runtime/window.ts";
 
 /** Prints the prompt; `arm` is checked by the caller. */
 export async function printPrompt(arm: Arm, options: { config: Configuration; agent?: string; workspace: string }, out: (text: string) => void): Promise<number> {
@@ -14,7 +15,7 @@ export async function printPrompt(arm: Arm, options: { config: Configuration; ag
   const runtime = createRuntime({ workspace: options.workspace, config: options.config, ...(options.agent === undefined ? {} : { agent: options.agent }) });
   try {
     const opened = await runtime.openingTurn();
-    out(`${prompt}\n# Opening turn\n\n${opened.length > 0 ? viewsText(opened) : "(nothing: the configuration's openingTurn opens no views for this agent)\n"}`);
+    out(`${prompt}\n${VIEW_HEADINGS.opening}\n\n${opened.length > 0 ? viewsText(opened) : "(nothing: the configuration's openingTurn opens no views for this agent)\n"}`);
     return 0;
   } finally {
     runtime.close();

@@ -25,6 +25,7 @@ import { ggPackage } from "../host/package.ts";
 import { killAllCommands } from "../host/shell.ts";
 import { renderApiDoc, renderDts, searchDocs } from "../runtime/docs.ts";
 import { createRuntime, type OpenedView, type ViewContent } from "../runtime/index.ts";
+import { VIEW_HEADINGS } from "../runtime/window.ts";
 import { DEFAULT_LIMITS } from "../runtime/limits.ts";
 
 /** What a server serves: a workspace, a configuration, and the agent whose allowlist applies. */
@@ -166,7 +167,7 @@ export function createMcpServer(options: McpOptions) {
         return views;
       });
       const views = await opening;
-      if (views.length > 0) messages.push({ role: "user", content: { type: "text", text: `# Opening turn\n\n${viewsText(views)}` } });
+      if (views.length > 0) messages.push({ role: "user", content: { type: "text", text: `${VIEW_HEADINGS.opening}\n\n${viewsText(views)}` } });
     }
     return { description: prompt.description, messages };
   });

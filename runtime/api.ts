@@ -134,7 +134,7 @@ const breakdown: GgFunction = {
   module: "context",
   name: "breakdown",
   brief: "Tokens in the context window per band: system, messages, tool results, file views, images.",
-  note: () => "The window as your next request will carry it, except this program's own report, which does not exist yet.",
+  note: () => "Under gg agent, what your next request carries but this program's own report, which does not exist yet.",
   positional: [],
   parameters: nothing,
   result: Breakdown,

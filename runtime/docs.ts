@@ -1,7 +1,7 @@
-// The reference of the gg global, generated from its declarations: docs/api.md (what `gg docs` prints) and
-// docs/gg.d.ts (the types a model reads and a program is checked against). Parameter and result types are rendered
-// from the same schemas that validate arguments and describe results. Both files are checked for staleness by
-// `npm test`.
+// The reference of the gg global, generated from its declarations: docs/api.md (what `gg docs` prints), docs/gg.d.ts
+// (the types a program is checked against), the compact declarations a code agent's prompt carries, and the opening
+// turn's docs of a module. Parameter and result types are rendered from the same schemas that validate arguments and
+// describe results. The two files are checked for staleness by `npm test`.
 import type { TSchema } from "typebox";
 import { type Configuration, defaultConfiguration } from "../bindings/config.ts";
 import { ErrorCode, GG_MODULES, type GgModule } from "../bindings/define.ts";

@@ -1,10 +1,11 @@
 // The opening turn: what a code agent meets before its first turn, opened as views so that it is charged, listed and
 // closed like any other. Every request carries it, so it is held to a budget: the workspace's tree at the deepest
 // depth whose text fits, or, when not even the top level fits, a few lines saying what is there and how to look.
+import { OPENING_TREE_TOKENS } from "../bindings/config.ts";
 import { type CallContext, holdsCall, runCheckedSync } from "../bindings/define.ts";
 import { listDir } from "../bindings/list_dir.ts";
 import { tree } from "../bindings/tree.ts";
-import { grouped, plural } from "../host/lines.ts";
+import { grouped } from "../host/lines.ts";
 import { enter, listDir as listWalk, walkRoot, type WalkEntry } from "../host/walk.ts";
 import { ggFunctions } from "./api.ts";
 import { textTokens } from "./context.ts";
@@ -13,13 +14,15 @@ import type { OpenedView, Views } from "./views.ts";
 import { GG_LABEL } from "./window.ts";
 
 /** The label of the opening turn's tree. */
-export const TREE_LABEL = `${GG_LABEL}workspace/tree`;
+const TREE_LABEL = `${GG_LABEL}workspace/tree`;
 
 /** Opens the opening turn's views as the configuration sets it, and returns them. */
 export function openingTurn(context: CallContext, views: Views): OpenedView[] {
   const { config } = context;
   const opened: OpenedView[] = [];
-  const { treeDepth, treeTokens, modules } = config.openingTurn;
+  const { treeDepth, modules } = config.openingTurn;
+  // A configuration parsed before the budget existed (a transcript's) has none: it gets the default.
+  const treeTokens = config.openingTurn.treeTokens ?? OPENING_TREE_TOKENS;
   if (treeTokens > 0 && holdsCall(config, tree)) {
     const shape = openingTree(context, treeDepth, treeTokens);
     if (shape !== undefined) opened.push(views.openText(TREE_LABEL, shape));
@@ -35,20 +38,24 @@ export function openingTurn(context: CallContext, views: Views): OpenedView[] {
  * The workspace's tree at the deepest depth up to `depth` that is whole and within `tokens`; when not even its top
  * level is, a summary of the top level. Undefined when the workspace cannot be listed.
  */
-export function openingTree(context: CallContext, depth: number, tokens: number): string | undefined {
+function openingTree(context: CallContext, depth: number, tokens: number): string | undefined {
   for (let level = depth; level >= 1; level--) {
     const shape = runCheckedSync(tree, { path: ".", depth: level }, context);
     if (!shape.ok) return undefined;
-    if (!shape.data.cut && textTokens(shape.text) <= tokens) return shape.text;
+    // An empty or ignored root says so in one line, whatever the budget: there is nothing to sum up.
+    if ((!shape.data.cut && textTokens(shape.text) <= tokens) || shape.data.entries.length === 0) return shape.text;
   }
   return topLevelSummary(context, tokens);
 }
 
-/** What a top-level entry is, for the summary's counts: singular and plural. */
-function kindOf(entry: WalkEntry): [string, string] {
-  if (entry.symlink) return ["symbolic link", "symbolic links"];
-  if (entry.directory) return ["directory", "directories"];
-  return entry.file ? ["file", "files"] : ["other entry", "other entries"];
+/** The kinds of top-level entries the summary counts, each with its plural. */
+const KINDS = { file: "files", directory: "directories", "symbolic link": "symbolic links", "other entry": "other entries" } as const;
+
+/** What a top-level entry is, for the summary's counts. */
+function kindOf(entry: WalkEntry): keyof typeof KINDS {
+  if (entry.symlink) return "symbolic link";
+  if (entry.directory) return "directory";
+  return entry.file ? "file" : "other entry";
 }
 
 /** How the summary groups files: by extension (`.js`), a dot file or a name without one as "no extension". */
@@ -84,17 +91,18 @@ function fitted(label: string, count: number, item: (i: number) => string, room:
 /**
  * The top level of a workspace too big to list within `tokens`, in a few lines: how many entries of which kinds, its
  * directories with their sizes and its files by extension as far as the budget goes (the rest counted), and the calls
- * that show the rest.
+ * that show the rest. The first and last of these are always there, so a budget too small for them is overrun.
  */
 function topLevelSummary(context: CallContext, tokens: number): string {
   const { entries, scope } = listWalk(walkRoot(context.cwd, context.workspace, context.warm));
-  const kinds = tally(entries.map((entry) => kindOf(entry).join("|"))).map(([kind, count]) => {
-    const [one, many] = kind.split("|");
-    return `${grouped(count)} ${count === 1 ? one : many}`;
-  });
+  const kinds = tally(entries.map(kindOf)).map(([kind, count]) => `${grouped(count)} ${count === 1 ? kind : KINDS[kind as keyof typeof KINDS]}`);
   const header = `(${grouped(entries.length)} entries at the top level, too many to list in the opening turn: ${kinds.join(", ")})`;
   const directories = entries.filter((entry) => entry.directory && !entry.symlink);
-  const hint = `${holdsCall(context.config, listDir) ? "gg.files.listDir() lists them all; " : ""}gg.files.tree(${JSON.stringify(directories[0]?.name ?? ".")}) shows a directory.`;
+  const ways = [
+    ...(holdsCall(context.config, listDir) ? ["gg.files.listDir() lists them all"] : []),
+    ...(directories[0] ? [`gg.files.tree(${JSON.stringify(directories[0].name)}) shows a directory`] : []),
+  ];
+  const hint = `${ways.length > 0 ? ways.join("; ") : "gg.files.tree() lists as many as it can"}.`;
   const room = tokens * 4 - Buffer.byteLength(`${header}\n${hint}`);
   const sizes: string[] = [];
   const size = (i: number): string => {
@@ -112,7 +120,7 @@ function topLevelSummary(context: CallContext, tokens: number): string {
   const bytes = (line: string): number => (line ? Buffer.byteLength(line) + 1 : 0);
   let files = filesIn(room);
   let folders = foldersIn(room);
-  // When both do not fit, each gets half the room, and what one leaves of its half goes to the other.
+  // Neither list may crowd the other out: when both do not fit, each gets half, and what one leaves goes to the other.
   if (bytes(files) + bytes(folders) > room) {
     const half = Math.floor(room / 2);
     if (bytes(files) <= half) folders = foldersIn(room - bytes(files));

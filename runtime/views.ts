@@ -156,6 +156,8 @@ export function createViews(read: ViewRead, cwd: string, caps: ViewCaps = DEFAUL
     },
     /** Opens a view of `path` (offset and limit as read_file takes them). */
     open(path: string, offset?: number, limit?: number): OpenedView {
+      // A label names a view gg opened itself; a file whose path starts so is reached as ./gg:/...
+      if (path.startsWith(GG_LABEL)) throw new GgError("invalid-argument", `Cannot open a view of ${JSON.stringify(path)}: ${GG_LABEL} labels name the views gg opens itself (the opening turn's); a file of that name is ./${path}`);
       const result = read(path, offset, limit);
       if (!result.ok) throw new GgError(result.error.code, result.error.message);
       const image = "image" in result.data ? result.data.image : undefined;
@@ -200,9 +202,17 @@ export function createViews(read: ViewRead, cwd: string, caps: ViewCaps = DEFAUL
      * out in their messages, headings included, when the baseline says they travel so).
      */
     breakdown(): Breakdown {
-      const laid = viewMessages(contents());
-      const { text, pictures: images } = partsTokens([...laid.opening, ...laid.later]);
-      const fileViews = baseline.viewMessages ? text : views.reduce((sum, view) => sum + textTokens(view.text), 0);
+      let fileViews = 0;
+      let images = 0;
+      if (baseline.viewMessages) {
+        const laid = viewMessages(contents());
+        ({ text: fileViews, pictures: images } = partsTokens([...laid.opening, ...laid.later]));
+      } else {
+        for (const view of views) {
+          fileViews += textTokens(view.text);
+          images += costOf(view) - textTokens(view.text);
+        }
+      }
       const system = baseline.system ?? 0;
       const messages = baseline.messages ?? 0;
       const toolResults = baseline.toolResults ?? 0;

@@ -27,15 +27,15 @@ export interface ViewMessages {
   later: ViewPart[];
 }
 
-/** The headings of the two views messages. */
-const HEADINGS = { opening: "# Opening turn", later: "# Open views" } as const;
+/** The headings of the two views messages: what each begins with. */
+export const VIEW_HEADINGS = { opening: "# Opening turn", later: "# Open views" } as const;
 
 /** The open views as the messages a request carries them in; `pictures` false leaves pictures out (a text-only model). */
 export function viewMessages(views: readonly ViewContent[], pictures = true): ViewMessages {
   const messages: ViewMessages = { opening: [], later: [] };
   for (const view of views) {
     const parts = view.path.startsWith(GG_LABEL) ? messages.opening : messages.later;
-    if (parts.length === 0) parts.push({ text: HEADINGS[parts === messages.opening ? "opening" : "later"] });
+    if (parts.length === 0) parts.push({ text: VIEW_HEADINGS[parts === messages.opening ? "opening" : "later"] });
     parts.push({ text: `## ${view.path}\n\n${view.text}` });
     if (pictures && view.dataUrl) parts.push({ picture: { path: view.path, dataUrl: view.dataUrl, tokens: view.pictureTokens ?? 0 } });
   }

@@ -1,9 +1,9 @@
-// The opening turn: before a code agent's first turn, a view of the workspace's tree and one of each held module's
-// docs, found by the search over the briefs; configurable, and never a module the agent does not hold.
+// The opening turn: before a code agent's first turn, a view of the workspace's tree within its token budget and one of
+// each held module's docs; configurable, and never a module the agent does not hold.
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
-import { ConfigError, parseConfiguration } from "../../bindings/config.ts";
+import { ConfigError, defaultConfiguration, parseConfiguration } from "../../bindings/config.ts";
 import { createRuntime } from "../../runtime/index.ts";
 import { moduleDoc, searchDocs } from "../../runtime/docs.ts";
 import { tempWorkspace } from "../workspace.ts";
@@ -174,5 +174,44 @@ describe("the opening tree's token budget", () => {
   test("an empty folder is said to be empty", async () => {
     using ws = tempWorkspace();
     expect(await opening(ws.root)).toMatchObject({ path: "gg://workspace/tree", text: "(empty directory)" });
+  });
+});
+
+describe("the opening tree's edges", () => {
+  test("an empty folder under the smallest budget is still just said to be empty", async () => {
+    using ws = tempWorkspace();
+    const runtime = createRuntime({ workspace: ws.root, config: { openingTurn: { modules: [], treeTokens: 1 } } });
+    try {
+      expect((await runtime.openingTurn()).map((view) => view.text)).toEqual(["(empty directory)"]);
+    } finally {
+      runtime.close();
+    }
+  });
+
+  test("without list_dir and without a directory, the summary points to tree", async () => {
+    using ws = tempWorkspace();
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 50; i++) files[`note-${i}.md`] = "";
+    ws.put(files);
+    const config = { openingTurn: { modules: [], treeTokens: 50 }, agents: [{ id: "lister", allow: ["tree"] }] };
+    const runtime = createRuntime({ workspace: ws.root, config, agent: "lister" });
+    try {
+      expect((await runtime.openingTurn())[0]?.text).toBe("(50 entries at the top level, too many to list in the opening turn: 50 files)\nfiles: .md 50\ngg.files.tree() lists as many as it can.");
+    } finally {
+      runtime.close();
+    }
+  });
+
+  test("a configuration parsed before the tree had a budget (a transcript's) gets the default one", async () => {
+    using ws = tempWorkspace();
+    ws.put({ "a.txt": "" });
+    const config = defaultConfiguration();
+    const { treeDepth, modules } = config.openingTurn;
+    const runtime = createRuntime({ workspace: ws.root, config: { ...config, openingTurn: { treeDepth, modules } as typeof config.openingTurn } });
+    try {
+      expect((await runtime.openingTurn()).map((view) => view.path)).toEqual(["gg://workspace/tree", "gg://docs/files", "gg://docs/shell"]);
+    } finally {
+      runtime.close();
+    }
   });
 });

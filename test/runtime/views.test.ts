@@ -27,6 +27,13 @@ describe("views", () => {
     expect(report.views).toEqual([summary]);
   });
 
+  test("a gg:// label is never a file's view: openFile refuses it and names the path that reaches such a file", async () => {
+    using ws = engineWorkspace();
+    ws.put({ "gg:/x": "x\n" });
+    const report = await ws.run("try { await gg.views.openFile('gg://x'); } catch (e) { return [e.code, e.message, (await gg.views.openFile('./gg://x')).text]; }");
+    expect(report.result).toEqual(["invalid-argument", 'Cannot open a view of "gg://x": gg:// labels name the views gg opens itself (the opening turn\'s); a file of that name is ./gg://x', "x\n"]);
+  });
+
   test("an empty file opens as read_file reads it: no text, no lines shown", async () => {
     using ws = engineWorkspace();
     ws.put({ "empty.txt": "" });
