@@ -3,7 +3,7 @@
 // search_docs, the resources and the prompts are the generated docs, types and system prompts. Nothing is declared
 // twice; stdout carries the protocol and nothing else.
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { getMethodLiteral } from "@modelcontextprotocol/sdk/server/zod-json-schema-compat.js";
 import {
   CallToolRequestSchema,
   type CallToolResult,
@@ -12,7 +12,6 @@ import {
   ListPromptsRequestSchema,
   ListResourcesRequestSchema,
   ListToolsRequestSchema,
-  McpError,
   ReadResourceRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { type Static, Type } from "typebox";
@@ -27,6 +26,8 @@ import { renderApiDoc, renderDts, searchDocs } from "../runtime/docs.ts";
 import { createRuntime, type OpenedView, type ViewContent } from "../runtime/index.ts";
 import { VIEW_HEADINGS } from "../runtime/window.ts";
 import { DEFAULT_LIMITS } from "../runtime/limits.ts";
+import { quote } from "./messages.ts";
+import { lineTransport } from "./transport.ts";
 
 /** What a server serves: a workspace, a configuration, and the agent whose allowlist applies. */
 export interface McpOptions {
@@ -66,6 +67,9 @@ const failure = (code: string, message: string): CallToolResult => ({ isError: t
 /** A picture's data: URL as an image block: its base64 and its mime type. */
 const imageBlock = (dataUrl: string) => ({ type: "image" as const, data: dataUrl.slice(dataUrl.indexOf(",") + 1), mimeType: dataUrl.slice(5, dataUrl.indexOf(";")) });
 
+/** A JSON-RPC error the SDK answers with as it is (an McpError's message would begin "MCP error -32602: "). */
+const rpcError = (code: number, message: string): Error => Object.assign(new Error(message), { code });
+
 /** Creates the server for one session; `close` stops its runtime. */
 export function createMcpServer(options: McpOptions) {
   const config = forAgent(options.config, options.agent);
@@ -98,6 +102,17 @@ export function createMcpServer(options: McpOptions) {
     { name: "search_docs", description: "Find the gg functions for what you want to do: ranked matches with their signatures and briefs.", inputSchema: SearchDocs },
   ];
 
+  /** The methods served: the SDK's Server answers initialize and ping itself. */
+  const served = ["initialize", "ping"];
+  const handle: typeof server.setRequestHandler = (schema, handler) => {
+    served.push(getMethodLiteral(schema));
+    server.setRequestHandler(schema, handler);
+  };
+  // Any other method is answered in a sentence that names those served.
+  server.fallbackRequestHandler = async (request) => {
+    throw rpcError(McpErrorCode.MethodNotFound, `Cannot handle ${quote(request.method)}: gg does not serve that method; the methods served are ${served.join(", ")}`);
+  };
+
   const runProgram = async (args: Static<typeof RunProgram>, signal: AbortSignal): Promise<CallToolResult> => {
     const report = await runtime.run(args.source, { ...(args.language ? { language: args.language } : {}), ...(args.budget ? { budget: args.budget } : {}), ...(args.check ? { check: true } : {}) }, { signal });
     const contents: ViewContent[] = report.views.some((view) => !shown.has(view.id)) ? await runtime.views() : [];
@@ -119,11 +134,11 @@ export function createMcpServer(options: McpOptions) {
     return { ...(report.ok ? {} : { isError: true }), content, structuredContent: report as unknown as Record<string, unknown> };
   };
 
-  server.setRequestHandler(ListToolsRequestSchema, () => ({
+  handle(ListToolsRequestSchema, () => ({
     tools: [...tools.definitions().map((tool) => ({ name: tool.name, description: tool.description, inputSchema: tool.parameters })), ...ownTools],
   }) as never);
 
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+  handle(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const { name } = request.params;
     const args: unknown = request.params.arguments ?? {};
     if (name === "run_program" || name === "search_docs") {
@@ -137,7 +152,7 @@ export function createMcpServer(options: McpOptions) {
       return serially(() => runProgram(args as Static<typeof RunProgram>, extra.signal));
     }
     if (!held.has(name)) {
-      throw new McpError(McpErrorCode.InvalidParams, `Unknown tool ${JSON.stringify(name)}; the tools are ${[...held, ...ownTools.map((tool) => tool.name)].join(", ")}`);
+      throw rpcError(McpErrorCode.InvalidParams, `Cannot call the tool ${quote(name)}: the session holds no tool of that name; the tools are ${[...held, ...ownTools.map((tool) => tool.name)].join(", ")}`);
     }
     const result = await tools.call(name, args, extra.signal);
     if (!result.ok) return failure(result.error.code, result.error.message);
@@ -145,18 +160,18 @@ export function createMcpServer(options: McpOptions) {
     return { content: [{ type: "text", text: result.text }, ...pictures] };
   });
 
-  server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: RESOURCES.map((resource) => ({ ...resource })) }));
-  server.setRequestHandler(ReadResourceRequestSchema, (request) => {
+  handle(ListResourcesRequestSchema, () => ({ resources: RESOURCES.map((resource) => ({ ...resource })) }));
+  handle(ReadResourceRequestSchema, (request) => {
     const { uri } = request.params;
     const resource = RESOURCES.find((candidate) => candidate.uri === uri);
-    if (!resource) throw new McpError(McpErrorCode.InvalidParams, `Unknown resource ${uri}; the resources are ${RESOURCES.map((candidate) => candidate.uri).join(", ")}`);
+    if (!resource) throw rpcError(McpErrorCode.InvalidParams, `Cannot read the resource ${quote(uri)}: gg serves no resource of that URI; the resources are ${RESOURCES.map((candidate) => candidate.uri).join(", ")}`);
     return { contents: [{ uri, mimeType: resource.mimeType, text: uri === "gg://docs/api.md" ? renderApiDoc(config) : renderDts(config) }] };
   });
 
-  server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts: PROMPTS.map((prompt) => ({ ...prompt })) }));
-  server.setRequestHandler(GetPromptRequestSchema, async (request) => {
+  handle(ListPromptsRequestSchema, () => ({ prompts: PROMPTS.map((prompt) => ({ ...prompt })) }));
+  handle(GetPromptRequestSchema, async (request) => {
     const prompt = PROMPTS.find((candidate) => candidate.name === request.params.name);
-    if (!prompt) throw new McpError(McpErrorCode.InvalidParams, `Unknown prompt ${request.params.name}; the prompts are ${PROMPTS.map((candidate) => candidate.name).join(", ")}`);
+    if (!prompt) throw rpcError(McpErrorCode.InvalidParams, `Cannot get the prompt ${quote(request.params.name)}: gg serves no prompt of that name; the prompts are ${PROMPTS.map((candidate) => candidate.name).join(", ")}`);
     const arm: Arm = prompt.name === "tools-agent" ? "tools" : "code";
     const messages = [{ role: "user" as const, content: { type: "text" as const, text: systemPrompt({ arm, config, delivery: "tool" }) } }];
     if (arm === "code") {
@@ -186,17 +201,14 @@ export function createMcpServer(options: McpOptions) {
 /** Serves one session over stdio; resolves with the exit status once stdin closes. */
 export async function serveStdio(options: McpOptions): Promise<number> {
   const session = createMcpServer(options);
-  const transport = new StdioServerTransport();
-  await session.server.connect(transport);
-  return new Promise((resolve) => {
+  return new Promise((resolve, reject) => {
     let closing = false;
-    const shutdown = (): void => {
+    // The transport closes when stdin ends, and the server's onclose follows.
+    session.server.onclose = (): void => {
       if (closing) return;
       closing = true;
       session.close().finally(() => resolve(0));
     };
-    process.stdin.once("end", shutdown);
-    process.stdin.once("close", shutdown);
-    transport.onclose = shutdown;
+    session.server.connect(lineTransport()).catch(reject);
   });
 }
