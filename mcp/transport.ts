@@ -8,8 +8,11 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ErrorCode, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { type ErrorAnswer, errorAnswer, readLine } from "./messages.ts";
 
-/** Bytes one line (one message) may hold, its newline excluded: twice the largest message a test must survive. */
+/** Bytes one line (one message) may hold, its newline excluded: a bound, so a runaway line cannot take the server's
+ * memory, and three times the 10 MiB the SDK reads, so a large file's content still fits. */
 export const MAX_LINE_BYTES = 32 * 1024 * 1024;
+
+const MIB = 1024 * 1024;
 
 /** A transport reading lines from `input` and writing them to `output`; it closes when `input` ends. */
 export function lineTransport(input: Readable = process.stdin, output: Writable = process.stdout, maxLineBytes = MAX_LINE_BYTES): Transport {
@@ -44,7 +47,7 @@ export function lineTransport(input: Readable = process.stdin, output: Writable 
     skipping = true;
     pending = [];
     pendingBytes = 0;
-    const limit = `${maxLineBytes / 1024 / 1024} MiB`;
+    const limit = maxLineBytes % MIB === 0 ? `${maxLineBytes / MIB} MiB` : `${maxLineBytes} bytes`;
     void write(errorAnswer(null, ErrorCode.InvalidRequest, `Cannot read a message of more than ${limit}: this line is longer, and is skipped; send smaller messages (a large file's content in parts)`));
   };
 

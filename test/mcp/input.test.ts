@@ -146,6 +146,9 @@ describe("gg mcp under bad input", () => {
       const answered = await server.answer(id);
       expect(answered, line.slice(0, 200)).toMatchObject({ jsonrpc: "2.0", error: { code, message: expect.stringMatching(message) } });
     }
+    // A line ended by CRLF is the same message.
+    server.send(`${call(12, "ping")}\r`);
+    expect(await server.answer(12)).toEqual({ jsonrpc: "2.0", id: 12, result: {} });
     // The progressToken fixed, the same call runs.
     const read = await server.request("tools/call", { name: "read_file", arguments: { path: "a.txt" }, _meta: { progressToken: "p" } });
     expect(read.result).toMatchObject({ content: [{ type: "text", text: expect.stringContaining("alpha") }] });
