@@ -22,8 +22,8 @@ export interface ErrorAnswer {
   error: { code: number; message: string };
 }
 
-/** A line read: the message to hand to the Server, or the answer that refuses it. */
-export type Reading = { message: JSONRPCMessage } | { answer: ErrorAnswer };
+/** A line read: the message to hand to the Server, or the answers that refuse it (one, or one per request of a batch). */
+export type Reading = { message: JSONRPCMessage } | { answers: ErrorAnswer[] };
 
 /** The SDK's own schema for each method a client sends, so params are checked as the handler would check them. */
 const REQUESTS = new Map(ClientRequestSchema.options.map((schema) => [schema.shape.method.value as string, schema]));
@@ -48,33 +48,44 @@ export function readLine(line: string): Reading {
     value = JSON.parse(line);
   } catch (error) {
     const reason = (error as Error).message;
-    return { answer: errorAnswer(null, ErrorCode.ParseError, `Cannot parse the line as JSON: ${printable(clip(reason, 200))}; send one JSON-RPC 2.0 message per line`) };
+    return refused(errorAnswer(null, ErrorCode.ParseError, `Cannot parse the line as JSON: ${printable(clip(reason, 200))}; send one JSON-RPC 2.0 message per line`));
   }
-  if (Array.isArray(value)) {
-    const state = value.length === 0 ? "it is an empty batch" : `it is a batch of ${value.length}`;
-    return { answer: errorAnswer(null, ErrorCode.InvalidRequest, `Cannot read the message: ${state}, and MCP takes one message per line; send each message on a line of its own`) };
-  }
-  if (!isObject(value)) return { answer: invalidRequest(null, `it is ${kind(value)}, not a JSON-RPC 2.0 object`) };
+  if (Array.isArray(value)) return readBatch(value);
+  if (!isObject(value)) return refused(invalidRequest(null, `it is ${kind(value)}, not a JSON-RPC 2.0 object`));
   if (!("method" in value)) return readResponse(value);
-  const id = "id" in value && isId(value.id) ? value.id : null;
+  const id = idOf(value);
   const problem = envelopeProblem(value);
-  if (problem) return { answer: invalidRequest(id, problem) };
+  if (problem) return refused(invalidRequest(id, problem));
   const method = value.method as string;
   const schemas = "id" in value ? [JSONRPCRequestSchema, REQUESTS.get(method)] : [JSONRPCNotificationSchema, NOTIFICATIONS.get(method)];
   for (const schema of schemas) {
     const checked = schema?.safeParse(value);
-    if (checked && !checked.success) return { answer: errorAnswer(id, ErrorCode.InvalidParams, `Cannot handle ${quote(method)}: ${issuesText(checked.error.issues, value)}; send the params MCP defines for it`) };
+    if (checked && !checked.success) return refused(errorAnswer(id, ErrorCode.InvalidParams, `Cannot handle ${quote(method)}: ${issuesText(checked.error.issues, value)}; send the params MCP defines for it`));
   }
   return { message: value as JSONRPCMessage };
 }
 
+/** A batch, which MCP no longer takes: refused, once for each request in it so no client waits, else once. */
+function readBatch(batch: unknown[]): Reading {
+  const state = batch.length === 0 ? "it is an empty batch" : `it is a batch of ${batch.length}`;
+  const message = `Cannot read the message: ${state}, and MCP takes one message per line; send each message on a line of its own`;
+  const ids = batch.flatMap((item) => (isObject(item) && "method" in item && idOf(item) !== null ? [idOf(item)] : []));
+  return { answers: (ids.length === 0 ? [null] : ids).map((id) => errorAnswer(id, ErrorCode.InvalidRequest, message)) };
+}
+
 /** A response from the client (to a request of the server's): handed on when the SDK takes it, else refused. */
 function readResponse(value: Record<string, unknown>): Reading {
-  if (!("result" in value) && !("error" in value)) return { answer: invalidRequest(null, "it has no method (as a request or a notification has) and no result or error (as a response has)") };
+  // Neither a result nor an error: a request without its method, answered to its id.
+  if (!("result" in value) && !("error" in value)) return refused(invalidRequest(idOf(value), "it has no method (as a request or a notification has) and no result or error (as a response has)"));
   const checked = JSONRPCMessageSchema.safeParse(value);
-  if (!checked.success) return { answer: invalidRequest(null, `it is not a JSON-RPC 2.0 response: ${"result" in value ? "a result is an object" : "an error is an object with an integer code and a string message"}, its id a string or an integer, and it has no other member`) };
+  if (!checked.success) return refused(invalidRequest(null, `it is not a JSON-RPC 2.0 response: ${"result" in value ? "a result is an object" : "an error is an object with an integer code and a string message"}, its id a string or an integer, and it has no other member`));
   return { message: value as JSONRPCMessage };
 }
+
+const refused = (answer: ErrorAnswer): Reading => ({ answers: [answer] });
+
+/** The id to answer a message to: its own when JSON-RPC allows it, else null. */
+const idOf = (value: Record<string, unknown>): AnswerId => ("id" in value && isId(value.id) ? value.id : null);
 
 /** What makes a request or a notification one JSON-RPC 2.0 cannot take, if anything. */
 function envelopeProblem(value: Record<string, unknown>): string | undefined {

@@ -33,7 +33,7 @@ export function lineTransport(input: Readable = process.stdin, output: Writable 
   const onLine = (bytes: Buffer): void => {
     const reading = readLine(bytes.toString("utf8").replace(/\r$/, ""));
     if ("message" in reading) transport.onmessage?.(reading.message);
-    else void write(reading.answer);
+    else for (const answer of reading.answers) void write(answer);
   };
 
   /** Takes `bytes` into the line being read, unless that makes it too long: then it is answered and dropped. */

@@ -104,7 +104,7 @@ describe("gg mcp under bad input", () => {
       ['"jsonrpc": "1.0"', -32700, /^Cannot parse the line as JSON/],
       ["", -32700, /^Cannot parse the line as JSON: Unexpected end of JSON input/],
       ["[]", -32600, /it is an empty batch, and MCP takes one message per line/],
-      [`[${call(1, "ping")}]`, -32600, /it is a batch of 1/],
+      ["[1]", -32600, /it is a batch of 1/],
       ["{}", -32600, /it has no method .* and no result or error/],
       ["3", -32600, /it is a number, not a JSON-RPC 2\.0 object/],
       ["null", -32600, /it is null, not a JSON-RPC 2\.0 object/],
@@ -134,6 +134,7 @@ describe("gg mcp under bad input", () => {
       [call("three", "tools/call", { name: "read_file", arguments: { path: "a.txt" }, _meta: { progressToken: {} } }), "three", -32602, /params\._meta\.progressToken is an object \(expected a string or a number\)/],
       [call(4, "resources/read", null), 4, -32600, /its params are null/],
       [call(5, "tools/list", { _meta: 3 }), 5, -32602, /params\._meta is a number \(expected an object\)/],
+      ['{"jsonrpc":"2.0","id":13}', 13, -32600, /^Cannot handle the message: it has no method .* and no result or error/],
       [call(6, "ping", undefined, { extra: 1 }), 6, -32600, /it has the member "extra", and a request holds only jsonrpc, id, method and params/],
       ['{"jsonrpc":"1.0","id":7,"method":"ping"}', 7, -32600, /its jsonrpc is "1\.0"/],
       [call(9, "tools/call", { name: "nope" }), 9, -32602, /^Cannot call the tool "nope": the session holds no tool of that name; the tools are read_file, /],
@@ -146,6 +147,9 @@ describe("gg mcp under bad input", () => {
       const answered = await server.answer(id);
       expect(answered, line.slice(0, 200)).toMatchObject({ jsonrpc: "2.0", error: { code, message: expect.stringMatching(message) } });
     }
+    // A batch: each request in it is refused to its id.
+    server.send(`[${call(14, "ping")},${call(15, "tools/list")},3]`);
+    for (const id of [14, 15]) expect((await server.answer(id)).error).toMatchObject({ code: -32600, message: expect.stringMatching(/^Cannot read the message: it is a batch of 3, and MCP takes one message per line; /) });
     // A line ended by CRLF is the same message.
     server.send(`${call(12, "ping")}\r`);
     expect(await server.answer(12)).toEqual({ jsonrpc: "2.0", id: 12, result: {} });
