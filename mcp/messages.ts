@@ -1,7 +1,8 @@
-// What one line from the client is: a JSON-RPC 2.0 message the SDK's Server can take as it is, or the error that
-// answers it. JSON-RPC wants every request answered; the SDK drops what its schemas refuse, so nothing reaches the
-// Server unless they accept it, and the refusal is said in a sentence with the right code (a parse error, an invalid
-// request, invalid params) and the request's id, or null when there is none to answer to.
+// What one line from the client is: a JSON-RPC 2.0 message the SDK's Server can take as it is, or the errors that
+// answer it. JSON-RPC wants every request answered, but the SDK drops a line its schemas refuse, and answers bad params
+// as an internal error with a dump of the schema's issues. So a line reaches the Server only once the SDK's schemas
+// accept it; else it is answered here, in a sentence, with the code JSON-RPC gives (parse error, invalid request,
+// invalid params) and the request's id, or null when it has none.
 import {
   ClientNotificationSchema,
   ClientRequestSchema,
@@ -147,8 +148,11 @@ function at(value: unknown, path: readonly PropertyKey[]): unknown {
   return here;
 }
 
+/** A path as JavaScript writes it: params.arguments[0], params._meta["io.modelcontextprotocol/related-task"]. */
 const pathText = (path: readonly PropertyKey[]): string =>
-  path.length === 0 ? "the message" : path.map((key, index) => (typeof key === "number" ? `[${key}]` : `${index === 0 ? "" : "."}${clip(String(key))}`)).join("");
+  path.length === 0
+    ? "the message"
+    : path.map((key, index) => (typeof key === "number" ? `[${key}]` : /^[A-Za-z_$][\w$]*$/.test(String(key)) ? `${index === 0 ? "" : "."}${clip(String(key))}` : `[${quote(String(key))}]`)).join("");
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 

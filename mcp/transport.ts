@@ -76,7 +76,8 @@ export function lineTransport(input: Readable = process.stdin, output: Writable 
       input.on("end", onEnd);
       input.on("close", onEnd);
       input.on("error", onError);
-      // A client gone while an answer is written (EPIPE) ends the session, as its stdin closing does.
+      // A client gone while an answer is written (EPIPE) ends the session, as its stdin closing does; kept after
+      // close, as an answer in flight can still fail then.
       output.on("error", onError);
     },
     send: write,
@@ -87,7 +88,6 @@ export function lineTransport(input: Readable = process.stdin, output: Writable 
       input.off("end", onEnd);
       input.off("close", onEnd);
       input.off("error", onError);
-      output.off("error", onError);
       input.pause();
       pending = [];
       transport.onclose?.();
