@@ -8,8 +8,8 @@ import { fileURLToPath } from "node:url";
 import { ERROR_CODES, type ErrorCode } from "../host/errors.ts";
 import type { EngineOptions } from "./engine.ts";
 import type { FromRunner, ToRunner } from "./runner.ts";
-import { blankReport, CALL_RECORDS, refusedRun, type RunOptions, runLimits } from "./limits.ts";
-import type { CallRecord, RunError, RunReport } from "./sandbox.ts";
+import { refusedRun, type RunOptions, runLimits } from "./limits.ts";
+import { blankReport, CALL_RECORDS, type CallRecord, type RunError, type RunReport } from "./report.ts";
 import type { OpenedView } from "./views.ts";
 import type { ViewContent } from "./window.ts";
 
@@ -248,7 +248,7 @@ export function createRuntime(options: EngineOptions) {
 export type Runtime = ReturnType<typeof createRuntime>;
 export type { EngineOptions as RuntimeOptions } from "./engine.ts";
 export type { RunOptions } from "./limits.ts";
-export type { CallRecord, LogEntry, RunError, RunReport } from "./sandbox.ts";
+export type { CallRecord, LogEntry, RunError, RunReport } from "./report.ts";
 export type { OpenedView, ViewSummary } from "./views.ts";
 export type { ViewContent } from "./window.ts";
 export type { Baseline } from "./context.ts";

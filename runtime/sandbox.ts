@@ -10,58 +10,9 @@ import { argumentsObject, forPrograms, type GgEnv, ggFunctions } from "./api.ts"
 import { type CompiledProgram, compileProgram, type Language, originalPosition, PROGRAM_FILE } from "./compile.ts";
 import { plural } from "../host/lines.ts";
 import type { CheckOutcome, TypeProblem } from "./check.ts";
-import { blankReport, CALL_RECORDS, type Limits } from "./limits.ts";
+import type { Limits } from "./limits.ts";
+import { blankReport, CALL_RECORDS, type CallRecord, type LogEntry, type RunError, type RunReport } from "./report.ts";
 import type { ViewSummary } from "./views.ts";
-
-/** One console entry. */
-export interface LogEntry {
-  level: "log" | "info" | "warn" | "error" | "debug";
-  text: string;
-}
-
-/** One gg call a program made. */
-export interface CallRecord {
-  /** e.g. "files.writeFile". */
-  name: string;
-  /** Its arguments as JSON, cut at 300 characters. */
-  args: string;
-  ok: boolean;
-  /** The error code of a failed call. */
-  code?: string;
-  /** Milliseconds it took. */
-  ms: number;
-  /** The run ended while the call was still running (a command the program did not await): it was stopped. */
-  unfinished?: true;
-}
-
-/** Why a run failed: a code from the closed set, and the program's own line and column where there is one. */
-export interface RunError {
-  code: ErrorCode;
-  message: string;
-  line?: number;
-  column?: number;
-  /** For a type-error: every type error found (the first 20), at the program's own positions. */
-  problems?: TypeProblem[];
-}
-
-/** What a run reports. */
-export interface RunReport {
-  ok: boolean;
-  /** The returned value, as JSON-safe data. */
-  result?: unknown;
-  logs: LogEntry[];
-  /** Console entries beyond the log limit, counted but not kept. */
-  logsDropped: number;
-  error?: RunError;
-  /** The gg calls the program made, in order, including ones that failed: the first 1000 of them. */
-  calls: CallRecord[];
-  /** Calls past the first 1000, counted but not listed. */
-  callsDropped: number;
-  /** The views open at the end, with their token costs. */
-  views: ViewSummary[];
-  /** Wall-clock and CPU milliseconds, peak heap bytes, and for a checked program the milliseconds its check took. */
-  usage: { wallMs: number; cpuMs: number; peakHeapBytes: number; checkMs?: number };
-}
 
 /** Hooks that see a run as it happens (the supervisor keeps them if the runner dies). */
 export interface RunObserver {
