@@ -43,6 +43,8 @@ const clipArgs = (json: string): string => (json.length > 300 ? `${json.slice(0,
 const LEVELS = ["log", "info", "warn", "error", "debug"] as const;
 /** Characters of one console entry. */
 const LOG_ENTRY_CHARS = 8192;
+/** Characters of the reason a program's arguments could not become JSON, as the guest sends it. */
+const UNSENT_CHARS = 300;
 /** Characters of one call's arguments as JSON accepted from a program (a write of up to 64 MiB of text). */
 const ARGS_CHARS = 64 * 1024 * 1024;
 
@@ -52,6 +54,7 @@ const dispatch = $0, dispatchSync = $1, emit = $2, layout = JSON.parse($3), resu
 const { stringify, parse } = JSON;
 const { freeze, defineProperty, getPrototypeOf, setPrototypeOf } = Object;
 const { construct, apply } = Reflect;
+const sliceString = String.prototype.slice;
 const PromiseCtor = Promise, promiseThen = Promise.prototype.then;
 const ErrorCtor = Error, StringCtor = String, RangeErrorCtor = RangeError, TypeErrorCtor = TypeError;
 const fixed = (value) => ({ value, writable: false, enumerable: false, configurable: false });
@@ -88,6 +91,17 @@ const encode = (args) => {
   while (args.length > 0 && args[args.length - 1] === undefined) args.length--;
   return stringify(args);
 };
+// Why arguments could not be turned into JSON (a BigInt, a cycle, nesting past the stack, a getter or a Proxy trap
+// that throws): the host answers it as any bad argument, invalid-argument. Cut here, so a huge message never crosses.
+const unsent = (error) => {
+  let text;
+  try { text = error instanceof ErrorCtor ? StringCtor(error.name) + ": " + StringCtor(error.message) : "a getter or trap threw " + format(error); }
+  catch { text = "a getter or trap threw a value that cannot be described"; }
+  return apply(sliceString, text, [0, ${UNSENT_CHARS}]);
+};
+const send = (index, args) => {
+  try { return [index, encode(args)]; } catch (error) { return [index, null, unsent(error)]; }
+};
 const answer = (reply) => {
   if (reply.ok) return reply.value;
   const error = new ErrorCtor(reply.error.message);
@@ -95,8 +109,8 @@ const answer = (reply) => {
   throw error;
 };
 // Calls that finish on the host without waiting are made inline (a few microseconds); the rest cross as promises.
-const callSync = async (index, args) => answer(parse(dispatchSync.applySync(undefined, [index, encode(args)], syncOptions)));
-const callAsync = async (index, args) => answer(parse(await dispatch.apply(undefined, [index, encode(args)], options)));
+const callSync = async (index, args) => answer(parse(dispatchSync.applySync(undefined, send(index, args), syncOptions)));
+const callAsync = async (index, args) => answer(parse(await dispatch.apply(undefined, send(index, args), options)));
 const gg = {};
 layout.forEach(([module, name, sync], index) => {
   gg[module] = gg[module] || {};
@@ -187,6 +201,10 @@ const MESSAGE_CHARS = 8192;
 const clip = (value: unknown, limit = MESSAGE_CHARS): string => (typeof value === "string" ? value : "").slice(0, limit);
 const isCallCode = (code: unknown): code is ErrorCode => typeof code === "string" && (CALL_ERROR_CODES as readonly string[]).includes(code);
 
+/** The refusal of a call whose arguments the guest could not turn into JSON, for the `reason` it gives. */
+const unsendable = (name: string, reason: string): string =>
+  `Cannot call gg.${name}: its arguments cannot be sent as JSON (${reason.slice(0, UNSENT_CHARS).replace(/\s+/g, " ")}); pass plain data: strings, numbers, booleans, arrays and objects, without BigInts, cycles, nesting thousands of levels deep, or getters and Proxies that throw`;
+
 /** What the guest's settle message says, checked field by field: the guest is trusted with nothing. */
 function readSettled(outcome: unknown, program: CompiledProgram, limits: Limits): { ok: true; result: unknown } | { ok: false; error: RunError } {
   const malformed = { ok: false as const, error: { code: "program-error" as const, message: "The program ended in a way gg cannot read" } };
@@ -259,7 +277,7 @@ async function prepare(env: GgEnv, memoryMb: number, resultChars: number): Promi
   const functions = ggFunctions(env.context.config);
   const slot: { run?: RunState } = {};
   /** One call from the program: checked, run and recorded; the reply is always a JSON string, never a throw. */
-  const dispatch = (index: unknown, argsJson: unknown, inline: boolean): string | Promise<string> => {
+  const dispatch = (index: unknown, argsJson: unknown, unsent: unknown, inline: boolean): string | Promise<string> => {
     const run = slot.run;
     const started = performance.now();
     const seq = run ? run.nextSeq++ : 0;
@@ -287,6 +305,7 @@ async function prepare(env: GgEnv, memoryMb: number, resultChars: number): Promi
       if (!run) return reply("Cannot call gg outside a run", "invalid-argument");
       // A loop of inline calls keeps this thread too busy for the watchdog's timers: each call checks the budget.
       if (inline) run.guard();
+      if (fn && fn.sync === inline && typeof unsent === "string") return reply(unsendable(name, unsent), "invalid-argument");
       if (!fn || typeof argsJson !== "string" || fn.sync !== inline) return reply("Cannot call an unknown gg function", "invalid-argument");
       if (text.length > ARGS_CHARS) return reply(`Cannot call gg.${name}: its arguments are ${text.length} characters as JSON, over the ${ARGS_CHARS} limit`, "invalid-argument");
       const given: unknown = JSON.parse(text);
@@ -308,8 +327,8 @@ async function prepare(env: GgEnv, memoryMb: number, resultChars: number): Promi
       return failure(error);
     }
   };
-  const dispatcher = new ivm.Reference(async (index: unknown, argsJson: unknown) => dispatch(index, argsJson, false));
-  const dispatcherSync = new ivm.Reference((index: unknown, argsJson: unknown) => dispatch(index, argsJson, true));
+  const dispatcher = new ivm.Reference(async (index: unknown, argsJson: unknown, unsent: unknown) => dispatch(index, argsJson, unsent, false));
+  const dispatcherSync = new ivm.Reference((index: unknown, argsJson: unknown, unsent: unknown) => dispatch(index, argsJson, unsent, true));
   const emit = new ivm.Callback(
     (level: unknown, text: unknown) => {
       const run = slot.run;
