@@ -58,3 +58,21 @@ export interface RunReport {
 
 /** A report before anything ran. */
 export const blankReport = (): RunReport => ({ ok: false, logs: [], logsDropped: 0, calls: [], callsDropped: 0, views: [], usage: { wallMs: 0, cpuMs: 0, peakHeapBytes: 0 } });
+
+/** Hooks that see a run as it happens (the supervisor keeps them if the runner dies). */
+export interface RunObserver {
+  /** A call ended; `seq` numbers the run's calls in the order they started. */
+  onCall?(record: CallRecord, seq: number): void;
+  /**
+   * A call that changes the disk or starts a process is about to run, recorded `unfinished` until its `onCall`: both
+   * must be made safe at once (the process may die before the call returns, or right after).
+   */
+  onEffect?(record: CallRecord, seq: number, listed: boolean): void;
+  /** A call past the listed ones ended: counted in callsDropped. */
+  onDropped?(): void;
+  onLog?(entry: LogEntry): void;
+  /** The program is about to wait on the host (a command): what was observed so far should be made safe now. */
+  flush?(): void;
+  /** A stopped program's isolate kept running (an isolated-vm race): its thread is lost with this process. */
+  abandoned?(): void;
+}
