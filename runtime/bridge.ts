@@ -3,7 +3,7 @@
 // isolate's slot, so an isolate can be prepared before its program arrives.
 import ivm from "isolated-vm";
 import { type ErrorCode, isGgError } from "../host/errors.ts";
-import { argumentsObject, forPrograms, type GgEnv, ggFunctions } from "./api.ts";
+import { argumentsObject, forPrograms, type GgEnv, type GgFunction, ggFunctions } from "./api.ts";
 import { type CompiledProgram, mapStack } from "./compile.ts";
 import { CALL_RECORDS, type CallRecord, type LogEntry, type RunObserver, type RunReport } from "./report.ts";
 import { SHIM, UNSENT_CHARS } from "./shim.ts";
@@ -48,13 +48,12 @@ export interface Prepared {
   slot: { run?: RunState };
 }
 
-/** Creates an isolate and installs the shim; its bridge serves whichever run is in `slot`. */
-export async function prepare(env: GgEnv, memoryMb: number, resultChars: number): Promise<Prepared> {
-  const isolate = new ivm.Isolate({ memoryLimit: memoryMb });
-  const functions = ggFunctions(env.context.config);
-  const slot: { run?: RunState } = {};
-  /** One call from the program: checked, run and recorded; the reply is always a JSON string, never a throw. */
-  const dispatch = (index: unknown, argsJson: unknown, unsent: unknown, inline: boolean): string | Promise<string> => {
+/**
+ * The host's answer to one call from the program, `inline` or waited on: checked, run and recorded; the reply is
+ * always a JSON string, never a throw.
+ */
+function callDispatch(env: GgEnv, functions: readonly GgFunction[], slot: { run?: RunState }) {
+  return (index: unknown, argsJson: unknown, unsent: unknown, inline: boolean): string | Promise<string> => {
     const run = slot.run;
     const started = performance.now();
     const seq = run ? run.nextSeq++ : 0;
@@ -104,23 +103,36 @@ export async function prepare(env: GgEnv, memoryMb: number, resultChars: number)
       return failure(error);
     }
   };
+}
+
+/** The console of the program: each entry's stack mapped to its own lines, kept up to the run's log limit. */
+function log(slot: { run?: RunState }) {
+  return (level: unknown, text: unknown) => {
+    const run = slot.run;
+    if (!run || typeof text !== "string" || typeof level !== "number") return;
+    run.guard();
+    const entry: LogEntry = { level: LEVELS[level] ?? "log", text: mapStack(run.program, text) };
+    // Each entry costs its line break too, so a flood of empty entries meets the limit as well.
+    run.logBytes += Buffer.byteLength(text) + 1;
+    if (run.logBytes > run.logLimit) {
+      run.report.logsDropped++;
+      return;
+    }
+    run.report.logs.push(entry);
+    run.observer.onLog?.(entry);
+  };
+}
+
+/** Creates an isolate and installs the shim; its bridge serves whichever run is in `slot`. */
+export async function prepare(env: GgEnv, memoryMb: number, resultChars: number): Promise<Prepared> {
+  const isolate = new ivm.Isolate({ memoryLimit: memoryMb });
+  const functions = ggFunctions(env.context.config);
+  const slot: { run?: RunState } = {};
+  const dispatch = callDispatch(env, functions, slot);
   const dispatcher = new ivm.Reference(async (index: unknown, argsJson: unknown, unsent: unknown) => dispatch(index, argsJson, unsent, false));
   const dispatcherSync = new ivm.Reference((index: unknown, argsJson: unknown, unsent: unknown) => dispatch(index, argsJson, unsent, true));
   const emit = new ivm.Callback(
-    (level: unknown, text: unknown) => {
-      const run = slot.run;
-      if (!run || typeof text !== "string" || typeof level !== "number") return;
-      run.guard();
-      const entry: LogEntry = { level: LEVELS[level] ?? "log", text: mapStack(run.program, text) };
-      // Each entry costs its line break too, so a flood of empty entries meets the limit as well.
-      run.logBytes += Buffer.byteLength(text) + 1;
-      if (run.logBytes > run.logLimit) {
-        run.report.logsDropped++;
-        return;
-      }
-      run.report.logs.push(entry);
-      run.observer.onLog?.(entry);
-    },
+    log(slot),
     // Synchronous, so a log written just before the program is stopped is already in the report.
     { sync: true },
   );

@@ -1,5 +1,6 @@
 // createRuntime: runs programs in a runner process it starts and restarts, so nothing a program does (a hard
-// out-of-memory in V8 included) can take the embedding process down. Runs are queued, one at a time.
+// out-of-memory in V8 included) can take the embedding process down. Runs are queued, one at a time; the runner is
+// supervised apart from the queue (superviseRunner), and a run it owes is tracked in pending.ts.
 import { type ChildProcess, fork } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { constants, tmpdir } from "node:os";
@@ -122,6 +123,12 @@ function superviseRunner(options: EngineOptions) {
     return ready;
   };
 
+  /** Waits for the runner, started if there is none. */
+  const connected = async (): Promise<void> => {
+    if (!runner) await start();
+    else await ready;
+  };
+
   const onMessage = (message: RunnerMessage): void => {
     if (message.type === "answer") {
       requests.get(message.id)?.(message.answer);
@@ -164,8 +171,7 @@ function superviseRunner(options: EngineOptions) {
   /** Runs a program whose options were checked; aborting `signal` cancels it. */
   const execute = async (source: string, run: RunOptions, signal: AbortSignal | undefined): Promise<RunReport> => {
     if (closed) return { ...blankReport(), error: { code: "cancelled", message: "The runtime was closed before the program started; nothing ran" } };
-    if (!runner) await start();
-    else await ready;
+    await connected();
     const id = nextId++;
     /** Stops a runner that does not answer in time, and says why in the report. */
     const giveUp = (error: RunError): void => {
@@ -188,8 +194,7 @@ function superviseRunner(options: EngineOptions) {
   /** Asks the runner about its views; `startRunner` starts a runner there is none of (else: the answer of none). */
   const ask = async <T>(question: "views" | "opening" | "text-only", startRunner: boolean): Promise<T> => {
     if (closed || (!runner && !startRunner)) return [] as T;
-    if (!runner) await start();
-    else await ready;
+    await connected();
     const child = runner;
     const id = nextId++;
     return new Promise((answer) => {
