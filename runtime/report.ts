@@ -2,6 +2,7 @@
 // without loading isolated-vm.
 import type { ErrorCode } from "../host/errors.ts";
 import type { TypeProblem } from "./check.ts";
+import type { ViewSummary } from "./views.ts";
 
 /** Calls a report lists; a loop of calls would otherwise grow it without bound (the rest are counted). */
 export const CALL_RECORDS = 1000;

@@ -8,8 +8,11 @@ export const LOG_ENTRY_CHARS = 8192;
 /** Characters of the reason a program's arguments could not become JSON, as the guest sends it. */
 export const UNSENT_CHARS = 300;
 
-// Runs once per isolate, before the program: captures what it needs, then never exposes $0 or $1.
-/** The shim's source, run with $0 to $4: the two dispatchers, the console callback, the layout of the gg functions as JSON, and the result limit in characters. */
+/**
+ * The shim's source, run once per isolate before the program with $0 to $4: the two dispatchers, the console
+ * callback, the gg functions' layout as JSON and the result limit in characters. It captures what it needs, then
+ * never exposes the dispatchers.
+ */
 export const SHIM = `'use strict';
 const dispatch = $0, dispatchSync = $1, emit = $2, layout = JSON.parse($3), resultLimit = $4;
 const { stringify, parse } = JSON;
