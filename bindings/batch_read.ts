@@ -4,7 +4,7 @@ import { type Static, Type } from "typebox";
 import { type CallErrorCode, fromSystemError, GgError, isGgError } from "../host/errors.ts";
 import { detectImage, IMAGE_SNIFF_BYTES } from "../host/image.ts";
 import { resolvePath } from "../host/paths.ts";
-import type { Configuration } from "./config.ts";
+import type { Configuration } from "./capabilities.ts";
 import { type BatchOutput, batchResult, BUDGET, createBudget, MAX_RANGE_LINES, MAX_RANGES, maxBytesParameter, PAGE_BYTES, renderBatch } from "./batch.ts";
 import { type Attachment, type CallContext, defineCall, ErrorCode, forHoldings } from "./define.ts";
 import { imageRule, readImage } from "./read_file.ts";

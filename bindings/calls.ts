@@ -1,5 +1,6 @@
-// Every call gg declares, in the order tools are listed: apart from the registry so the configuration can check an
-// allowlist's names against it (the declarations import nothing but types from the configuration).
+// Every call gg declares, in the order tools are listed: apart from the registry so the configuration parser can
+// check an allowlist's names against it. The declarations take the configuration's shape from capabilities.ts, never
+// the parser, so nothing here is imported back.
 import type { CallDefinition } from "./define.ts";
 import { edit } from "./batch_edit.ts";
 import { glob, list } from "./batch_list.ts";

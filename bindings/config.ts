@@ -1,23 +1,12 @@
 // The capability configuration: which calls exist for a run and which implementation each one uses.
 // A configuration gg cannot honour exactly as written is refused whole, naming every bad value at once.
-import { OUTPUT_MODES } from "../host/output.ts";
+import { BATCH, CAPABILITIES, type Capability, type CapabilityId, type Configuration, GG_MODULES, type GgModule } from "./capabilities.ts";
 import { CALLS } from "./calls.ts";
-import { BATCH, GG_MODULES, type GgModule, offeredBy } from "./define.ts";
+import { offeredBy } from "./define.ts";
 import { MAX_RANGE_LINES } from "./batch.ts";
 import { TREE_DEFAULT_DEPTH, TREE_MAX_DEPTH } from "./tree.ts";
 
-/**
- * Every capability this build knows: its implementations (the first is the default) and its params, each a count
- * (a whole number, 1 or more) that an enabled capability must write whichever implementation it selects.
- */
-export const CAPABILITIES = {
-  "read-file": { implementations: ["default-cap", "unlimited", BATCH], params: ["lineCap"] },
-  "write-file": { implementations: ["default"], params: [] },
-  "edit-file": { implementations: ["default", BATCH], params: [] },
-  "list-dir": { implementations: ["default", BATCH], params: [] },
-  search: { implementations: ["default", BATCH], params: [] },
-  shell: { implementations: OUTPUT_MODES, params: ["maxLines", "maxChars"] },
-} as const;
+export { CAPABILITIES, type Capability, type CapabilityEntry, type CapabilityId, type Configuration } from "./capabilities.ts";
 
 /** The params of a fresh configuration. */
 const DEFAULT_PARAMS: Record<string, number> = { lineCap: 2000, maxLines: 200, maxChars: 8000 };
@@ -26,40 +15,6 @@ const DEFAULT_PARAMS: Record<string, number> = { lineCap: 2000, maxLines: 200, m
  * 16 KiB whatever they say, so a larger one would only cost memory.
  */
 const MAX_PARAMS: Record<string, number> = { maxLines: 1_000_000, maxChars: 1_000_000 };
-
-/** A capability id, e.g. "read-file". */
-export type CapabilityId = keyof typeof CAPABILITIES;
-
-/** One capability as a configuration file writes it. */
-export interface CapabilityEntry {
-  id: string;
-  enabled?: boolean;
-  implementation?: string;
-  params?: Record<string, unknown>;
-}
-
-/** A capability as a run uses it. */
-export interface Capability {
-  enabled: boolean;
-  implementation: string;
-  params: Record<string, unknown>;
-}
-
-/** A validated configuration. */
-export interface Configuration {
-  capabilities: Record<CapabilityId, Capability>;
-  /** Whether the model can see images: without it, read_file describes a picture instead of attaching it. */
-  vision: boolean;
-  /** Each agent's allowlist, by agent id: the calls (tool names) it is given of those the capabilities enable. */
-  agents: Record<string, readonly string[]>;
-  /** The calls of the agent this configuration was selected for ({@link forAgent}); undefined gives every enabled call. */
-  allow?: readonly string[];
-  /**
-   * What a code agent is shown before its first turn: the workspace's tree, at the deepest depth up to `treeDepth`
-   * whose text fits `treeTokens` (0: no tree), and these modules' docs.
-   */
-  openingTurn: { treeDepth: number; treeTokens: number; modules: readonly GgModule[] };
-}
 
 /** The refusal of a configuration, listing every value that cannot be honoured. */
 export class ConfigError extends Error {

@@ -8,15 +8,7 @@ import { CALL_ERROR_CODES, type CallError, fromSystemError, GgError, isGgError }
 import { resolvePath } from "../host/paths.ts";
 import type { FileHost } from "../host/files.ts";
 import type { WarmCache } from "../host/warm.ts";
-import type { CapabilityId, Configuration } from "./config.ts";
-
-/** The modules of the gg global: the calls' (files, shell) and the view manager's (views, context). */
-export const GG_MODULES = ["files", "shell", "views", "context"] as const;
-/** One of {@link GG_MODULES}. */
-export type GgModule = (typeof GG_MODULES)[number];
-
-/** The implementation that offers a capability's batch calls (seed 003) instead of its classic ones. */
-export const BATCH = "batch";
+import { BATCH, type CapabilityId, type Configuration } from "./capabilities.ts";
 
 /** Whether a call is offered under its capability's `implementation`: batch calls under batch, the others otherwise. */
 export const offeredBy = (call: { batch?: true }, implementation: string): boolean => (implementation === BATCH) === (call.batch === true);

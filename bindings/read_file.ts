@@ -4,7 +4,7 @@ import { GgError } from "../host/errors.ts";
 import { detectImage, IMAGE_SNIFF_BYTES, imageDimensions, type ImageFormat } from "../host/image.ts";
 import { plural } from "../host/lines.ts";
 import { resolvePath } from "../host/paths.ts";
-import type { Configuration } from "./config.ts";
+import type { Configuration } from "./capabilities.ts";
 import { type Attachment, type CallContext, defineCall } from "./define.ts";
 
 /** Bytes one read returns at most, whatever its line window. */

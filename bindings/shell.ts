@@ -3,7 +3,7 @@ import { type Static, Type } from "typebox";
 import { GgError } from "../host/errors.ts";
 import { createOutputSink, createVerdictSink, OUTPUT_BYTE_CAP, OUTPUT_MODES, type OutputPolicy, SHELL_LOG_DIR } from "../host/output.ts";
 import { runCommand } from "../host/shell.ts";
-import type { Configuration } from "./config.ts";
+import type { Configuration } from "./capabilities.ts";
 import { defineCall, holdsCall } from "./define.ts";
 
 /** Seconds a command may run when the call names no timeout. */

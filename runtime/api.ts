@@ -3,7 +3,8 @@
 // dispatcher all read this list.
 import { type TSchema, Type } from "typebox";
 import type { Configuration } from "../bindings/config.ts";
-import { type CallContext, type CallDefinition, type CallResult, checkArguments, type GgModule, parametersOf, renamePointers, runChecked, runCheckedSync } from "../bindings/define.ts";
+import type { GgModule } from "../bindings/capabilities.ts";
+import { type CallContext, type CallDefinition, type CallResult, checkArguments, parametersOf, renamePointers, runChecked, runCheckedSync } from "../bindings/define.ts";
 import { CALLS, enabledCalls } from "../bindings/index.ts";
 import { readFile } from "../bindings/read_file.ts";
 import { GgError } from "../host/errors.ts";

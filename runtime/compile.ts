@@ -67,3 +67,32 @@ export function originalPosition(program: CompiledProgram, line: number, column:
   const original = found.line - 1;
   return original >= 1 && original <= program.lines ? { line: original, column: found.column + 1 } : undefined;
 }
+
+// The program's frames, as V8 writes them: the bare file name, never the tail of a longer path a program printed.
+const FRAME = new RegExp(`(?<![\\w/.-])${PROGRAM_FILE.replace(".", "\\.")}:(\\d+):(\\d+)`, "g");
+
+/** The program's own position of the first stack frame in compiled program code. */
+export function position(program: CompiledProgram, stack: string): { line?: number; column?: number } {
+  FRAME.lastIndex = 0;
+  const frame = FRAME.exec(stack);
+  if (!frame) return {};
+  return originalPosition(program, Number(frame[1]), Number(frame[2])) ?? {};
+}
+
+/**
+ * A stack as the program wrote it: compiled positions mapped to its own lines; frames of gg's shim and of the
+ * wrapper around the program left out.
+ */
+export function mapStack(program: CompiledProgram, text: string): string {
+  if (!text.includes(PROGRAM_FILE) && !text.includes("<isolated-vm>")) return text;
+  return text.replace(/\n\s*at [^\n]*/g, (frame) => {
+    if (frame.includes("<isolated-vm>")) return "";
+    let inWrapper = false;
+    const mapped = frame.replace(FRAME, (found, line: string, column: string) => {
+      const original = originalPosition(program, Number(line), Number(column));
+      if (!original) inWrapper = true;
+      return original ? `${PROGRAM_FILE}:${original.line}:${original.column}` : found;
+    });
+    return inWrapper ? "" : mapped;
+  });
+}

@@ -4,7 +4,8 @@
 // describe results. The two files are checked for staleness by `npm test`.
 import type { TSchema } from "typebox";
 import { type Configuration, defaultConfiguration } from "../bindings/config.ts";
-import { ErrorCode, GG_MODULES, type GgModule } from "../bindings/define.ts";
+import { GG_MODULES, type GgModule } from "../bindings/capabilities.ts";
+import { ErrorCode } from "../bindings/define.ts";
 import { type CompactStyle, compactDeclaration, compactTypeOf, declarations, docComment, type NamedTypes, namedUses, typeOf } from "../bindings/types.ts";
 import { type GgFunction, ggFunctions } from "./api.ts";
 

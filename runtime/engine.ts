@@ -7,7 +7,8 @@ import { createChecker } from "./check.ts";
 import type { Baseline } from "./context.ts";
 import { renderDts } from "./docs.ts";
 import { refusedRun, type RunOptions, runLimits } from "./limits.ts";
-import { createSandbox, type RunObserver, type RunReport } from "./sandbox.ts";
+import type { RunObserver, RunReport } from "./report.ts";
+import { createSandbox } from "./sandbox.ts";
 import { openingTurn } from "./opening.ts";
 import { createViews, DEFAULT_VIEW_CAPS, type OpenedView, type ViewCaps } from "./views.ts";
 

@@ -1,7 +1,7 @@
 // The limits of a run, apart from the sandbox so the embedding process can know them without loading isolated-vm.
 import type { Language } from "./compile.ts";
 import type { Baseline } from "./context.ts";
-import type { RunReport } from "./sandbox.ts";
+import { blankReport, type RunReport } from "./report.ts";
 
 /** The limits of one run. */
 export interface Limits {
@@ -16,9 +16,6 @@ export interface Limits {
   /** Characters of the returned value as JSON. */
   resultChars: number;
 }
-
-/** Calls a report lists; a loop of calls would otherwise grow it without bound (the rest are counted). */
-export const CALL_RECORDS = 1000;
 
 /** Limits of a fresh runtime. */
 export const DEFAULT_LIMITS: Limits = { budgetSecs: 120, cpuSecs: 120, memoryMb: 128, logBytes: 64 * 1024, resultChars: 64 * 1024 };
@@ -70,9 +67,6 @@ export function runLimits(run: RunOptions): Limits {
     ...run.limits,
   };
 }
-
-/** A report before anything ran. */
-export const blankReport = (): RunReport => ({ ok: false, logs: [], logsDropped: 0, calls: [], callsDropped: 0, views: [], usage: { wallMs: 0, cpuMs: 0, peakHeapBytes: 0 } });
 
 /** What is wrong with a run's options: its limits, and a baseline that is not counts of tokens. */
 export function runProblems(run: RunOptions): string[] {

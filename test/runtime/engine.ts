@@ -2,7 +2,7 @@
 import { parseConfiguration } from "../../bindings/config.ts";
 import { createEngine, type EngineOptions } from "../../runtime/engine.ts";
 import type { RunOptions } from "../../runtime/limits.ts";
-import type { RunReport } from "../../runtime/sandbox.ts";
+import type { RunReport } from "../../runtime/report.ts";
 import { type TempWorkspace, tempWorkspace } from "../workspace.ts";
 
 /** A temp workspace with an engine running programs in it. */

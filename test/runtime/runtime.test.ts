@@ -36,6 +36,33 @@ describe("createRuntime", () => {
     }
   });
 
+  test("unserialisable-arguments: a BigInt, a cycle, 10,000-deep nesting, a throwing getter or Proxy reject gg.files and gg.shell calls with invalid-argument, and the runner carries on with its views", async () => {
+    using ws = tempWorkspace();
+    ws.put({ "a.txt": "alpha\n" });
+    const runtime = createRuntime({ workspace: ws.root });
+    try {
+      expect(await runtime.run("await gg.views.openFile('a.txt'); return 'opened'")).toMatchObject({ ok: true });
+      const runner = runnerPid();
+      const report = await runtime.run(`
+        const cyclic: any = {}; cyclic.self = cyclic;
+        let deep: any = {}; for (let i = 0; i < 10000; i++) deep = { a: deep };
+        const values: unknown[] = [1n, cyclic, deep, { get path() { throw new Error("getter"); } }, new Proxy({}, { ownKeys() { throw new Error("trap"); } })];
+        const codes: unknown[] = [];
+        for (const value of values) {
+          for (const call of [() => gg.files.readFile(value as never), () => gg.files.writeFile("w.txt", value as never), () => gg.shell.shell("echo", value as never)]) {
+            try { await call(); codes.push("ok"); } catch (e: any) { codes.push([e.code, String(e.message).length < 600]); }
+          }
+        }
+        return codes;`);
+      expect(report.result).toEqual(Array(15).fill(["invalid-argument", true]));
+      expect(runnerPid()).toBe(runner);
+      expect(await runtime.run("return (await gg.views.list()).map((view) => view.path)")).toMatchObject({ ok: true, result: ["a.txt"] });
+      expect(existsSync(join(ws.root, "w.txt"))).toBe(false);
+    } finally {
+      runtime.close();
+    }
+  });
+
   test("views() hands the embedder what the open views show, and a run's baseline sets the bands gg does not hold", async () => {
     using ws = tempWorkspace();
     ws.put({ "a.txt": "alpha\n", "b.txt": "beta\n" });

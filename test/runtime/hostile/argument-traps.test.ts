@@ -7,7 +7,8 @@ import { CLOSED_CODES, expectEngineStillWorks } from "./hostile.ts";
 
 // Arguments cross to the host as one JSON string made in the guest, so whatever runs while they are read (getters,
 // Proxy traps, toJSON) runs in the guest, once, before the call; the host parses that snapshot and validates it.
-// Every hostile argument must end as a typed gg error the program can catch, or as an error thrown in the guest.
+// Every hostile argument must end as a typed gg error the program can catch: one JSON cannot carry (a BigInt, a cycle,
+// nesting past the guest's stack, a getter or trap that throws) is refused with invalid-argument, and nothing runs.
 
 // Guest helper: "ok" with the value, a gg error (a code from the closed set), or an error thrown in the guest (no code).
 const OUTCOME = `
@@ -24,6 +25,8 @@ const g: any = gg;
 type Outcome = { kind: "ok"; value: unknown } | { kind: "gg-error"; code: string; message: string } | { kind: "guest-error"; name: string; message: string };
 
 const invalid = { kind: "gg-error", code: "invalid-argument" };
+/** A refusal of arguments the guest could not turn into JSON, for the reason `reason` (the guest's error). */
+const unsent = (reason: string) => ({ ...invalid, message: expect.stringContaining(`its arguments cannot be sent as JSON (${reason}`) });
 
 /** A directory outside the workspace that hostile arguments aim at; it must stay empty. */
 function outsideDir(): { path: string } & Disposable {
@@ -69,7 +72,7 @@ describe("hostile: argument traps", () => {
     expect(readdirSync(ws.root).sort()).toEqual(["a.txt"]);
   });
 
-  test("a Proxy whose traps throw fails in the guest while the arguments are serialised; nothing reaches the host", async () => {
+  test("a Proxy whose traps throw is refused with invalid-argument naming the trap's error; nothing runs on the host", async () => {
     using ws = engineWorkspace();
     const report = await ws.run(`${OUTCOME}
       const boom = (trap: string) => () => { throw new Error("trap " + trap); };
@@ -83,14 +86,9 @@ describe("hostile: argument traps", () => {
         await outcome(() => g.files.readFile(revoked)),
       ];`);
     const outcomes = report.result as Outcome[];
-    expect(outcomes.slice(0, 4)).toEqual([
-      { kind: "guest-error", name: "Error", message: "trap ownKeys" },
-      { kind: "guest-error", name: "Error", message: "trap get" },
-      { kind: "guest-error", name: "Error", message: "trap getOwnPropertyDescriptor" },
-      { kind: "guest-error", name: "Error", message: "trap array get" },
-    ]);
-    expect(outcomes[4]).toMatchObject({ kind: "guest-error", name: "TypeError" });
-    expect(report.calls).toEqual([]);
+    expect(outcomes).toEqual([unsent("Error: trap ownKeys)"), unsent("Error: trap get)"), unsent("Error: trap getOwnPropertyDescriptor)"), unsent("Error: trap array get)"), unsent("TypeError: ")]);
+    // Listed as failed calls, with no arguments: none could be read.
+    expect(report.calls.map(({ name, args, code }) => ({ name, args, code }))).toEqual(Array(5).fill({ name: "files.readFile", args: "", code: "invalid-argument" }));
     await expectEngineStillWorks(ws);
   });
 
@@ -140,8 +138,8 @@ describe("hostile: argument traps", () => {
       // The object toJSON returns is serialised as is (its own toJSON is not called again): {"toJSON":...} drops to {}.
       toJSONNested: expect.objectContaining(invalid),
       toJSONFunction: expect.objectContaining(invalid),
-      toJSONBigInt: expect.objectContaining({ kind: "guest-error", name: "TypeError" }),
-      toJSONThrows: { kind: "guest-error", name: "RangeError", message: "no json" },
+      toJSONBigInt: unsent("TypeError: Do not know how to serialize a BigInt)"),
+      toJSONThrows: unsent("RangeError: no json)"),
       toStringPath: expect.objectContaining(invalid),
     });
   });
@@ -167,12 +165,63 @@ describe("hostile: argument traps", () => {
     expect(report.calls.map((call) => call.args)).toEqual(["[null]", "[null]", "[null]", '["a.txt",{}]', '["f.txt",null]']);
   });
 
-  test("a BigInt cannot be serialised: a TypeError in the guest, and no call reaches the host", async () => {
+  test("a BigInt cannot be serialised: refused with invalid-argument before anything runs on the host", async () => {
     using ws = engineWorkspace();
     const report = await ws.run(`${OUTCOME}
       return [await outcome(() => g.files.readFile(1n)), await outcome(() => g.files.readFile("a.txt", { offset: 2n ** 70n }))];`);
-    expect(report.result).toEqual([expect.objectContaining({ kind: "guest-error", name: "TypeError" }), expect.objectContaining({ kind: "guest-error", name: "TypeError" })]);
-    expect(report.calls).toEqual([]);
+    expect(report.result).toEqual([unsent("TypeError: Do not know how to serialize a BigInt)"), unsent("TypeError: Do not know how to serialize a BigInt)")]);
+    expect(report.calls.map((call) => call.code)).toEqual(["invalid-argument", "invalid-argument"]);
+  });
+
+  test("arguments JSON cannot carry (a BigInt, a cycle, 5,000-deep nesting, a throwing getter or Proxy trap) reject every gg.files and gg.shell call with invalid-argument and a bounded message", async () => {
+    using ws = engineWorkspace();
+    ws.put({ "a.txt": "alpha\n" });
+    const report = await ws.run(`${OUTCOME}
+      const cyclic: any = { a: 1 }; cyclic.self = cyclic;
+      let deep: any = {}; for (let i = 0; i < 5000; i++) deep = { a: deep };
+      const values: Record<string, () => unknown> = {
+        bigint: () => 1n,
+        cyclic: () => cyclic,
+        deep: () => deep,
+        getter: () => ({ get path() { throw new Error("getter " + "x".repeat(100000)); } }),
+        proxy: () => new Proxy({}, { ownKeys() { throw new TypeError("trap"); } }),
+      };
+      const calls: Record<string, (value: unknown) => Promise<unknown>> = {
+        readFile: (v) => g.files.readFile(v),
+        readFileOptions: (v) => g.files.readFile("a.txt", { offset: v }),
+        writeFile: (v) => g.files.writeFile("w.txt", v),
+        editFile: (v) => g.files.editFile("a.txt", "alpha", v),
+        listDir: (v) => g.files.listDir(v),
+        tree: (v) => g.files.tree(".", v),
+        search: (v) => g.files.search(v),
+        shell: (v) => g.shell.shell(v),
+        shellOptions: (v) => g.shell.shell("echo hi", v),
+      };
+      const out: Record<string, Outcome> = {};
+      for (const [value, make] of Object.entries(values)) for (const [call, fn] of Object.entries(calls)) out[value + " " + call] = await outcome(() => fn(make()));
+      return out;`);
+    const outcomes = Object.entries(report.result as Record<string, Outcome>);
+    expect(outcomes).toHaveLength(45);
+    for (const [name, result] of outcomes) {
+      // Nesting overflows the guest's stack somewhere near 5,000 levels, depending on the stack below the call: short
+      // of it, the value crosses and the host refuses it as the wrong type.
+      const refusal = name.startsWith("deep") ? /^Cannot call gg\.(files|shell)\.\w+: / : /^Cannot call gg\.(files|shell)\.\w+: its arguments cannot be sent as JSON \(.+\); pass plain data/;
+      expect({ name, result }).toEqual({ name, result: { kind: "gg-error", code: "invalid-argument", message: expect.stringMatching(refusal) } });
+      expect((result as { message: string }).message.length).toBeLessThan(600);
+    }
+    // Each is listed as a failed call, though it never reached the host's files or commands.
+    expect(report.calls).toHaveLength(45);
+    expect(report.calls.every((call) => call.code === "invalid-argument")).toBe(true);
+    expect(readdirSync(ws.root)).toEqual(["a.txt"]);
+    await expectEngineStillWorks(ws);
+  });
+
+  test("an unserialisable argument the program does not catch ends the run with invalid-argument, not a plain TypeError", async () => {
+    using ws = engineWorkspace();
+    const report = await ws.run("const cyclic: any = {}; cyclic.self = cyclic; await gg.shell.shell('echo', cyclic as never);");
+    expect(report.ok).toBe(false);
+    expect(report.error).toMatchObject({ code: "invalid-argument", message: expect.stringContaining("Cannot call gg.shell.shell: its arguments cannot be sent as JSON (TypeError: Converting circular structure to JSON") });
+    await expectEngineStillWorks(ws);
   });
 
   test("a 70 MB string argument is refused with invalid-argument (or stops the run at its memory limit), and nothing is written", async () => {
@@ -191,17 +240,14 @@ describe("hostile: argument traps", () => {
     await expectEngineStillWorks(ws);
   });
 
-  test("100,000-deep arrays and objects overflow the guest's stack while serialising: a RangeError in the guest", async () => {
+  test("100,000-deep arrays and objects overflow the guest's stack while serialising: refused with invalid-argument", async () => {
     using ws = engineWorkspace();
     const report = await ws.run(`${OUTCOME}
       let array: any = []; for (let i = 0; i < 100000; i++) array = [array];
       let object: any = {}; for (let i = 0; i < 100000; i++) object = { a: object };
       return [await outcome(() => g.files.readFile(array)), await outcome(() => g.files.readFile("a.txt", { offset: object }))];`);
-    expect(report.result).toEqual([
-      { kind: "guest-error", name: "RangeError", message: expect.stringContaining("call stack") },
-      { kind: "guest-error", name: "RangeError", message: expect.stringContaining("call stack") },
-    ]);
-    expect(report.calls).toEqual([]);
+    expect(report.result).toEqual([unsent("RangeError: Maximum call stack size exceeded)"), unsent("RangeError: Maximum call stack size exceeded)")]);
+    expect(report.calls.map((call) => call.code)).toEqual(["invalid-argument", "invalid-argument"]);
     await expectEngineStillWorks(ws);
   });
 
@@ -240,14 +286,18 @@ describe("hostile: argument traps", () => {
     expect(report.calls.map((call) => call.args)).toEqual(['[null,null,null,"a.txt"]', '["a.txt"]', '["a.txt",{"offset":[null,1]}]', "[]"]);
   });
 
-  test("a sparse array too long to serialise fails in the guest or at the memory limit, never on the host", async () => {
+  test("a sparse array too long to serialise is refused with invalid-argument, or stops the run at its memory limit", async () => {
     using ws = engineWorkspace();
     const report = await ws.run(`${OUTCOME}
       const sparse: any[] = []; sparse.length = 2 ** 30;
       return await outcome(() => g.files.readFile("a.txt", { offset: sparse }));`, { limits: { memoryMb: 64, budgetSecs: 20 } });
-    if (report.ok) expect(report.result).toMatchObject({ kind: "guest-error", name: "RangeError" });
-    else expect(report.error?.code).toBe("memory-limit");
-    expect(report.calls).toEqual([]);
+    if (report.ok) {
+      expect(report.result).toMatchObject(unsent("RangeError: "));
+      expect(report.calls.map((call) => call.code)).toEqual(["invalid-argument"]);
+    } else {
+      expect(report.error?.code).toBe("memory-limit");
+      expect(report.calls).toEqual([]);
+    }
     await expectEngineStillWorks(ws);
   });
 

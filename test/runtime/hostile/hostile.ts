@@ -2,7 +2,7 @@
 // that looks for isolated-vm objects in whatever a program can reach.
 import { expect } from "vitest";
 import { ERROR_CODES } from "../../../host/errors.ts";
-import type { RunReport } from "../../../runtime/sandbox.ts";
+import type { RunReport } from "../../../runtime/report.ts";
 import type { EngineWorkspace } from "../engine.ts";
 
 /** The codes a report may carry. */

@@ -1,0 +1,150 @@
+// The host side of the gg global in a prepared isolate: the dispatchers the shim calls, which check, run and record
+// each call and always answer with a JSON string, and the console callback. They serve whichever run is in the
+// isolate's slot, so an isolate can be prepared before its program arrives.
+import ivm from "isolated-vm";
+import { type ErrorCode, isGgError } from "../host/errors.ts";
+import { argumentsObject, forPrograms, type GgEnv, type GgFunction, ggFunctions } from "./api.ts";
+import { type CompiledProgram, mapStack } from "./compile.ts";
+import { CALL_RECORDS, type CallRecord, type LogEntry, type RunObserver, type RunReport } from "./report.ts";
+import { SHIM, UNSENT_CHARS } from "./shim.ts";
+
+/** A call's arguments as its record keeps them: the first 300 characters of their JSON. */
+const clipArgs = (json: string): string => (json.length > 300 ? `${json.slice(0, 300)}...` : json);
+
+const LEVELS = ["log", "info", "warn", "error", "debug"] as const;
+/** Characters of one call's arguments as JSON accepted from a program (a write of up to 64 MiB of text). */
+const ARGS_CHARS = 64 * 1024 * 1024;
+
+/** The refusal of a call whose arguments the guest could not turn into JSON, for the `reason` it gives. */
+const unsendable = (name: string, reason: string): string =>
+  `Cannot call gg.${name}: its arguments cannot be sent as JSON (${reason.slice(0, UNSENT_CHARS).replace(/\s+/g, " ")}); pass plain data: strings, numbers, booleans, arrays and objects, without BigInts, cycles, nesting thousands of levels deep, or getters and Proxies that throw`;
+
+/** What the bridge of a prepared isolate writes into while a program runs; undefined before and after. */
+export interface RunState {
+  report: RunReport;
+  program: CompiledProgram;
+  /** Stops the run when it is past its budget: called on every synchronous call into the host. */
+  guard(): void;
+  /** Codes of the failed calls' messages: a gg error that ends the run unhandled arrives without its code. */
+  failures: Map<string, ErrorCode>;
+  /** Calls started and not yet answered (commands): listed as unfinished if the run ends first. */
+  inFlight: Map<CallRecord, number>;
+  observer: RunObserver;
+  callEnv: GgEnv;
+  ending: AbortController;
+  logBytes: number;
+  logLimit: number;
+  /** The next call's `seq`: calls started so far. */
+  nextSeq: number;
+}
+
+/** A fresh isolate with the gg global installed, waiting for its one program. */
+export interface Prepared {
+  isolate: ivm.Isolate;
+  context: ivm.Context;
+  dispatchers: ivm.Reference[];
+  memoryMb: number;
+  resultChars: number;
+  slot: { run?: RunState };
+}
+
+/**
+ * The host's answer to one call from the program, `inline` or waited on: checked, run and recorded; the reply is
+ * always a JSON string, never a throw.
+ */
+function callDispatch(env: GgEnv, functions: readonly GgFunction[], slot: { run?: RunState }) {
+  return (index: unknown, argsJson: unknown, unsent: unknown, inline: boolean): string | Promise<string> => {
+    const run = slot.run;
+    const started = performance.now();
+    const seq = run ? run.nextSeq++ : 0;
+    const fn = typeof index === "number" ? functions[index] : undefined;
+    const name = fn ? `${fn.module}.${fn.name}` : "unknown";
+    const text = typeof argsJson === "string" ? argsJson : "";
+    const reply = (value: unknown, code?: ErrorCode): string => {
+      if (run && !run.ending.signal.aborted) {
+        if (code && typeof value === "string" && run.failures.size < CALL_RECORDS) run.failures.set(value, code);
+        const full = run.report.calls.length >= CALL_RECORDS;
+        // Past the listed calls, one that changes the disk or starts a process still reaches the observer, which
+        // counts it as dropped: a crash report then says something happened that it does not list.
+        if (full) run.report.callsDropped++;
+        if (!full || fn?.effects) {
+          const entry: CallRecord = { name, args: clipArgs(text), ok: !code, ...(code ? { code } : {}), ms: Math.round(performance.now() - started) };
+          if (!full) run.report.calls.push(entry);
+          run.observer.onCall?.(entry, seq);
+        } else run.observer.onDropped?.();
+      }
+      return JSON.stringify(code ? { ok: false, error: { code, message: value } } : { ok: true, value: value === undefined ? null : value });
+    };
+    const failure = (error: unknown): string =>
+      isGgError(error) ? reply(forPrograms(error.message), error.code) : reply(`gg.${name} failed on the host: ${error instanceof Error ? error.message : String(error)}`, "io-error");
+    try {
+      if (!run) return reply("Cannot call gg outside a run", "invalid-argument");
+      // A loop of inline calls keeps this thread too busy for the watchdog's timers: each call checks the budget.
+      if (inline) run.guard();
+      if (fn && fn.sync === inline && typeof unsent === "string") return reply(unsendable(name, unsent), "invalid-argument");
+      if (!fn || typeof argsJson !== "string" || fn.sync !== inline) return reply("Cannot call an unknown gg function", "invalid-argument");
+      if (text.length > ARGS_CHARS) return reply(`Cannot call gg.${name}: its arguments are ${text.length} characters as JSON, over the ${ARGS_CHARS} limit`, "invalid-argument");
+      const given: unknown = JSON.parse(text);
+      if (!Array.isArray(given)) return reply(`Cannot call gg.${name}: arguments did not arrive as a list`, "invalid-argument");
+      const args = argumentsObject(fn, given.map((value) => (value === null ? undefined : value)), env.context.config);
+      if (!args.ok) return reply(args.message, "invalid-argument");
+      const unfinished = (): CallRecord => ({ name, args: clipArgs(text), ok: false, unfinished: true, ms: 0 });
+      if (fn.effects) run.observer.onEffect?.(unfinished(), seq, run.report.calls.length < CALL_RECORDS);
+      if (inline) return reply(fn.run(args.args, run.callEnv));
+      run.observer.flush?.();
+      const pending = unfinished();
+      run.inFlight.set(pending, started);
+      const settle = (answer: string): string => {
+        run.inFlight.delete(pending);
+        return answer;
+      };
+      return Promise.resolve(fn.run(args.args, run.callEnv)).then((value) => settle(reply(value)), (error: unknown) => settle(failure(error)));
+    } catch (error) {
+      return failure(error);
+    }
+  };
+}
+
+/** The console of the program: each entry's stack mapped to its own lines, kept up to the run's log limit. */
+function log(slot: { run?: RunState }) {
+  return (level: unknown, text: unknown) => {
+    const run = slot.run;
+    if (!run || typeof text !== "string" || typeof level !== "number") return;
+    run.guard();
+    const entry: LogEntry = { level: LEVELS[level] ?? "log", text: mapStack(run.program, text) };
+    // Each entry costs its line break too, so a flood of empty entries meets the limit as well.
+    run.logBytes += Buffer.byteLength(text) + 1;
+    if (run.logBytes > run.logLimit) {
+      run.report.logsDropped++;
+      return;
+    }
+    run.report.logs.push(entry);
+    run.observer.onLog?.(entry);
+  };
+}
+
+/** Creates an isolate and installs the shim; its bridge serves whichever run is in `slot`. */
+export async function prepare(env: GgEnv, memoryMb: number, resultChars: number): Promise<Prepared> {
+  const isolate = new ivm.Isolate({ memoryLimit: memoryMb });
+  const functions = ggFunctions(env.context.config);
+  const slot: { run?: RunState } = {};
+  const dispatch = callDispatch(env, functions, slot);
+  const dispatcher = new ivm.Reference(async (index: unknown, argsJson: unknown, unsent: unknown) => dispatch(index, argsJson, unsent, false));
+  const dispatcherSync = new ivm.Reference((index: unknown, argsJson: unknown, unsent: unknown) => dispatch(index, argsJson, unsent, true));
+  const emit = new ivm.Callback(
+    log(slot),
+    // Synchronous, so a log written just before the program is stopped is already in the report.
+    { sync: true },
+  );
+  const context = await isolate.createContext();
+  const layout = JSON.stringify(functions.map((fn) => [fn.module, fn.name, fn.sync]));
+  await context.evalClosure(SHIM, [dispatcher, dispatcherSync, emit, layout, resultChars]);
+  return { isolate, context, dispatchers: [dispatcher, dispatcherSync], memoryMb, resultChars, slot };
+}
+
+/** Retires a prepared isolate: its bridge serves no run, its dispatchers are released, and it is disposed. */
+export function discard(prepared: Prepared): void {
+  prepared.slot.run = undefined;
+  for (const dispatcher of prepared.dispatchers) dispatcher.release();
+  if (!prepared.isolate.isDisposed) prepared.isolate.dispose();
+}

@@ -1,0 +1,106 @@
+// Stops a running program at its limits. The program runs synchronously on this thread, under the run's own timeout,
+// until it first waits on a command; from then on timers here stop it at its wall clock and CPU time, since
+// isolated-vm's timeout ends there, and every synchronous call into the host checks them too. Past its memory limit
+// isolated-vm disposes the isolate. A stopped isolate that does not stop within a grace is given up on.
+import type ivm from "isolated-vm";
+import type { Limits } from "./limits.ts";
+import type { RunError, RunReport } from "./report.ts";
+
+/** Milliseconds a stopped program's isolate has to stop before the run is reported without it. */
+const STOP_GRACE_MS = 1000;
+/** What {@link Watchdog.abandoned} resolves to. */
+export const ABANDONED = Symbol("abandoned");
+
+/** The error of a run its caller cancelled. */
+export const CANCELLED: RunError = { code: "cancelled", message: "The program was cancelled by its caller, with the commands it started; the calls listed ran before that" };
+
+/** The errors of a run stopped at one of its limits. */
+export const limitErrors = (limits: Limits): Record<"overBudget" | "cpuStop" | "memoryLimit", RunError> => ({
+  overBudget: { code: "timeout", message: `The program was stopped at its wall-clock budget of ${limits.budgetSecs} s; do less per run, or ask for a larger budget` },
+  cpuStop: { code: "timeout", message: `The program was stopped at its CPU limit of ${limits.cpuSecs} s; look for a loop that never ends` },
+  memoryLimit: { code: "memory-limit", message: `The program was stopped at its memory limit of ${limits.memoryMb} MB; keep less in memory at once (stream through files, or read windows)` },
+});
+
+/** The limits of one run, watched. */
+export interface Watchdog {
+  /** Milliseconds left of the wall-clock budget (negative past it). */
+  msLeft(): number;
+  /** Stops the run past its budget, or (every 128th call) past its CPU time: for each synchronous call into the host. */
+  guard(): void;
+  /** Why the run was stopped, once it was. */
+  stopped(): RunError | undefined;
+  /** Resolves {@link ABANDONED} when a stopped isolate has not stopped within the grace. */
+  abandoned: Promise<typeof ABANDONED>;
+  /** The timeout of the synchronous run in milliseconds, and the limit it stands for should it fire. */
+  syncLimit(): { timeoutMs: number; error: RunError };
+  /** CPU milliseconds of the run so far: the isolate's thread and the host work of its calls. */
+  cpuSpent(): number;
+  /** Ends the watch: its timers and its cancel listener. */
+  end(): void;
+}
+
+/** Watches `isolate` running a program that started (performance.now()) at `started`; `cancel` stops it as cancelled. */
+export function watch(isolate: ivm.Isolate, limits: Limits, started: number, cancel: AbortSignal | undefined, report: RunReport): Watchdog {
+  const budgetMs = limits.budgetSecs * 1000;
+  const cpuLimitMs = limits.cpuSecs * 1000;
+  // The budget counts from the call to run: compiling, checking and taking an isolate come out of it.
+  const msLeft = (): number => started + budgetMs - performance.now();
+  // A runner runs one program at a time, so the process's own CPU count is the run's.
+  const cpuAtStart = process.cpuUsage();
+  const cpuSpent = (): number => {
+    const spent = process.cpuUsage(cpuAtStart);
+    return (spent.user + spent.system) / 1000;
+  };
+  const { overBudget, cpuStop, memoryLimit } = limitErrors(limits);
+  let stopped: RunError | undefined;
+  // Disposing the isolate ends its program; should it still be running a moment later (isolated-vm can miss the
+  // termination of a thread mid-loop), the run is reported without it rather than waiting forever.
+  let giveUp: NodeJS.Timeout | undefined;
+  let stopGrace = (): void => {};
+  const abandoned = new Promise<typeof ABANDONED>((resolve) => {
+    stopGrace = () => {
+      giveUp = setTimeout(() => resolve(ABANDONED), STOP_GRACE_MS);
+    };
+  });
+  const stop = (error: RunError): void => {
+    if (stopped) return;
+    stopped = error;
+    if (!isolate.isDisposed) isolate.dispose();
+    stopGrace();
+  };
+  const onCancel = (): void => stop(CANCELLED);
+  cancel?.addEventListener("abort", onCancel, { once: true });
+  // Aborted while the isolate was being taken: stopped before it starts.
+  if (cancel?.aborted) onCancel();
+  let guarded = 0;
+  const guard = (): void => {
+    if (msLeft() < 0) stop(overBudget);
+    else if (++guarded % 128 === 0 && cpuSpent() > cpuLimitMs) stop(cpuStop);
+  };
+  const tick = Math.min(100, Math.max(5, Math.min(budgetMs, cpuLimitMs) / 20));
+  const wallTimer = setTimeout(() => stop(isolate.isDisposed ? memoryLimit : overBudget), Math.max(0, msLeft()));
+  const interval = setInterval(() => {
+    if (isolate.isDisposed) return stop(memoryLimit);
+    if (cpuSpent() > cpuLimitMs) return stop(cpuStop);
+    isolate
+      .getHeapStatistics()
+      .then((heap) => {
+        report.usage.peakHeapBytes = Math.max(report.usage.peakHeapBytes, heap.used_heap_size);
+      })
+      .catch(() => {});
+  }, tick);
+  return {
+    msLeft,
+    guard,
+    stopped: () => stopped,
+    abandoned,
+    syncLimit: () => ({ timeoutMs: Math.max(1, Math.ceil(Math.min(msLeft(), cpuLimitMs))), error: cpuLimitMs < msLeft() ? cpuStop : overBudget }),
+    cpuSpent,
+    end(): void {
+      cancel?.removeEventListener("abort", onCancel);
+      clearInterval(interval);
+      clearTimeout(wallTimer);
+      clearTimeout(giveUp);
+    },
+  };
+}
