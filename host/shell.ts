@@ -105,6 +105,46 @@ export function stopCommandsOnSignals(): void {
   }
 }
 
+/** True while process `pid` runs: a zombie nobody has reaped yet is gone (where /proc tells them apart). */
+function running(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
+  } catch {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+}
+
+/**
+ * Ends process `pid`, a supervised one that runs commands, and the command groups it reported, from an exit handler
+ * (where nothing asynchronous runs). `groups` are SIGKILLed; SIGTERM then lets the process stop the commands it started
+ * that `groups` does not list yet and exit; one that has not ended within KILL_GRACE_MS (its thread held by a program)
+ * is SIGKILLed. Blocks until then: only as long as the process takes to end.
+ */
+export function endSupervised(pid: number, groups: Iterable<number>): void {
+  for (const pgid of groups) signalled(pgid, "SIGKILL");
+  try {
+    process.kill(pid, "SIGTERM");
+  } catch {
+    return;
+  }
+  const until = Date.now() + KILL_GRACE_MS;
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  while (running(pid) && Date.now() < until) Atomics.wait(pause, 0, 0, 5);
+  if (running(pid)) {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+      // It ended meanwhile.
+    }
+  }
+}
+
 /** Groups being stopped: when each must be gone by (epoch ms), and who waits for it. */
 const stopping = new Map<number, { deadline: number; done: () => void }>();
 let poller: NodeJS.Timeout | undefined;

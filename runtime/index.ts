@@ -6,6 +6,7 @@ import { constants, tmpdir } from "node:os";
 import { extname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ERROR_CODES, type ErrorCode } from "../host/errors.ts";
+import { endSupervised } from "../host/shell.ts";
 import type { EngineOptions } from "./engine.ts";
 import type { FromRunner, ToRunner } from "./runner.ts";
 import { blankReport, CALL_RECORDS, refusedRun, type RunOptions, runLimits } from "./limits.ts";
@@ -101,9 +102,10 @@ export function createRuntime(options: EngineOptions) {
         } else settle(message.report);
       });
     });
-    // This process exiting (gg run or gg mcp stopped by a signal, or done) takes the runner along, busy or not.
+    // This process exiting (gg run or gg mcp stopped by a signal, or done) takes the runner along, busy or not, and
+    // the commands it runs: no exit event of the runner's is seen after this one.
     const killOnExit = (): void => {
-      child.kill("SIGKILL");
+      if (child.pid !== undefined) endSupervised(child.pid, groups);
     };
     process.on("exit", killOnExit);
     child.on("exit", (code, signal) => {
