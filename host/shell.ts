@@ -1,9 +1,10 @@
 // Running a command: `sh -c` in its own process group with stdin closed, so a kill reaches every descendant, also
 // ones that trap SIGTERM or daemonize inside the group. When sh exits, whatever it left running in its group is
 // stopped too: a call never leaves processes behind, and never waits on a pipe a background job holds open.
-import { spawn } from "node:child_process";
+import { type ChildProcessByStdio, spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { constants } from "node:os";
+import type { Readable } from "node:stream";
 import { GgError } from "./errors.ts";
 import type { OutputSink } from "./output.ts";
 
@@ -187,11 +188,31 @@ export function stopGroup(pgid: number): Promise<void> {
   });
 }
 
+/** Why sh did not start, as a launch-failed error that says what to do. */
+function launchFailure(error: NodeJS.ErrnoException, spec: CommandSpec): GgError {
+  const reason =
+    error.code === "E2BIG"
+      ? `the command is ${Buffer.byteLength(spec.command)} bytes, and with the environment that is more than the system takes to start a process (E2BIG); write it to a script file and run that file (sh FILE)`
+      : error.code !== "ENOENT"
+        ? `${error.message}; check that sh can be started`
+        : existsSync(spec.cwd)
+          ? "sh was not found on the PATH; install a POSIX shell or fix PATH"
+          : `the working directory ${spec.cwd} does not exist; create it or run from another directory`;
+  return new GgError("launch-failed", `Cannot run the command: ${reason}`);
+}
+
 /** Runs `spec.command` to its end or its timeout, feeding both streams to the sink as they arrive. */
 export function runCommand(spec: CommandSpec): Promise<CommandOutcome> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
-    const child = spawn("sh", ["-c", spec.command], { cwd: spec.cwd, stdio: ["ignore", "pipe", "pipe"], detached: true });
+    let child: ChildProcessByStdio<null, Readable, Readable>;
+    try {
+      child = spawn("sh", ["-c", spec.command], { cwd: spec.cwd, stdio: ["ignore", "pipe", "pipe"], detached: true });
+    } catch (error) {
+      // Some failures (E2BIG) are thrown rather than emitted.
+      reject(launchFailure(error as NodeJS.ErrnoException, spec));
+      return;
+    }
     if (child.pid !== undefined) {
       liveGroups.add(child.pid);
       groupWatcher?.(child.pid, true);
@@ -220,13 +241,7 @@ export function runCommand(spec: CommandSpec): Promise<CommandOutcome> {
       child.stdout.destroy();
       child.stderr.destroy();
       spec.signal?.removeEventListener("abort", abort);
-      const reason =
-        error.code !== "ENOENT"
-          ? `${error.message}; check that sh can be started`
-          : existsSync(spec.cwd)
-            ? "sh was not found on the PATH; install a POSIX shell or fix PATH"
-            : `the working directory ${spec.cwd} does not exist; create it or run from another directory`;
-      reject(new GgError("launch-failed", `Cannot run the command: ${reason}`));
+      reject(launchFailure(error, spec));
     });
     child.stdout.on("data", (chunk: Buffer) => spec.sink.write("stdout", chunk));
     child.stderr.on("data", (chunk: Buffer) => spec.sink.write("stderr", chunk));

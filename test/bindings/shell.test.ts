@@ -6,6 +6,7 @@ import { createTools } from "../../bindings/index.ts";
 import { parseConfiguration } from "../../bindings/config.ts";
 import { effectiveTimeoutMs, SHELL_MAX_TIMEOUT_SECS, type ShellResult } from "../../bindings/shell.ts";
 import { uniqueSleep } from "../processes.ts";
+import { engineWorkspace } from "../runtime/engine.ts";
 import { tempWorkspace } from "../workspace.ts";
 
 const created: string[] = [];
@@ -99,6 +100,16 @@ describe("shell", () => {
   test("a process that cannot be launched fails with launch-failed", async () => {
     const tools = createTools({ workspace: "/nonexistent/gg-workspace" });
     expect(await tools.call("shell", { command: "true" })).toMatchObject({ ok: false, error: { code: "launch-failed" } });
+  });
+
+  test("a command longer than the system takes in one process start is launch-failed, with the way out: a script file", async () => {
+    using ws = tempWorkspace();
+    const result = await ws.call("shell", { command: `echo ${"a".repeat(200_000)}` });
+    expect(result).toMatchObject({ ok: false, error: { code: "launch-failed", message: expect.stringMatching(/^Cannot run the command: the command is 200005 bytes, .*\(E2BIG\); write it to a script file and run that file/) } });
+    // The same for a program's command.
+    using engine = engineWorkspace();
+    const report = await engine.run(`try { await gg.shell.shell("echo " + "a".repeat(200000)); } catch (error) { return error.code; }`);
+    expect(report).toMatchObject({ ok: true, result: "launch-failed" });
   });
 
   test("a launch failure names the missing working directory and leaves no file open", async () => {
