@@ -222,17 +222,20 @@ export function runCommand(spec: CommandSpec): Promise<CommandOutcome> {
       exitHooked = true;
       process.on("exit", killAllCommands);
     }
-    let timedOut = false;
     let settled = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      if (child.pid !== undefined) void stopGroup(child.pid);
-    }, spec.timeoutMs);
-    const closed = [child.stdout, child.stderr].map((stream) => new Promise<void>((done) => stream.once("close", done)));
-    const abort = (): void => {
+    // What ended the command first: its timeout, its caller, or sh's own exit. A timeout that falls while a cancelled
+    // or finished command's group is still being stopped (the SIGTERM grace) is no timeout.
+    let stoppedBy: "timeout" | "caller" | "itself" | undefined;
+    const stop = (by: "timeout" | "caller"): void => {
+      if (stoppedBy !== undefined) return;
+      stoppedBy = by;
       if (child.pid !== undefined) void stopGroup(child.pid);
     };
+    const timer = setTimeout(() => stop("timeout"), spec.timeoutMs);
+    const closed = [child.stdout, child.stderr].map((stream) => new Promise<void>((done) => stream.once("close", done)));
+    const abort = (): void => stop("caller");
     spec.signal?.addEventListener("abort", abort, { once: true });
+    if (spec.signal?.aborted) abort();
 
     child.on("error", (error: NodeJS.ErrnoException) => {
       if (settled) return;
@@ -247,6 +250,8 @@ export function runCommand(spec: CommandSpec): Promise<CommandOutcome> {
     child.stderr.on("data", (chunk: Buffer) => spec.sink.write("stderr", chunk));
     child.on("exit", async (code, signal) => {
       // sh is gone: stop what it left in its group, then stop waiting on pipes held by anything that escaped it.
+      stoppedBy ??= "itself";
+      clearTimeout(timer);
       await stopGroup(child.pid as number);
       liveGroups.delete(child.pid as number);
       groupWatcher?.(child.pid as number, false);
@@ -262,9 +267,8 @@ export function runCommand(spec: CommandSpec): Promise<CommandOutcome> {
       spec.signal?.removeEventListener("abort", abort);
       if (settled) return;
       settled = true;
-      clearTimeout(timer);
       const exitCode = code ?? 128 + (signal ? (constants.signals[signal] ?? 0) : 0);
-      resolve({ exitCode, ...(signal ? { signal } : {}), timedOut, durationMs: performance.now() - started });
+      resolve({ exitCode, ...(signal ? { signal } : {}), timedOut: stoppedBy === "timeout", durationMs: performance.now() - started });
     });
   });
 }
