@@ -45,6 +45,16 @@ const signalled = (pgid: number, signal: NodeJS.Signals | 0): boolean => {
   }
 };
 
+/** The fields of /proc/<pid>/stat past the command name (state, ppid, pgrp, ...); undefined when it cannot be read. */
+function procStat(pid: number | string): string[] | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * The process groups that hold a live (non-zombie) process, among `wanted`. kill(2) also finds zombies nobody has
  * reaped yet (a container's init may never reap them); /proc tells them apart where it exists.
@@ -62,14 +72,9 @@ function liveAmong(wanted: ReadonlySet<number>): Set<number> {
   const seen = new Set<number>();
   for (const entry of entries) {
     if (entry.charCodeAt(0) > 57) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, "latin1");
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      const pgid = Number(fields[2]);
-      if (live.has(pgid) && fields[0] !== "Z") seen.add(pgid);
-    } catch {
-      // The process ended while we looked.
-    }
+    // Unreadable: the process ended while we looked.
+    const fields = procStat(entry);
+    if (fields && live.has(Number(fields[2])) && fields[0] !== "Z") seen.add(Number(fields[2]));
   }
   return seen;
 }
@@ -106,18 +111,15 @@ export function stopCommandsOnSignals(): void {
   }
 }
 
-/** True while process `pid` runs: a zombie nobody has reaped yet is gone (where /proc tells them apart). */
+/** True while process `pid` runs: a zombie nobody has reaped yet has ended (where /proc tells them apart). */
 function running(pid: number): boolean {
+  const fields = procStat(pid);
+  if (fields) return fields[0] !== "Z";
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
-    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
+    process.kill(pid, 0);
+    return true;
   } catch {
-    try {
-      process.kill(pid, 0);
-      return true;
-    } catch {
-      return false;
-    }
+    return false;
   }
 }
 
