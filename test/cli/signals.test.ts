@@ -51,8 +51,9 @@ const start = (args: string[], workspace: string, group = false, input?: string)
   return gg;
 };
 
+/** A model catalog naming the model "m", so gg agent needs no network to learn about it. */
 const catalog = (workspace: string): string => {
-  const file = join(workspace, "..", `catalog-${process.pid}-${Date.now()}.json`);
+  const file = join(workspace, "catalog.json");
   writeFileSync(file, JSON.stringify({ source: "test", fetched: "2026-12-01", models: [{ id: "m", context_length: 100000, input_modalities: ["text"] }] }));
   return file;
 };
@@ -77,8 +78,17 @@ const SURFACES: Record<string, Surface> = {
   },
 };
 
-/** Starts `surface`, sends `signal` (to gg's pid, or to its process group) once its command runs; gg's exit status. */
-async function signalled(surface: Surface, signal: NodeJS.Signals, to: "pid" | "group"): Promise<{ status: number | string | null; marker: string }> {
+/** SIGKILLs what a failed test may have left: gg, and the processes of its command (found by their marker). */
+function reap(gg: ChildProcess, marker: string): void {
+  if (gg.exitCode === null && gg.signalCode === null) gg.kill("SIGKILL");
+  for (const line of survivors(marker)) process.kill(Number(line.split(" ")[0]), "SIGKILL");
+}
+
+/**
+ * Starts `surface`, sends `signal` (to gg's pid, or to its process group) once its command runs, and waits for gg's
+ * exit: its status, and whether every process of the command was gone within 10 s.
+ */
+async function signalled(surface: Surface, signal: NodeJS.Signals, to: "pid" | "group"): Promise<{ status: number | string | null; left: string[] }> {
   using ws = tempWorkspace();
   const marker = uniqueSleep();
   const { gg, done } = await surface(ws.root, marker, { group: to === "group" });
@@ -88,35 +98,38 @@ async function signalled(surface: Surface, signal: NodeJS.Signals, to: "pid" | "
     expect(await within(20, () => survivors(marker).length >= 2)).toBe(true);
     if (to === "pid") gg.kill(signal);
     else process.kill(-(gg.pid as number), signal);
-    return { status: await exited, marker };
+    const status = await exited;
+    await within(10, () => survivors(marker).length === 0);
+    return { status, left: survivors(marker) };
   } finally {
+    reap(gg, marker);
     await done?.();
   }
 }
 
 describe.concurrent("a signal to gg's pid ends gg and every command it started", () => {
   for (const [name, surface] of Object.entries(SURFACES)) {
-    test.for(SIGNALS)(`${name}: %s`, async (signal) => {
-      const { status, marker } = await signalled(surface, signal, "pid");
-      expect(status).toBe(128 + constants.signals[signal]);
-      expect(await within(10, () => survivors(marker).length === 0), `left running: ${survivors(marker).join("; ")}`).toBe(true);
+    test.for(SIGNALS)(`${name}: %s`, { timeout: 60_000 }, async (signal) => {
+      expect(await signalled(surface, signal, "pid")).toEqual({ status: 128 + constants.signals[signal], left: [] });
     });
   }
 });
 
 describe("Ctrl-C (SIGINT to gg's process group)", () => {
-  test.for(["gg run, a program's command", "gg mcp, run_program's command"])("%s: the command ends with gg, whichever process sees the signal first", async (name) => {
+  test.for(["gg run, a program's command", "gg mcp, run_program's command"])("%s: the command ends with gg, whichever process sees the signal first", { timeout: 120_000 }, async (name) => {
     // gg and its runner both get the signal: gg must not kill the runner before the runner has stopped its commands.
-    for (let round = 0; round < 3; round++) {
-      const { status, marker } = await signalled(SURFACES[name] as Surface, "SIGINT", "group");
-      expect(status).toBe(130);
-      expect(await within(10, () => survivors(marker).length === 0), `left running: ${survivors(marker).join("; ")}`).toBe(true);
-    }
+    for (let round = 0; round < 3; round++) expect(await signalled(SURFACES[name] as Surface, "SIGINT", "group")).toEqual({ status: 130, left: [] });
   });
 });
 
 /** True while `pid` runs: not gone, and not a zombie waiting to be reaped. */
-const running = (pid: string): boolean => existsSync(`/proc/${pid}`) && !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, "latin1"));
+function running(pid: string): boolean {
+  try {
+    return !/\) Z /.test(readFileSync(`/proc/${pid}/stat`, "latin1"));
+  } catch {
+    return false;
+  }
+}
 
 describe("a runner whose thread a program holds", () => {
   test("ends with gg all the same: a signal to gg stops it after the grace", async () => {
@@ -127,9 +140,15 @@ describe("a runner whose thread a program holds", () => {
     const exited = new Promise<number | string | null>((resolve) => gg.once("exit", (code, sig) => resolve(code ?? sig)));
     expect(await within(20, () => existsSync(join(ws.root, "spinning")))).toBe(true);
     const runner = spawnSync("pgrep", ["-P", String(gg.pid), "-f", "runner"], { encoding: "utf8" }).stdout.trim();
-    expect(runner).toMatch(/^\d+$/);
-    gg.kill("SIGTERM");
-    expect(await exited).toBe(143);
-    expect(await within(10, () => !running(runner))).toBe(true);
+    try {
+      expect(runner).toMatch(/^\d+$/);
+      gg.kill("SIGTERM");
+      expect(await exited).toBe(143);
+      expect(await within(10, () => !running(runner))).toBe(true);
+    } finally {
+      // A failure leaves no spinning runner behind.
+      if (gg.exitCode === null && gg.signalCode === null) gg.kill("SIGKILL");
+      if (/^\d+$/.test(runner) && running(runner)) process.kill(Number(runner), "SIGKILL");
+    }
   });
 });

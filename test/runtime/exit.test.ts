@@ -39,11 +39,17 @@ describe("an embedding process", () => {
     using ws = tempWorkspace();
     const marker = uniqueSleep();
     const child = embedder(ws.root, marker, then);
-    const exited = new Promise((resolve) => child.once("exit", (code, signal) => resolve(code ?? signal)));
-    expect(await within(20, () => survivors(marker).length >= 2)).toBe(true);
-    child.stdin.write("go\n");
-    expect(await exited).toBe(status);
-    expect(await within(10, () => survivors(marker).length === 0), `left running: ${survivors(marker).join("; ")}`).toBe(true);
+    try {
+      const exited = new Promise((resolve) => child.once("exit", (code, signal) => resolve(code ?? signal)));
+      expect(await within(20, () => survivors(marker).length >= 2)).toBe(true);
+      child.stdin.write("go\n");
+      expect(await exited).toBe(status);
+      expect(await within(10, () => survivors(marker).length === 0), `left running: ${survivors(marker).join("; ")}`).toBe(true);
+    } finally {
+      // A failure leaves nothing running.
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+      for (const line of survivors(marker)) process.kill(Number(line.split(" ")[0]), "SIGKILL");
+    }
   });
 
   test("keeps its own signal handling: createRuntime and createTools install no signal listener", async () => {
