@@ -1,9 +1,10 @@
 // Running a command: `sh -c` in its own process group with stdin closed, so a kill reaches every descendant, also
 // ones that trap SIGTERM or daemonize inside the group. When sh exits, whatever it left running in its group is
 // stopped too: a call never leaves processes behind, and never waits on a pipe a background job holds open.
-import { spawn } from "node:child_process";
+import { type ChildProcessByStdio, spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { constants } from "node:os";
+import type { Readable } from "node:stream";
 import { GgError } from "./errors.ts";
 import type { OutputSink } from "./output.ts";
 
@@ -44,6 +45,16 @@ const signalled = (pgid: number, signal: NodeJS.Signals | 0): boolean => {
   }
 };
 
+/** The fields of /proc/<pid>/stat past the command name (state, ppid, pgrp, ...); undefined when it cannot be read. */
+function procStat(pid: number | string): string[] | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * The process groups that hold a live (non-zombie) process, among `wanted`. kill(2) also finds zombies nobody has
  * reaped yet (a container's init may never reap them); /proc tells them apart where it exists.
@@ -61,14 +72,9 @@ function liveAmong(wanted: ReadonlySet<number>): Set<number> {
   const seen = new Set<number>();
   for (const entry of entries) {
     if (entry.charCodeAt(0) > 57) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, "latin1");
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      const pgid = Number(fields[2]);
-      if (live.has(pgid) && fields[0] !== "Z") seen.add(pgid);
-    } catch {
-      // The process ended while we looked.
-    }
+    // Unreadable: the process ended while we looked.
+    const fields = procStat(entry);
+    if (fields && live.has(Number(fields[2])) && fields[0] !== "Z") seen.add(Number(fields[2]));
   }
   return seen;
 }
@@ -102,6 +108,43 @@ export function stopCommandsOnSignals(): void {
       killAllCommands();
       process.exit(128 + (constants.signals[name] ?? 0));
     });
+  }
+}
+
+/** True while process `pid` runs: a zombie nobody has reaped yet has ended (where /proc tells them apart). */
+function running(pid: number): boolean {
+  const fields = procStat(pid);
+  if (fields) return fields[0] !== "Z";
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Ends process `pid`, a supervised one that runs commands, and the command groups it reported, from an exit handler
+ * (where nothing asynchronous runs). `groups` are SIGKILLed; SIGTERM then lets the process stop the commands it started
+ * that `groups` does not list yet and exit; one that has not ended within KILL_GRACE_MS (its thread held by a program)
+ * is SIGKILLed. Blocks until then: only as long as the process takes to end.
+ */
+export function endSupervised(pid: number, groups: Iterable<number>): void {
+  for (const pgid of groups) signalled(pgid, "SIGKILL");
+  try {
+    process.kill(pid, "SIGTERM");
+  } catch {
+    return;
+  }
+  const until = Date.now() + KILL_GRACE_MS;
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  while (running(pid) && Date.now() < until) Atomics.wait(pause, 0, 0, 5);
+  if (running(pid)) {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+      // It ended meanwhile.
+    }
   }
 }
 
@@ -147,11 +190,31 @@ export function stopGroup(pgid: number): Promise<void> {
   });
 }
 
+/** Why sh did not start, as a launch-failed error that says what to do. */
+function launchFailure(error: NodeJS.ErrnoException, spec: CommandSpec): GgError {
+  const reason =
+    error.code === "E2BIG"
+      ? `the command is ${Buffer.byteLength(spec.command)} bytes, and with the environment that is more than the system takes to start a process (E2BIG); write it to a script file and run that file (sh FILE)`
+      : error.code !== "ENOENT"
+        ? `${error.message}; check that sh can be started`
+        : existsSync(spec.cwd)
+          ? "sh was not found on the PATH; install a POSIX shell or fix PATH"
+          : `the working directory ${spec.cwd} does not exist; create it or run from another directory`;
+  return new GgError("launch-failed", `Cannot run the command: ${reason}`);
+}
+
 /** Runs `spec.command` to its end or its timeout, feeding both streams to the sink as they arrive. */
 export function runCommand(spec: CommandSpec): Promise<CommandOutcome> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
-    const child = spawn("sh", ["-c", spec.command], { cwd: spec.cwd, stdio: ["ignore", "pipe", "pipe"], detached: true });
+    let child: ChildProcessByStdio<null, Readable, Readable>;
+    try {
+      child = spawn("sh", ["-c", spec.command], { cwd: spec.cwd, stdio: ["ignore", "pipe", "pipe"], detached: true });
+    } catch (error) {
+      // Some failures (E2BIG) are thrown rather than emitted.
+      reject(launchFailure(error as NodeJS.ErrnoException, spec));
+      return;
+    }
     if (child.pid !== undefined) {
       liveGroups.add(child.pid);
       groupWatcher?.(child.pid, true);
@@ -161,17 +224,20 @@ export function runCommand(spec: CommandSpec): Promise<CommandOutcome> {
       exitHooked = true;
       process.on("exit", killAllCommands);
     }
-    let timedOut = false;
     let settled = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      if (child.pid !== undefined) void stopGroup(child.pid);
-    }, spec.timeoutMs);
-    const closed = [child.stdout, child.stderr].map((stream) => new Promise<void>((done) => stream.once("close", done)));
-    const abort = (): void => {
+    // What ended the command first: its timeout, its caller, or sh's own exit. A timeout that falls while a cancelled
+    // or finished command's group is still being stopped (the SIGTERM grace) is no timeout.
+    let stoppedBy: "timeout" | "caller" | "itself" | undefined;
+    const stop = (by: "timeout" | "caller"): void => {
+      if (stoppedBy !== undefined) return;
+      stoppedBy = by;
       if (child.pid !== undefined) void stopGroup(child.pid);
     };
+    const timer = setTimeout(() => stop("timeout"), spec.timeoutMs);
+    const closed = [child.stdout, child.stderr].map((stream) => new Promise<void>((done) => stream.once("close", done)));
+    const abort = (): void => stop("caller");
     spec.signal?.addEventListener("abort", abort, { once: true });
+    if (spec.signal?.aborted) abort();
 
     child.on("error", (error: NodeJS.ErrnoException) => {
       if (settled) return;
@@ -180,18 +246,14 @@ export function runCommand(spec: CommandSpec): Promise<CommandOutcome> {
       child.stdout.destroy();
       child.stderr.destroy();
       spec.signal?.removeEventListener("abort", abort);
-      const reason =
-        error.code !== "ENOENT"
-          ? `${error.message}; check that sh can be started`
-          : existsSync(spec.cwd)
-            ? "sh was not found on the PATH; install a POSIX shell or fix PATH"
-            : `the working directory ${spec.cwd} does not exist; create it or run from another directory`;
-      reject(new GgError("launch-failed", `Cannot run the command: ${reason}`));
+      reject(launchFailure(error, spec));
     });
     child.stdout.on("data", (chunk: Buffer) => spec.sink.write("stdout", chunk));
     child.stderr.on("data", (chunk: Buffer) => spec.sink.write("stderr", chunk));
     child.on("exit", async (code, signal) => {
       // sh is gone: stop what it left in its group, then stop waiting on pipes held by anything that escaped it.
+      stoppedBy ??= "itself";
+      clearTimeout(timer);
       await stopGroup(child.pid as number);
       liveGroups.delete(child.pid as number);
       groupWatcher?.(child.pid as number, false);
@@ -207,9 +269,8 @@ export function runCommand(spec: CommandSpec): Promise<CommandOutcome> {
       spec.signal?.removeEventListener("abort", abort);
       if (settled) return;
       settled = true;
-      clearTimeout(timer);
       const exitCode = code ?? 128 + (signal ? (constants.signals[signal] ?? 0) : 0);
-      resolve({ exitCode, ...(signal ? { signal } : {}), timedOut, durationMs: performance.now() - started });
+      resolve({ exitCode, ...(signal ? { signal } : {}), timedOut: stoppedBy === "timeout", durationMs: performance.now() - started });
     });
   });
 }

@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { constants, tmpdir } from "node:os";
 import { extname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { endSupervised } from "../host/shell.ts";
 import type { EngineOptions } from "./engine.ts";
 import type { FromRunner, ToRunner } from "./runner.ts";
 import { refusedRun, type RunOptions, runLimits } from "./limits.ts";
@@ -71,8 +72,10 @@ function spawnRunner(init: Extract<ToRunner, { type: "init" }>, onMessage: (mess
       onMessage(message);
     });
   });
+  // This process exiting (gg stopped by a signal, or done) ends the runner and its commands here and now: no exit event
+  // of the runner's is seen after this one.
   const killOnExit = (): void => {
-    child.kill("SIGKILL");
+    if (child.pid !== undefined) endSupervised(child.pid, groups);
   };
   process.on("exit", killOnExit);
   child.on("exit", (code, signal) => {

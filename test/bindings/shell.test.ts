@@ -1,11 +1,13 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, describe, expect, test } from "vitest";
 import { createTools } from "../../bindings/index.ts";
 import { parseConfiguration } from "../../bindings/config.ts";
 import { effectiveTimeoutMs, SHELL_MAX_TIMEOUT_SECS, type ShellResult } from "../../bindings/shell.ts";
 import { uniqueSleep } from "../processes.ts";
+import { engineWorkspace } from "../runtime/engine.ts";
 import { tempWorkspace } from "../workspace.ts";
 
 const created: string[] = [];
@@ -96,9 +98,47 @@ describe("shell", () => {
     expect(left.split("\n").filter(Boolean).map(Number).filter(alive)).toEqual([]);
   });
 
+  test("a command that ended within its timeout is not a timeout, though what it left behind takes longer to stop", async () => {
+    using ws = tempWorkspace();
+    // sh exits at once; its background job ignores SIGTERM, so stopping it takes the grace, past the timeout.
+    const result = await ws.call("shell", { command: `(trap '' TERM; sleep ${uniqueSleep()}) & echo done`, timeoutSecs: 0.5 });
+    expect(result).toMatchObject({ ok: true, data: { exitCode: 0, output: "done\n" } });
+  });
+
+  test("a command stopped by its caller is not a timeout, though its timeout falls while it is being stopped", async (context) => {
+    using ws = tempWorkspace();
+    const cancel = new AbortController();
+    const started = performance.now();
+    const call = createTools({ workspace: ws.root }).call("shell", { command: `trap '' TERM; touch ready; sleep ${uniqueSleep()}`, timeoutSecs: 0.9 }, cancel.signal);
+    while (!existsSync(join(ws.root, "ready"))) await sleep(10);
+    // sh and sleep ignore the stop's SIGTERM and are SIGKILLed after the grace (1 s): the timeout falls in between.
+    cancel.abort();
+    const late = performance.now() - started > 800;
+    const result = await call;
+    if (late) context.skip("the machine was too slow to stop the command before its timeout");
+    expect(result).toMatchObject({ ok: true, data: { exitCode: 137, signal: "SIGKILL" } });
+  });
+
+  test("a call whose signal is already aborted stops its command at once", async () => {
+    using ws = tempWorkspace();
+    const result = await createTools({ workspace: ws.root }).call("shell", { command: `sleep ${uniqueSleep()}; touch ran` }, AbortSignal.abort());
+    expect(result).toMatchObject({ ok: true, data: { exitCode: 143, signal: "SIGTERM" } });
+    expect(existsSync(join(ws.root, "ran"))).toBe(false);
+  });
+
   test("a process that cannot be launched fails with launch-failed", async () => {
     const tools = createTools({ workspace: "/nonexistent/gg-workspace" });
     expect(await tools.call("shell", { command: "true" })).toMatchObject({ ok: false, error: { code: "launch-failed" } });
+  });
+
+  test("a command longer than the system takes in one process start is launch-failed, with the way out: a script file", async () => {
+    using ws = tempWorkspace();
+    const result = await ws.call("shell", { command: `echo ${"a".repeat(200_000)}` });
+    expect(result).toMatchObject({ ok: false, error: { code: "launch-failed", message: expect.stringMatching(/^Cannot run the command: the command is 200005 bytes, .*\(E2BIG\); write it to a script file and run that file/) } });
+    // The same for a program's command.
+    using engine = engineWorkspace();
+    const report = await engine.run(`try { await gg.shell.shell("echo " + "a".repeat(200000)); } catch (error) { return error.code; }`);
+    expect(report).toMatchObject({ ok: true, result: "launch-failed" });
   });
 
   test("a launch failure names the missing working directory and leaves no file open", async () => {

@@ -1,0 +1,154 @@
+// A signal to gg's pid (SIGTERM, SIGINT, SIGHUP) ends gg with 128 + the signal's number and every command it started,
+// whichever surface started it: a program (gg run, gg mcp's run_program, gg agent's code arm) or a tool call (gg call,
+// gg mcp, gg agent's tools arm). Real processes: each command sleeps for a duration no other test uses, and the test
+// looks for it after gg is gone.
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import { constants } from "node:os";
+import { setTimeout as sleep } from "node:timers/promises";
+import { describe, expect, test } from "vitest";
+import { survivors, uniqueSleep } from "../processes.ts";
+import { tempWorkspace } from "../workspace.ts";
+
+const bin = join(import.meta.dirname, "../../bin/gg.js");
+const SIGNALS = ["SIGTERM", "SIGINT", "SIGHUP"] as const;
+
+/** Polls `probe` every 50 ms for up to `seconds` (generous: CI runs under load); true when it held. */
+async function within(seconds: number, probe: () => boolean): Promise<boolean> {
+  for (const until = Date.now() + seconds * 1000; Date.now() < until; await sleep(50)) if (probe()) return true;
+  return probe();
+}
+
+/** A chat completions server on 127.0.0.1 answering every request with `reply`: the model that never finishes. */
+async function model(reply: object) {
+  const http = createServer((request, response) => {
+    request.resume().on("end", () => {
+      const message = { role: "assistant", content: null, ...reply };
+      response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ id: "c", object: "chat.completion", created: 0, model: "m", choices: [{ index: 0, finish_reason: "stop", message }], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } }));
+    });
+  });
+  await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
+  return { baseURL: `http://127.0.0.1:${(http.address() as AddressInfo).port}/v1`, [Symbol.asyncDispose]: () => new Promise<void>((resolve) => http.close(() => resolve())) };
+}
+
+/** JSON-RPC lines that open an MCP session and call `tool` with `args`. */
+const mcpCall = (tool: string, args: object): string =>
+  [
+    { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "test", version: "0" } } },
+    { jsonrpc: "2.0", method: "notifications/initialized" },
+    { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: tool, arguments: args } },
+  ].map((line) => `${JSON.stringify(line)}\n`).join("");
+
+/** Starts gg on `workspace` with a command sleeping `marker` under way; `options.group` makes gg lead a process group. */
+type Surface = (workspace: string, marker: string, options: { group?: boolean }) => Promise<{ gg: ChildProcess; done?: () => Promise<void> }>;
+
+const start = (args: string[], workspace: string, group = false, input?: string): ChildProcess => {
+  const gg = spawn(process.execPath, [bin, ...args, "--workspace", workspace], { stdio: [input === undefined ? "ignore" : "pipe", "ignore", "ignore"], detached: group });
+  if (input !== undefined) gg.stdin?.write(input);
+  return gg;
+};
+
+/** A model catalog naming the model "m", so gg agent needs no network to learn about it. */
+const catalog = (workspace: string): string => {
+  const file = join(workspace, "catalog.json");
+  writeFileSync(file, JSON.stringify({ source: "test", fetched: "2026-12-01", models: [{ id: "m", context_length: 100000, input_modalities: ["text"] }] }));
+  return file;
+};
+
+const SURFACES: Record<string, Surface> = {
+  "gg run, a program's command": async (workspace, marker, { group }) => {
+    writeFileSync(join(workspace, "sleep.js"), `await gg.shell.shell("sleep ${marker}");\nreturn 1;\n`);
+    return { gg: start(["run", join(workspace, "sleep.js"), "--budget", "600"], workspace, group) };
+  },
+  "gg mcp, run_program's command": async (workspace, marker, { group }) => ({ gg: start(["mcp"], workspace, group, mcpCall("run_program", { source: `await gg.shell.shell("sleep ${marker}")`, budget: 600 })) }),
+  "gg mcp, the shell tool's command": async (workspace, marker, { group }) => ({ gg: start(["mcp"], workspace, group, mcpCall("shell", { command: `sleep ${marker}` })) }),
+  "gg call shell": async (workspace, marker, { group }) => ({ gg: start(["call", "shell", JSON.stringify({ command: `sleep ${marker}` })], workspace, group) }),
+  "gg agent, the tools arm's shell call": async (workspace, marker, { group }) => {
+    const server = await model({ tool_calls: [{ id: "a", type: "function", function: { name: "shell", arguments: JSON.stringify({ command: `sleep ${marker}` }) } }] });
+    const gg = start(["agent", "--model", "m", "--arm", "tools", "--task", "sleep", "--base-url", server.baseURL, "--catalog", catalog(workspace)], workspace, group);
+    return { gg, done: () => server[Symbol.asyncDispose]() };
+  },
+  "gg agent, the code arm's program": async (workspace, marker, { group }) => {
+    const server = await model({ content: `\`\`\`js\nawait gg.shell.shell("sleep ${marker}");\n\`\`\`` });
+    const gg = start(["agent", "--model", "m", "--arm", "code", "--task", "sleep", "--base-url", server.baseURL, "--catalog", catalog(workspace), "--budget", "600"], workspace, group);
+    return { gg, done: () => server[Symbol.asyncDispose]() };
+  },
+};
+
+/** SIGKILLs what a failed test may have left: gg, and the processes of its command (found by their marker). */
+function reap(gg: ChildProcess, marker: string): void {
+  if (gg.exitCode === null && gg.signalCode === null) gg.kill("SIGKILL");
+  for (const line of survivors(marker)) process.kill(Number(line.split(" ")[0]), "SIGKILL");
+}
+
+/**
+ * Starts `surface`, sends `signal` (to gg's pid, or to its process group) once its command runs, and waits for gg's
+ * exit: its status, and whether every process of the command was gone within 10 s.
+ */
+async function signalled(surface: Surface, signal: NodeJS.Signals, to: "pid" | "group"): Promise<{ status: number | string | null; left: string[] }> {
+  using ws = tempWorkspace();
+  const marker = uniqueSleep();
+  const { gg, done } = await surface(ws.root, marker, { group: to === "group" });
+  try {
+    const exited = new Promise<number | string | null>((resolve) => gg.once("exit", (code, sig) => resolve(code ?? sig)));
+    // sh and sleep both up: the command is under way.
+    expect(await within(20, () => survivors(marker).length >= 2)).toBe(true);
+    if (to === "pid") gg.kill(signal);
+    else process.kill(-(gg.pid as number), signal);
+    const status = await exited;
+    await within(10, () => survivors(marker).length === 0);
+    return { status, left: survivors(marker) };
+  } finally {
+    reap(gg, marker);
+    await done?.();
+  }
+}
+
+describe.concurrent("a signal to gg's pid ends gg and every command it started", () => {
+  for (const [name, surface] of Object.entries(SURFACES)) {
+    test.for(SIGNALS)(`${name}: %s`, { timeout: 60_000 }, async (signal) => {
+      expect(await signalled(surface, signal, "pid")).toEqual({ status: 128 + constants.signals[signal], left: [] });
+    });
+  }
+});
+
+describe("Ctrl-C (SIGINT to gg's process group)", () => {
+  test.for(["gg run, a program's command", "gg mcp, run_program's command"])("%s: the command ends with gg, whichever process sees the signal first", { timeout: 120_000 }, async (name) => {
+    // gg and its runner both get the signal: gg must not kill the runner before the runner has stopped its commands.
+    for (let round = 0; round < 3; round++) expect(await signalled(SURFACES[name] as Surface, "SIGINT", "group")).toEqual({ status: 130, left: [] });
+  });
+});
+
+/** True while `pid` runs: not gone, and not a zombie waiting to be reaped. */
+function running(pid: string): boolean {
+  try {
+    return !/\) Z /.test(readFileSync(`/proc/${pid}/stat`, "latin1"));
+  } catch {
+    return false;
+  }
+}
+
+describe("a runner whose thread a program holds", () => {
+  test("ends with gg all the same: a signal to gg stops it after the grace", async () => {
+    using ws = tempWorkspace();
+    // Until its first wait on a command, a program runs on the runner's main thread, where no signal handler runs.
+    writeFileSync(join(ws.root, "spin.js"), "await gg.files.writeFile('spinning', 'x');\nfor (;;) {}\n");
+    const gg = start(["run", join(ws.root, "spin.js"), "--budget", "600"], ws.root);
+    const exited = new Promise<number | string | null>((resolve) => gg.once("exit", (code, sig) => resolve(code ?? sig)));
+    expect(await within(20, () => existsSync(join(ws.root, "spinning")))).toBe(true);
+    const runner = spawnSync("pgrep", ["-P", String(gg.pid), "-f", "runner"], { encoding: "utf8" }).stdout.trim();
+    try {
+      expect(runner).toMatch(/^\d+$/);
+      gg.kill("SIGTERM");
+      expect(await exited).toBe(143);
+      expect(await within(10, () => !running(runner))).toBe(true);
+    } finally {
+      // A failure leaves no spinning runner behind.
+      if (gg.exitCode === null && gg.signalCode === null) gg.kill("SIGKILL");
+      if (/^\d+$/.test(runner) && running(runner)) process.kill(Number(runner), "SIGKILL");
+    }
+  });
+});
