@@ -5,7 +5,7 @@
 // the program. The program runs synchronously on this thread, under the run's own timeout, until it first waits on
 // a command; from then on a host watchdog (wall clock and CPU time) stops it, since isolated-vm's timeout ends there.
 import ivm from "isolated-vm";
-import { CALL_ERROR_CODES, type ErrorCode, isGgError } from "../host/errors.ts";
+import { CALL_ERROR_CODES, clampMessage, type ErrorCode, isGgError } from "../host/errors.ts";
 import { argumentsObject, forPrograms, type GgEnv, ggFunctions } from "./api.ts";
 import { type CompiledProgram, compileProgram, type Language, originalPosition, PROGRAM_FILE } from "./compile.ts";
 import { plural } from "../host/lines.ts";
@@ -331,7 +331,7 @@ async function prepare(env: GgEnv, memoryMb: number, resultChars: number): Promi
       return JSON.stringify(code ? { ok: false, error: { code, message: value } } : { ok: true, value: value === undefined ? null : value });
     };
     const failure = (error: unknown): string =>
-      isGgError(error) ? reply(forPrograms(error.message), error.code) : reply(`gg.${name} failed on the host: ${error instanceof Error ? error.message : String(error)}`, "io-error");
+      isGgError(error) ? reply(forPrograms(error.message), error.code) : reply(clampMessage(`gg.${name} failed on the host: ${error instanceof Error ? error.message : String(error)}`), "io-error");
     try {
       if (!run) return reply("Cannot call gg outside a run", "invalid-argument");
       // A loop of inline calls keeps this thread too busy for the watchdog's timers: each call checks the budget.
