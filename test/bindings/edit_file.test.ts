@@ -1,6 +1,8 @@
 import { chmodSync, chownSync, linkSync, lstatSync, readFileSync, statSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
+import fc from "fast-check";
 import { describe, expect, test } from "vitest";
+import { LINES_SHOWN, occurrences } from "../../bindings/edit_file.ts";
 import { tempWorkspace } from "../workspace.ts";
 
 /** 1-based numbers of the lines of `text` on which each occurrence of `needle` starts. */
@@ -237,3 +239,19 @@ describe("edit_file", () => {
     expect(readFileSync(join(ws.root, "a.txt"), "utf8")).toBe("three\n");
   });
 });
+
+describe("occurrences", () => {
+  test("counts every occurrence, overlapping ones included, with the first offset and the lines, as a naive scan does", () => {
+    const bytes = fc.uint8Array({ maxLength: 400 }).map((array) => Buffer.from(array.map((byte) => [97, 98, 10][byte % 3] as number)));
+    fc.assert(
+      fc.property(bytes, bytes.filter((needle) => needle.length > 0 && needle.length < 6), (haystack, needle) => {
+        const starts: number[] = [];
+        for (let i = 0; i + needle.length <= haystack.length; i++) if (haystack.subarray(i, i + needle.length).equals(needle)) starts.push(i);
+        const lines = [...new Set(starts.map((start) => haystack.subarray(0, start).filter((byte) => byte === 10).length + 1))];
+        expect(occurrences(haystack, needle)).toEqual({ count: starts.length, first: starts[0] ?? -1, lines: lines.length, shown: lines.slice(0, LINES_SHOWN) });
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
+
