@@ -389,6 +389,8 @@ function writeAtomic(path: string, data: Uint8Array): { created: boolean } {
   }
   const dir = dirname(target);
   makeParents(dir, path);
+  // Before the write: what a killed writer left may be the space this one needs.
+  sweepTempFiles(dir);
   const temp = `${dir}/${tempName(basename(target))}`;
   let fd: number;
   try {
@@ -407,7 +409,6 @@ function writeAtomic(path: string, data: Uint8Array): { created: boolean } {
       closeSync(fd);
     }
     renameSync(temp, target);
-    sweepTempFiles(dir);
   } catch (error) {
     try {
       unlinkSync(temp);
