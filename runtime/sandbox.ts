@@ -256,7 +256,7 @@ function readSettled(outcome: unknown, program: CompiledProgram, limits: Limits)
   const name = clip(thrown.name, 100);
   const code = isCallCode(thrown.code) ? thrown.code : "program-error";
   const label = code === "program-error" && name !== "Error" && name !== "" ? `${name}: ` : "";
-  return { ok: false, error: { code, message: `${label}${clip(thrown.message)}`, ...position(program, clip(thrown.stack, 65536)) } };
+  return { ok: false, error: { code, message: clampMessage(`${label}${clip(thrown.message)}`), ...position(program, clip(thrown.stack, 65536)) } };
 }
 
 /** The report's error for a program that does not type-check: every problem listed, up to the shown bound. */
@@ -266,7 +266,7 @@ function typeError({ problems, total }: CheckOutcome): RunError {
   const listed = problems.map((problem) => `line ${problem.line}, column ${problem.column}: ${problem.message}`).join("\n");
   return {
     code: "type-error",
-    message: `The program does not type-check (${plural(total, "error")}), so nothing ran; fix these and run it again:\n${listed}${more}`,
+    message: clampMessage(`The program does not type-check (${plural(total, "error")}), so nothing ran; fix these and run it again:\n${listed}${more}`),
     line: first.line,
     column: first.column,
     problems,

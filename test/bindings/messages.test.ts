@@ -91,4 +91,14 @@ describe("failure messages, whatever the size of the input", () => {
     expect(uncaught.error?.code).toBe("invalid-argument");
     expect(uncaught.error?.message.length).toBeLessThan(BOUND);
   }, 60_000);
+
+  test("a program's own error, however long its message, ends the run with a bounded one", async () => {
+    using ws = engineWorkspace();
+    const thrown = await ws.run(`throw new RangeError("start " + "x".repeat(20_000));`);
+    expect(thrown.error).toMatchObject({ code: "program-error", message: expect.stringMatching(/^RangeError: start x+ \[…[\d,]+ of [\d,]+ characters left out…\] x+$/) });
+    expect(thrown.error?.message.length).toBeLessThan(BOUND);
+    const coded = await ws.run(`throw Object.assign(new Error("m".repeat(20_000)), { code: "not-found" });`);
+    expect(coded.error?.code).toBe("not-found");
+    expect(coded.error?.message.length).toBeLessThan(BOUND);
+  }, 60_000);
 });
