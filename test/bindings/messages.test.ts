@@ -100,5 +100,8 @@ describe("failure messages, whatever the size of the input", () => {
     const coded = await ws.run(`throw Object.assign(new Error("m".repeat(20_000)), { code: "not-found" });`);
     expect(coded.error?.code).toBe("not-found");
     expect(coded.error?.message.length).toBeLessThan(BOUND);
+    const syntax = await ws.run(`const a = 1 ${"b".repeat(MB)};`);
+    expect(syntax.error?.code).toBe("syntax-error");
+    expect(syntax.error?.message.length).toBeLessThan(BOUND);
   }, 60_000);
 });
