@@ -259,7 +259,8 @@ const swept = new Map<string, number>();
  * Removes from `dir` the temp files gg writers left when they were killed mid-write: only names gg gives its own
  * temp files, and only those whose writer pid is dead and not this process. Best effort: a failure changes nothing.
  */
-export function sweepTempFiles(dir: string, now = Date.now()): void {
+function sweepTempFiles(dir: string): void {
+  const now = Date.now();
   if (now - (swept.get(dir) ?? -Infinity) < SWEEP_EVERY_MS) return;
   if (swept.size >= 4096) swept.clear();
   swept.set(dir, now);
