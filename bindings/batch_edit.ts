@@ -3,11 +3,12 @@
 // edit_file does, so line endings, a BOM and bytes that are not UTF-8 outside the replaced spans are kept.
 import { type Static, Type } from "typebox";
 import { GgError } from "../host/errors.ts";
-import { countNewlines, lineAt } from "../host/lines.ts";
+import { countNewlines, grouped, lineAt, lineSpan } from "../host/lines.ts";
 import { resolvePath } from "../host/paths.ts";
+import { encodeText } from "../host/utf8.ts";
 import { type BatchOutput, batchResult, MAX_EDITS, PAGE_BYTES, renderBatch } from "./batch.ts";
 import { defineCall } from "./define.ts";
-import { countCrlf, occurrences, toCrlf } from "./edit_file.ts";
+import { countCrlf, linesOf, occurrences, toCrlf } from "./edit_file.ts";
 
 const Edited = Type.Object(
   {
@@ -19,12 +20,6 @@ const Edited = Type.Object(
 );
 export const EditBatchResult = batchResult("EditBatchResult", "What gg.files.edit changed.", Edited, Type.Null(), "Always 0.");
 export type EditBatchResult = BatchOutput<Static<typeof Edited>, null>;
-
-/** The lines of `offsets` in `bytes`, for a message: "line 3" or "lines 3, 9". */
-const linesOf = (bytes: Buffer, offsets: number[]): string => {
-  const lines = [...new Set(offsets.map((offset) => lineAt(bytes, offset)))];
-  return `${lines.length === 1 ? "line" : "lines"} ${lines.join(", ")}`;
-};
 
 export const edit = defineCall({
   name: "edit",
@@ -62,6 +57,11 @@ export const edit = defineCall({
       "The answer is compact JSON {results: [{path, edits, lines}], truncated, next, skipped}.",
     ].join(" "),
   run({ path, edits }, context): EditBatchResult {
+    edits.forEach((replacement, index) => {
+      const which = `replacement ${index + 1} of ${edits.length}`;
+      encodeText(replacement.old, `edit ${path}`, `${which} has an old that`);
+      encodeText(replacement.new, `edit ${path}`, `${which} has a new that`);
+    });
     const absolute = resolvePath(context.cwd, path);
     if (context.files.stat(absolute, "edit").kind !== "file") throw new GgError("invalid-argument", `Cannot edit ${path}: it is not a regular file`);
     const original = context.files.readFile(absolute);
@@ -78,17 +78,19 @@ export const edit = defineCall({
       let needle = Buffer.from(crlf ? toCrlf(replacement.old) : replacement.old, "utf8");
       let found = occurrences(text, needle);
       // A file with mixed endings: LF text (as read shows it) spanning lines that end in CRLF there.
-      const viaCrlf = found.length === 0 && !crlf && replacement.old.includes("\n") && text.includes("\r\n");
+      const viaCrlf = found.count === 0 && !crlf && replacement.old.includes("\n") && text.includes("\r\n");
       if (viaCrlf) found = occurrences(text, (needle = Buffer.from(toCrlf(replacement.old), "utf8")));
-      if (found.length === 0) refuse("no-match", "has an old that is not in the file as the replacements before it left it; read the file again and copy the text exactly");
-      let at = found[0] as number;
+      if (found.count === 0) refuse("no-match", "has an old that is not in the file as the replacements before it left it; read the file again and copy the text exactly");
+      let at = found.first;
       if (replacement.line_number !== undefined) {
-        const on = found.filter((offset) => lineAt(text, offset) === replacement.line_number);
-        if (on.length === 0) refuse("no-match", `has an old that is not on line ${replacement.line_number}; it occurs at ${linesOf(text, found)}`);
-        if (on.length > 1) refuse("ambiguous", `has an old that occurs ${on.length} times on line ${replacement.line_number}; give more of the line as old`);
-        at = on[0] as number;
-      } else if (found.length > 1) {
-        refuse("ambiguous", `has an old that occurs ${found.length} times, at ${linesOf(text, found)}; add surrounding text to old, or pass line_number`);
+        // old is one line here, so its occurrences on that line are those within the line's bytes.
+        const span = lineSpan(text, replacement.line_number);
+        const on = span ? occurrences(text.subarray(span.start, span.end), needle) : undefined;
+        if (!span || !on || on.count === 0) refuse("no-match", `has an old that is not on line ${replacement.line_number}; it occurs at ${linesOf(found)}`);
+        else if (on.count > 1) refuse("ambiguous", `has an old that occurs ${grouped(on.count)} times on line ${replacement.line_number}; give more of the line as old`);
+        else at = span.start + on.first;
+      } else if (found.count > 1) {
+        refuse("ambiguous", `has an old that occurs ${grouped(found.count)} times, at ${linesOf(found)}; add surrounding text to old, or pass line_number`);
       }
       lines.push(lineAt(text, at));
       const insert = Buffer.from(crlf || viaCrlf ? toCrlf(replacement.new) : replacement.new, "utf8");

@@ -4,7 +4,7 @@
 import { isUtf8 } from "node:buffer";
 import type { RRegex } from "rregex";
 import { type Static, Type } from "typebox";
-import { GgError, isGgError } from "../host/errors.ts";
+import { GgError, isGgError, quote } from "../host/errors.ts";
 import { grouped } from "../host/lines.ts";
 import { compileEngine, compileSearch } from "../host/regex.ts";
 import { SKIPPED_DIRS, skipWalk, WALK_MAX_ENTRIES } from "../host/skipwalk.ts";
@@ -144,7 +144,7 @@ export const batchSearch = defineCall({
   run(args, context): BatchSearchResult {
     const { pattern, regex = false, case_sensitive = true, glob, path, context_lines = 0, mode = "content", limit = SEARCH_LIMIT.default, cursor, include_ignored = false, max_bytes } = args;
     if (!regex && /[\r\n]/.test(pattern)) {
-      throw new GgError("invalid-argument", `Cannot search for ${JSON.stringify(pattern)}: it holds a line break, and search matches within one line; search for one line of it`);
+      throw new GgError("invalid-argument", `Cannot search for ${quote(pattern)}: it holds a line break, and search matches within one line; search for one line of it`);
     }
     const body = regex ? pattern : escapeRust(pattern);
     // A pattern of only whitespace holds no meta character: grouping it changes nothing but gets it past the blank check.

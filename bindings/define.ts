@@ -4,7 +4,7 @@
 import { type Static, type TSchema, Type } from "typebox";
 import { Compile } from "typebox/compile";
 import { Value } from "typebox/value";
-import { CALL_ERROR_CODES, type CallError, fromSystemError, GgError, isGgError } from "../host/errors.ts";
+import { CALL_ERROR_CODES, type CallError, callError, clampMessage, fromSystemError, GgError, isGgError, quote } from "../host/errors.ts";
 import { resolvePath } from "../host/paths.ts";
 import type { FileHost } from "../host/files.ts";
 import type { WarmCache } from "../host/warm.ts";
@@ -158,7 +158,7 @@ export function checkArguments(name: string, schema: TSchema, args: unknown): Ca
     if (error.keyword === "boolean") continue;
     if (error.keyword === "additionalProperties") {
       const extra = (error.params as { additionalProperties: string[] }).additionalProperties;
-      problems.push(`unknown parameter${extra.length > 1 ? "s" : ""} ${extra.map((e) => `"${e}"`).join(", ")}`);
+      problems.push(`unknown parameter${extra.length > 1 ? "s" : ""} ${extra.map((e) => quote(e)).join(", ")}`);
     } else if (error.keyword === "required") {
       const missing = (error.params as { requiredProperties: string[] }).requiredProperties;
       problems.push(`missing ${missing.map((m) => `"${m}"`).join(", ")}`);
@@ -169,7 +169,7 @@ export function checkArguments(name: string, schema: TSchema, args: unknown): Ca
     }
   }
   problems.push(`${name} takes ${properties.map((p) => `"${p}"`).join(", ") || "no arguments"}`);
-  return { code: "invalid-argument", message: `Cannot call ${name}: ${problems.join("; ")}` };
+  return callError("invalid-argument", `Cannot call ${name}: ${problems.join("; ")}`);
 }
 
 /** Each classic call a message may point to, and the batch call that takes its place under the batch implementation. */
@@ -180,12 +180,17 @@ const BATCH_COUNTERPARTS: readonly { capability: CapabilityId; classic: string; 
   { capability: "list-dir", classic: "tree", batch: "glob" },
 ];
 
-/** `message` with each call it points to ("with read_file", "or tree") named as `rename` names it, where it does. */
+/**
+ * `message` with each call it points to ("with read_file", "or tree") named as `rename` names it, where it does;
+ * clamped again, as a longer name can take it past the bound.
+ */
 export const renamePointers = (message: string, rename: (call: string) => string | undefined): string =>
-  message.replace(/\b(with|or) ([a-z_]+)\b/g, (whole: string, word: string, call: string) => {
-    const renamed = rename(call);
-    return renamed === undefined ? whole : `${word} ${renamed}`;
-  });
+  clampMessage(
+    message.replace(/\b(with|or) ([a-z_]+)\b/g, (whole: string, word: string, call: string) => {
+      const renamed = rename(call);
+      return renamed === undefined ? whole : `${word} ${renamed}`;
+    }),
+  );
 
 /** A message as this configuration's model reads it: a classic call it points to is named as the batch call it holds. */
 export const forHoldings = (message: string, config: Configuration): string =>

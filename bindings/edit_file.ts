@@ -2,8 +2,9 @@
 // bytes that are not UTF-8 outside the replaced span are written back unchanged.
 import { type Static, Type } from "typebox";
 import { GgError } from "../host/errors.ts";
-import { countLines, countNewlines, lineAt, plural } from "../host/lines.ts";
+import { countLines, countNewlines, grouped, lineAt, lineCounter, plural } from "../host/lines.ts";
 import { resolvePath } from "../host/paths.ts";
+import { encodeText } from "../host/utf8.ts";
 import { defineCall } from "./define.ts";
 
 /** An edit, as data. */
@@ -18,15 +19,61 @@ export const EditResult = Type.Object(
 );
 export type EditResult = Static<typeof EditResult>;
 
-/** Every start offset of `needle` in `haystack`, overlapping ones included (they make the edit just as ambiguous). */
-export function occurrences(haystack: Buffer, needle: Buffer): number[] {
-  const found: number[] = [];
-  for (let i = haystack.indexOf(needle); i !== -1; i = haystack.indexOf(needle, i + 1)) found.push(i);
+/** Lines an ambiguous edit's message lists before it gives only their count. */
+export const LINES_SHOWN = 10;
+
+/** Where an edit's old text occurs, in one pass however often it does. */
+export interface Occurrences {
+  /** Occurrences, overlapping ones included (they make the edit just as ambiguous). */
+  count: number;
+  /** Byte offset of the first, or -1. */
+  first: number;
+  /** Lines holding one or more. */
+  lines: number;
+  /** The first {@link LINES_SHOWN} of those lines, 1-based. */
+  shown: number[];
+}
+
+/** Bytes after an occurrence compared in JS before calling indexOf: a native call costs ~0.3 µs, too much per dense match. */
+const NEAR = 64;
+
+/** The first start of `needle` in `haystack` at or after `from`, or -1. */
+function nextOccurrence(haystack: Buffer, needle: Buffer, from: number): number {
+  const last = haystack.length - needle.length;
+  const near = Math.min(from + NEAR, last + 1);
+  for (let i = from; i < near; i++) {
+    let k = 0;
+    while (k < needle.length && haystack[i + k] === needle[k]) k++;
+    if (k === needle.length) return i;
+  }
+  return near > last ? -1 : haystack.indexOf(needle, near);
+}
+
+/** Finds `needle` in `haystack`: how often, the first offset, and the lines a message names (linear in `haystack`). */
+export function occurrences(haystack: Buffer, needle: Buffer): Occurrences {
+  const lineOf = lineCounter(haystack);
+  const found: Occurrences = { count: 0, first: haystack.indexOf(needle), lines: 0, shown: [] };
+  let last = 0;
+  for (let i = found.first; i !== -1; i = nextOccurrence(haystack, needle, i + 1)) {
+    found.count++;
+    const line = lineOf(i);
+    if (line === last) continue;
+    last = line;
+    found.lines++;
+    if (found.shown.length < LINES_SHOWN) found.shown.push(line);
+  }
   return found;
 }
 
+/** The lines of several occurrences, for a message: "line 3", "lines 3, 9", or the first ones and how many. */
+export function linesOf(found: Occurrences): string {
+  if (found.lines === 1) return `line ${found.shown[0]}`;
+  if (found.lines <= LINES_SHOWN) return `lines ${found.shown.join(", ")}`;
+  return `${grouped(found.lines)} lines, starting with lines ${found.shown.join(", ")}`;
+}
+
 /** CRLF pairs in `bytes`. */
-export const countCrlf = (bytes: Buffer): number => occurrences(bytes, Buffer.from("\r\n")).length;
+export const countCrlf = (bytes: Buffer): number => occurrences(bytes, Buffer.from("\r\n")).count;
 
 /** `text` with bare \n turned into \r\n, for a CRLF file edited with LF text. */
 export const toCrlf = (text: string): string => text.replace(/\r?\n/g, "\r\n");
@@ -54,31 +101,27 @@ export const editFile = defineCall({
     "Line endings in the file are kept: LF text edits a CRLF file.",
   run({ path, old, new: replacement }, context): EditResult {
     if (old === replacement) throw new GgError("invalid-argument", `Cannot edit ${path}: old and new are identical, so there is nothing to change`);
+    let needle = encodeText(old, `edit ${path}`, "old");
+    encodeText(replacement, `edit ${path}`, "new");
     const absolute = resolvePath(context.cwd, path);
     if (context.files.stat(absolute, "edit").kind !== "file") throw new GgError("invalid-argument", `Cannot edit ${path}: it is not a regular file`);
     const bytes = context.files.readFile(absolute);
     // A file whose every line break is CRLF keeps CRLF: LF text in old and new is read and written as CRLF.
     const crlf = bytes.includes("\r\n") && countNewlines(bytes) === countCrlf(bytes);
-    let needle = Buffer.from(old, "utf8");
     let found = occurrences(bytes, needle);
-    const viaCrlf = found.length === 0 && old.includes("\n") && bytes.includes("\r\n");
+    const viaCrlf = found.count === 0 && old.includes("\n") && bytes.includes("\r\n");
     if (viaCrlf) {
       needle = Buffer.from(toCrlf(old), "utf8");
       found = occurrences(bytes, needle);
     }
     const insert = Buffer.from(crlf || viaCrlf ? toCrlf(replacement) : replacement, "utf8");
-    if (found.length === 0) {
+    if (found.count === 0) {
       throw new GgError("no-match", `Cannot edit ${path}: old was not found in the file; read the file again and copy the text exactly, whitespace and line breaks included`);
     }
-    if (found.length > 1) {
-      // Occurrences on one line (overlapping ones always are) name it once.
-      const lines = [...new Set(found.map((offset) => lineAt(bytes, offset)))];
-      throw new GgError(
-        "ambiguous",
-        `Cannot edit ${path}: old occurs ${found.length} times, at ${lines.length === 1 ? "line" : "lines"} ${lines.join(", ")}; add surrounding lines to old so it matches exactly one place`,
-      );
+    if (found.count > 1) {
+      throw new GgError("ambiguous", `Cannot edit ${path}: old occurs ${grouped(found.count)} times, at ${linesOf(found)}; add surrounding lines to old so it matches exactly one place`);
     }
-    const at = found[0] as number;
+    const at = found.first;
     const edited = Buffer.concat([bytes.subarray(0, at), insert, bytes.subarray(at + needle.length)]);
     context.files.writeAtomic(absolute, edited);
     return { path, line: lineAt(bytes, at), oldLines: countLines(needle), newLines: countLines(insert) };

@@ -1,5 +1,6 @@
 // The registry of gg calls: the JSON tool surface is derived from the declarations, never written twice.
 import type { TSchema } from "typebox";
+import { callError, quote } from "../host/errors.ts";
 import { nodeFileHost } from "../host/files.ts";
 import { createWarmCache, warmFileHost } from "../host/warm.ts";
 import { type Configuration, defaultConfiguration, forAgent, isConfiguration, parseConfiguration } from "./config.ts";
@@ -81,7 +82,7 @@ export function createTools(options: ToolsOptions) {
       const call = calls.get(name);
       if (!call) {
         const known = [...calls.keys()].join(", ");
-        return { ok: false, error: { code: "invalid-argument", message: `Cannot call ${JSON.stringify(name)}: no such tool in this run; the tools are ${known}` } };
+        return { ok: false, error: callError("invalid-argument", `Cannot call ${quote(name)}: no such tool in this run; the tools are ${known}`) };
       }
       return invoke(call, args, signal ? { ...context, signal } : context);
     },

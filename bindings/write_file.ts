@@ -2,6 +2,7 @@
 import { type Static, Type } from "typebox";
 import { countLines, plural } from "../host/lines.ts";
 import { resolvePath } from "../host/paths.ts";
+import { encodeText } from "../host/utf8.ts";
 import { defineCall } from "./define.ts";
 
 /** A write, as data. */
@@ -37,7 +38,7 @@ export const writeFile = defineCall({
     "with several hard links, which is rewritten in place so every link sees the new content). To change part of a " +
     "file, use edit_file.",
   run({ path, content }, context): WriteResult {
-    const bytes = Buffer.from(content, "utf8");
+    const bytes = encodeText(content, `write ${path}`, "content");
     const { created } = context.files.writeAtomic(resolvePath(context.cwd, path), bytes);
     return { path, bytes: bytes.length, lines: countLines(bytes), created };
   },

@@ -1,4 +1,6 @@
-// The one closed set of failures a gg call can report. Every message says what failed, the state, and the way out.
+// The one closed set of failures a gg call can report. Every message says what failed, the state, and the way out,
+// within MESSAGE_CHARS however long the input it names.
+import { grouped } from "./lines.ts";
 
 /** Every error code a gg call can fail with. */
 export const CALL_ERROR_CODES = [
@@ -32,11 +34,45 @@ export interface CallError {
   message: string;
 }
 
-/** The typed error host code throws; bindings turn it into a {@link CallError}. */
+/** Characters a failure's message may hold: room for the state and the way out, never a whole input echoed back. */
+export const MESSAGE_CHARS = 1_500;
+
+/** Characters of an input a message quotes (a pattern, a name), before it is cut short. */
+export const QUOTED_CHARS = 120;
+
+/** `text`'s first `chars` UTF-16 units, not splitting a surrogate pair. */
+const head = (text: string, chars: number): string => text.slice(0, /[\ud800-\udbff]/.test(text[chars - 1] ?? "") ? chars - 1 : chars);
+
+/** `text`'s last `chars` UTF-16 units, not splitting a surrogate pair. */
+const tail = (text: string, chars: number): string => text.slice(/[\udc00-\udfff]/.test(text[text.length - chars] ?? "") ? text.length - chars + 1 : text.length - chars);
+
+/**
+ * `message` within {@link MESSAGE_CHARS}: a longer one keeps its head (what failed) and its tail (the way out), and
+ * says how much was left out between them.
+ */
+export function clampMessage(message: string): string {
+  if (message.length <= MESSAGE_CHARS) return message;
+  // The gap's own length depends on the count it gives: size it for the longest count, the whole message's.
+  const room = MESSAGE_CHARS - ` […${grouped(message.length)} of ${grouped(message.length)} characters left out…] `.length;
+  const gap = ` […${grouped(message.length - room)} of ${grouped(message.length)} characters left out…] `;
+  const kept = Math.floor(room * 0.7);
+  return `${head(message, kept)}${gap}${tail(message, room - kept)}`;
+}
+
+/** Input quoted in a message, as JSON: whole when short, else its first {@link QUOTED_CHARS} and its length. */
+export function quote(text: string, chars = QUOTED_CHARS): string {
+  if (text.length <= chars) return JSON.stringify(text);
+  return `${JSON.stringify(`${head(text, chars)}…`)} (${grouped(text.length)} characters)`;
+}
+
+/** A failure as data, its message clamped as every {@link GgError}'s is. */
+export const callError = (code: ErrorCode, message: string): CallError => ({ code, message: clampMessage(message) });
+
+/** The typed error host code throws; bindings turn it into a {@link CallError}. Its message is clamped. */
 export class GgError extends Error {
   readonly code: ErrorCode;
   constructor(code: ErrorCode, message: string) {
-    super(message);
+    super(clampMessage(message));
     this.name = "GgError";
     this.code = code;
   }

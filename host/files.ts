@@ -21,6 +21,7 @@ import {
   unlinkSync,
   writeSync,
 } from "node:fs";
+import { randomBytes } from "node:crypto";
 import { basename, dirname, resolve } from "node:path";
 import { fromSystemError, GgError } from "./errors.ts";
 import type { GramQuery } from "./grams.ts";
@@ -225,13 +226,59 @@ function readLines(fd: number, path: string, first: number, count: number | unde
 /** Bytes a file name may take (NAME_MAX on Linux and the common file systems). */
 const NAME_MAX = 255;
 
+/**
+ * A temp file of gg's own: `.<name>.gg-<writer pid>-<12 hex digits>.tmp`. The pid says whose it is, so a later write
+ * beside it can tell one left by a writer killed mid-write from one still being written.
+ */
+const TEMP_NAME = /^\..*\.gg-([1-9][0-9]{0,9})-[0-9a-f]{12}\.tmp$/s;
+
 /** A fresh temp name beside `name`, within NAME_MAX bytes: a long name is shortened on a character boundary. */
 function tempName(name: string): string {
-  const suffix = `.gg-${process.pid}-${Math.random().toString(36).slice(2)}.tmp`;
+  const suffix = `.gg-${process.pid}-${randomBytes(6).toString("hex")}.tmp`;
   const bytes = Buffer.from(name, "utf8");
   const room = NAME_MAX - 1 - Buffer.byteLength(suffix);
   const kept = bytes.length <= room ? name : bytes.subarray(0, utf8Boundary(bytes, room)).toString("utf8");
   return `.${kept}${suffix}`;
+}
+
+/** True when process `pid` is gone: a signal 0 to it finds no such process (EPERM means it lives, as another user's). */
+function isDead(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "ESRCH";
+  }
+}
+
+// A directory is swept at most this often per process: a write beside thousands of entries then lists them rarely.
+const SWEEP_EVERY_MS = 10_000;
+const swept = new Map<string, number>();
+
+/**
+ * Removes from `dir` the temp files gg writers left when they were killed mid-write: only names gg gives its own
+ * temp files, and only those whose writer pid is dead and not this process. Best effort: a failure changes nothing.
+ */
+function sweepTempFiles(dir: string): void {
+  const now = Date.now();
+  if (now - (swept.get(dir) ?? -Infinity) < SWEEP_EVERY_MS) return;
+  if (swept.size >= 4096) swept.clear();
+  swept.set(dir, now);
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const pid = Number(TEMP_NAME.exec(name)?.[1]);
+    if (!pid || pid === process.pid || !isDead(pid)) continue;
+    try {
+      unlinkSync(`${dir}/${name}`);
+    } catch {
+      // Gone already (another writer swept it), or not ours to remove.
+    }
+  }
 }
 
 /** The error for ENOENT on creating an entry in `dir` when `dir` exists: its file system (/proc, /sys) makes only its own. */
@@ -271,6 +318,10 @@ function makeParents(dir: string, path: string): void {
     }
   }
 }
+
+/** What a path that is neither a file nor a directory is, for a message. */
+const specialKind = (stats: Stats): string =>
+  stats.isFIFO() ? "a FIFO (named pipe)" : stats.isSocket() ? "a socket" : stats.isCharacterDevice() ? "a character device" : stats.isBlockDevice() ? "a block device" : "a special file";
 
 function writeAll(fd: number, data: Uint8Array): void {
   let written = 0;
@@ -317,6 +368,8 @@ function writeAtomic(path: string, data: Uint8Array): { created: boolean } {
     }
     existing = statSync(target);
     if (existing.isDirectory()) throw new GgError("invalid-argument", `Cannot write ${path}: it is a directory; name a file inside it`);
+    // A rename would replace a FIFO, a socket or a device node with a file, and writing into one may block forever.
+    if (!existing.isFile()) throw new GgError("invalid-argument", `Cannot write ${path}: it is ${specialKind(existing)}, not a regular file, and write_file replaces only regular files; write to it from the shell, or pick another path`);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw fromSystemError("write", path, error);
   }
@@ -337,6 +390,8 @@ function writeAtomic(path: string, data: Uint8Array): { created: boolean } {
   }
   const dir = dirname(target);
   makeParents(dir, path);
+  // Before the write: what a killed writer left may be the space this one needs.
+  sweepTempFiles(dir);
   const temp = `${dir}/${tempName(basename(target))}`;
   let fd: number;
   try {

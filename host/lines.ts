@@ -11,11 +11,36 @@ export function countNewlines(bytes: Buffer): number {
 /** Lines in `bytes`: "a\nb" and "a\nb\n" both have 2, "" has 0. */
 export const countLines = (bytes: Buffer): number => countNewlines(bytes) + (bytes.length > 0 && bytes[bytes.length - 1] !== 10 ? 1 : 0);
 
-/** 1-based line number of byte `offset` in `bytes`. */
-export function lineAt(bytes: Buffer, offset: number): number {
+/**
+ * The 1-based line of each byte offset asked for in increasing order: a call scans only from where the last one
+ * stopped, so the lines of any number of offsets cost one pass over `bytes`.
+ */
+export function lineCounter(bytes: Buffer): (offset: number) => number {
   let line = 1;
-  for (let i = bytes.indexOf(10); i !== -1 && i < offset; i = bytes.indexOf(10, i + 1)) line++;
-  return line;
+  let next = bytes.indexOf(10);
+  return (offset) => {
+    while (next !== -1 && next < offset) {
+      line++;
+      next = bytes.indexOf(10, next + 1);
+    }
+    return line;
+  };
+}
+
+/** 1-based line number of byte `offset` in `bytes`. */
+export const lineAt = (bytes: Buffer, offset: number): number => lineCounter(bytes)(offset);
+
+/** The byte span [start, end) of 1-based line `line`, its ending left out; undefined past the last line. */
+export function lineSpan(bytes: Buffer, line: number): { start: number; end: number } | undefined {
+  let start = 0;
+  for (let at = 1; at < line; at++) {
+    const newline = bytes.indexOf(10, start);
+    if (newline === -1) return undefined;
+    start = newline + 1;
+  }
+  if (start === bytes.length && line > 1) return undefined;
+  const newline = bytes.indexOf(10, start);
+  return { start, end: newline === -1 ? bytes.length : newline };
 }
 
 /** A whole number with its thousands grouped by commas, "10,000" (toLocaleString would load the locale data: ms at start-up). */

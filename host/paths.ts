@@ -1,7 +1,7 @@
 // Paths resolve as any process in the container resolves them: relative to the working directory, absolute as
 // themselves, `..` left to the kernel (no lexical normalisation, so symlinks behave as they do for a shell).
 import { realpathSync } from "node:fs";
-import { GgError } from "./errors.ts";
+import { GgError, quote } from "./errors.ts";
 
 /** Resolves a tool path against the working directory `cwd`; refuses the empty path and NUL bytes. */
 export function resolvePath(cwd: string, path: string, field = "path"): string {
@@ -9,7 +9,7 @@ export function resolvePath(cwd: string, path: string, field = "path"): string {
     throw new GgError("invalid-argument", `Cannot use an empty ${field}: it would name the working directory itself; pass "." for that`);
   }
   if (path.includes("\0")) {
-    throw new GgError("invalid-argument", `Cannot use ${field} ${JSON.stringify(path)}: it contains a NUL byte`);
+    throw new GgError("invalid-argument", `Cannot use ${field} ${quote(path)}: it contains a NUL byte`);
   }
   if (path.startsWith("/")) return path;
   return cwd.endsWith("/") ? cwd + path : `${cwd}/${path}`;

@@ -9,7 +9,7 @@
 import { isUtf8 } from "node:buffer";
 import { createRequire } from "node:module";
 import type { RRegex } from "rregex";
-import { GgError } from "./errors.ts";
+import { GgError, quote } from "./errors.ts";
 import { type GramQuery, gramQuery } from "./grams.ts";
 
 const REPLACEMENT = Buffer.from("\uFFFD");
@@ -106,7 +106,7 @@ export function compileEngine(pattern: string): RRegex {
     return new (engine().RRegex)(pattern);
   } catch (error) {
     const detail = String(error instanceof Error ? error.message : error).trim();
-    throw new GgError("invalid-argument", `Cannot search for ${JSON.stringify(pattern)}: it is not a valid Rust regular expression (${detail}); fix the pattern, escaping special characters with \\ to match them literally`);
+    throw new GgError("invalid-argument", `Cannot search for ${quote(pattern)}: it is not a valid Rust regular expression (${detail.length > 600 ? `${detail.slice(0, 600)}…` : detail}); fix the pattern, escaping special characters with \\ to match them literally`);
   }
 }
 

@@ -2,7 +2,7 @@
 // each call and always answer with a JSON string, and the console callback. They serve whichever run is in the
 // isolate's slot, so an isolate can be prepared before its program arrives.
 import ivm from "isolated-vm";
-import { type ErrorCode, isGgError } from "../host/errors.ts";
+import { clampMessage, type ErrorCode, isGgError } from "../host/errors.ts";
 import { argumentsObject, forPrograms, type GgEnv, type GgFunction, ggFunctions } from "./api.ts";
 import { type CompiledProgram, mapStack } from "./compile.ts";
 import { CALL_RECORDS, type CallRecord, type LogEntry, type RunObserver, type RunReport } from "./report.ts";
@@ -76,7 +76,7 @@ function callDispatch(env: GgEnv, functions: readonly GgFunction[], slot: { run?
       return JSON.stringify(code ? { ok: false, error: { code, message: value } } : { ok: true, value: value === undefined ? null : value });
     };
     const failure = (error: unknown): string =>
-      isGgError(error) ? reply(forPrograms(error.message), error.code) : reply(`gg.${name} failed on the host: ${error instanceof Error ? error.message : String(error)}`, "io-error");
+      isGgError(error) ? reply(forPrograms(error.message), error.code) : reply(clampMessage(`gg.${name} failed on the host: ${error instanceof Error ? error.message : String(error)}`), "io-error");
     try {
       if (!run) return reply("Cannot call gg outside a run", "invalid-argument");
       // A loop of inline calls keeps this thread too busy for the watchdog's timers: each call checks the budget.

@@ -2,6 +2,7 @@
 // (types only, no checking) with a source map, so every error points at the program's own line and column.
 import { originalPositionFor, TraceMap } from "@jridgewell/trace-mapping";
 import { transformSync } from "esbuild";
+import { clampMessage } from "../host/errors.ts";
 
 /** The language of a program. */
 export type Language = "ts" | "js";
@@ -43,10 +44,11 @@ export function compileProgram(source: string, language: Language): CompiledProg
     return { code: out.code, map: new TraceMap(out.map), lines: source.split("\n").length };
   } catch (error) {
     const first = (error as { errors?: { text: string; location?: { line: number; column: number } }[] }).errors?.[0];
-    if (!first) return { message: String(error) };
+    if (!first) return { message: clampMessage(String(error)) };
     const position = first.location ? { line: first.location.line - 1, column: first.location.column + 1 } : {};
     const text = first.location ? (source.split("\n")[first.location.line - 2] ?? "") : "";
-    return { message: `${first.text}${hint(text)}`, ...position };
+    // esbuild quotes the token it met, which can be a whole line of the program.
+    return { message: clampMessage(`${first.text}${hint(text)}`), ...position };
   }
 }
 

@@ -1,4 +1,5 @@
 // The limits of a run, apart from the sandbox so the embedding process can know them without loading isolated-vm.
+import { callError } from "../host/errors.ts";
 import type { Language } from "./compile.ts";
 import type { Baseline } from "./context.ts";
 import { blankReport, type RunReport } from "./report.ts";
@@ -86,5 +87,5 @@ export function runProblems(run: RunOptions): string[] {
 export function refusedRun(run: RunOptions): RunReport | undefined {
   const problems = runProblems(run);
   if (problems.length === 0) return undefined;
-  return { ...blankReport(), error: { code: "invalid-argument", message: `Cannot run the program with these options: ${problems.join("; ")}` } };
+  return { ...blankReport(), error: callError("invalid-argument", `Cannot run the program with these options: ${problems.join("; ")}`) };
 }

@@ -3,7 +3,7 @@
 // (shim.ts), the host side of its calls the bridge (bridge.ts), the limits the watchdog (watchdog.ts). The guest
 // sees plain functions only, arguments and results cross as JSON strings, and errors are rebuilt in the guest, so no
 // host object ever reaches the program.
-import { CALL_ERROR_CODES, type ErrorCode } from "../host/errors.ts";
+import { CALL_ERROR_CODES, clampMessage, type ErrorCode } from "../host/errors.ts";
 import { plural } from "../host/lines.ts";
 import type { GgEnv } from "./api.ts";
 import { discard, type Prepared, prepare } from "./bridge.ts";
@@ -44,7 +44,7 @@ function readSettled(outcome: unknown, program: CompiledProgram, limits: Limits)
   const name = clip(thrown.name, 100);
   const code = isCallCode(thrown.code) ? thrown.code : "program-error";
   const label = code === "program-error" && name !== "Error" && name !== "" ? `${name}: ` : "";
-  return { ok: false, error: { code, message: `${label}${clip(thrown.message)}`, ...position(program, clip(thrown.stack, 65536)) } };
+  return { ok: false, error: { code, message: clampMessage(`${label}${clip(thrown.message)}`), ...position(program, clip(thrown.stack, 65536)) } };
 }
 
 /** The report's error for a program that does not type-check: every problem listed, up to the shown bound. */
@@ -54,7 +54,7 @@ function typeError({ problems, total }: CheckOutcome): RunError {
   const listed = problems.map((problem) => `line ${problem.line}, column ${problem.column}: ${problem.message}`).join("\n");
   return {
     code: "type-error",
-    message: `The program does not type-check (${plural(total, "error")}), so nothing ran; fix these and run it again:\n${listed}${more}`,
+    message: clampMessage(`The program does not type-check (${plural(total, "error")}), so nothing ran; fix these and run it again:\n${listed}${more}`),
     line: first.line,
     column: first.column,
     problems,

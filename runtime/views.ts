@@ -5,7 +5,7 @@
 import { type Static, Type } from "typebox";
 import type { CallResult } from "../bindings/define.ts";
 import type { ReadData, ReadWindow } from "../bindings/read_file.ts";
-import { GgError } from "../host/errors.ts";
+import { GgError, quote } from "../host/errors.ts";
 import { plural } from "../host/lines.ts";
 import { pathKey } from "../host/paths.ts";
 import { type Baseline, type Breakdown, imageTokens, textTokens } from "./context.ts";
@@ -149,7 +149,7 @@ export function createViews(read: ViewRead, cwd: string, caps: ViewCaps = DEFAUL
      * It is charged and listed like any view.
      */
     openText(label: string, text: string): OpenedView {
-      if (!label.startsWith(GG_LABEL)) throw new GgError("invalid-argument", `Cannot open a view labelled ${JSON.stringify(label)}: gg's own views are labelled ${GG_LABEL}...`);
+      if (!label.startsWith(GG_LABEL)) throw new GgError("invalid-argument", `Cannot open a view labelled ${quote(label)}: gg's own views are labelled ${GG_LABEL}...`);
       const view: View = { id: nextId++, path: label, key: label, text };
       views.push(view);
       return { ...summary(view), text };

@@ -298,6 +298,40 @@ describe("edit", () => {
     expect(readFileSync(join(ws.root, "f.txt"), "utf8")).toBe(before);
   });
 
+  test("an ambiguous old in a 30,000-line file is refused with its first lines and their count; line_number finds its line there", async () => {
+    using ws = tempWorkspace();
+    const before = Array.from({ length: 30_000 }, (_, i) => `line ${i + 1} here\n`).join("");
+    ws.put({ "big.txt": before });
+    const several = await refusal(ws, "edit", { path: "big.txt", edits: [{ old: "e", new: "E" }] });
+    expect(several).toEqual({
+      code: "ambiguous",
+      message:
+        "Cannot edit big.txt: replacement 1 of 1 has an old that occurs 90,000 times, at 30,000 lines, starting with lines 1, 2, 3, 4, 5, 6, 7, 8, 9, 10; add surrounding text to old, or pass line_number; the file is unchanged",
+    });
+    const onLine = await refusal(ws, "edit", { path: "big.txt", edits: [{ old: "e", new: "E", line_number: 29_999 }] });
+    expect(onLine).toMatchObject({ code: "ambiguous", message: expect.stringContaining("occurs 3 times on line 29999") });
+    const past = await refusal(ws, "edit", { path: "big.txt", edits: [{ old: "here", new: "there", line_number: 30_001 }] });
+    expect(past).toMatchObject({ code: "no-match", message: expect.stringContaining("not on line 30001; it occurs at 30,000 lines, starting with lines 1, 2,") });
+    expect(readFileSync(join(ws.root, "big.txt"), "utf8")).toBe(before);
+    await answer(ws, "edit", { path: "big.txt", edits: [{ old: "here", new: "there", line_number: 29_999 }] });
+    expect(readFileSync(join(ws.root, "big.txt"), "utf8")).toBe(before.replace("line 29999 here", "line 29999 there"));
+  }, 15_000);
+
+  test("line_number picks its line in a CRLF file, and on a last line without an ending", async () => {
+    using ws = tempWorkspace();
+    ws.put({ "win.txt": "x\r\nx\r\nx" });
+    await answer(ws, "edit", { path: "win.txt", edits: [{ old: "x", new: "two", line_number: 2 }, { old: "x", new: "three", line_number: 3 }] });
+    expect(readFileSync(join(ws.root, "win.txt"), "utf8")).toBe("x\r\ntwo\r\nthree");
+  });
+
+  test("a lone surrogate in any replacement is invalid-argument naming the replacement and its place; nothing is written", async () => {
+    using ws = tempWorkspace();
+    ws.put({ "f.txt": "one\ntwo\n" });
+    const lone = await refusal(ws, "edit", { path: "f.txt", edits: [{ old: "one", new: "1" }, { old: "two", new: "\ud83d" }] });
+    expect(lone).toMatchObject({ code: "invalid-argument", message: expect.stringContaining("replacement 2 of 2 has a new that holds a lone surrogate U+D83D at line 1, column 1") });
+    expect(readFileSync(join(ws.root, "f.txt"), "utf8")).toBe("one\ntwo\n");
+  });
+
   test("64 replacements are taken, 65 refused", async () => {
     using ws = tempWorkspace();
     ws.put({ "f.txt": numbered(65, "item") });

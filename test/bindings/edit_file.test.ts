@@ -1,6 +1,8 @@
 import { chmodSync, chownSync, linkSync, lstatSync, readFileSync, statSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
+import fc from "fast-check";
 import { describe, expect, test } from "vitest";
+import { LINES_SHOWN, occurrences } from "../../bindings/edit_file.ts";
 import { tempWorkspace } from "../workspace.ts";
 
 /** 1-based numbers of the lines of `text` on which each occurrence of `needle` starts. */
@@ -78,6 +80,41 @@ describe("edit_file", () => {
     ws.put({ "f.txt": "x = x + 1\ny = 2\nx\n" });
     const result = await ws.call("edit_file", { path: "f.txt", old: "x", new: "z" });
     expect(result).toMatchObject({ ok: false, error: { code: "ambiguous", message: expect.stringContaining("old occurs 3 times, at lines 1, 3;") } });
+  });
+
+  test("an ambiguous edit of a 30,000-line file names its first 10 lines and how many, in a bounded message", async () => {
+    using ws = tempWorkspace();
+    const before = Array.from({ length: 30_000 }, (_, i) => `line ${i + 1} here\n`).join("");
+    ws.put({ "big.txt": before });
+    const result = await ws.call("edit_file", { path: "big.txt", old: "e", new: "E" });
+    expect(result).toMatchObject({ ok: false, error: { code: "ambiguous" } });
+    if (result.ok) return;
+    expect(result.error.message).toBe(
+      "Cannot edit big.txt: old occurs 90,000 times, at 30,000 lines, starting with lines 1, 2, 3, 4, 5, 6, 7, 8, 9, 10; add surrounding lines to old so it matches exactly one place",
+    );
+    expect(readFileSync(join(ws.root, "big.txt"), "utf8")).toBe(before);
+  }, 15_000);
+
+  test("1 MiB of one letter on one line, with old two of it, is ambiguous at line 1", async () => {
+    using ws = tempWorkspace();
+    ws.put({ "z.txt": "z".repeat(1 << 20) });
+    const result = await ws.call("edit_file", { path: "z.txt", old: "zz", new: "y" });
+    expect(result).toMatchObject({
+      ok: false,
+      error: { code: "ambiguous", message: "Cannot edit z.txt: old occurs 1,048,575 times, at line 1; add surrounding lines to old so it matches exactly one place" },
+    });
+  }, 15_000);
+
+  test.each([
+    ["old", { old: "a\ud800b", new: "x" }, "old holds a lone surrogate U+D800 at line 1, column 2 (character 2)"],
+    ["new", { old: "two", new: "2\n\udc00" }, "new holds a lone surrogate U+DC00 at line 2, column 1 (character 3)"],
+  ])("a lone surrogate in %s is invalid-argument naming its place, and the file is unchanged", async (_, edit, where) => {
+    using ws = tempWorkspace();
+    const before = "one\ntwo\na\ufffdb\n";
+    ws.put({ "f.txt": before });
+    const result = await ws.call("edit_file", { path: "f.txt", ...edit });
+    expect(result).toMatchObject({ ok: false, error: { code: "invalid-argument", message: expect.stringContaining(where) } });
+    expect(readFileSync(join(ws.root, "f.txt"), "utf8")).toBe(before);
   });
 
   test("a failed edit leaves the file byte for byte unchanged", async () => {
@@ -202,3 +239,19 @@ describe("edit_file", () => {
     expect(readFileSync(join(ws.root, "a.txt"), "utf8")).toBe("three\n");
   });
 });
+
+describe("occurrences", () => {
+  test("counts every occurrence, overlapping ones included, with the first offset and the lines, as a naive scan does", () => {
+    const bytes = fc.uint8Array({ maxLength: 400 }).map((array) => Buffer.from(array.map((byte) => [97, 98, 10][byte % 3] as number)));
+    fc.assert(
+      fc.property(bytes, bytes.filter((needle) => needle.length > 0 && needle.length < 6), (haystack, needle) => {
+        const starts: number[] = [];
+        for (let i = 0; i + needle.length <= haystack.length; i++) if (haystack.subarray(i, i + needle.length).equals(needle)) starts.push(i);
+        const lines = [...new Set(starts.map((start) => haystack.subarray(0, start).filter((byte) => byte === 10).length + 1))];
+        expect(occurrences(haystack, needle)).toEqual({ count: starts.length, first: starts[0] ?? -1, lines: lines.length, shown: lines.slice(0, LINES_SHOWN) });
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
+

@@ -1,9 +1,11 @@
 import { spawn, spawnSync } from "node:child_process";
-import { chmodSync, chownSync, existsSync, linkSync, lstatSync, readdirSync, readFileSync, readlinkSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, chownSync, existsSync, linkSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { describe, expect, test } from "vitest";
+import { uniqueSleep } from "../processes.ts";
 import { tempWorkspace } from "../workspace.ts";
 
 const INDEX = fileURLToPath(new URL("../../bindings/index.ts", import.meta.url));
@@ -236,6 +238,97 @@ describe("write_file", () => {
       expect(after === contentA || after === contentB).toBe(true);
     }
   }, 60_000);
+
+  test("a lone surrogate in content is invalid-argument naming its line and column, and nothing is written", async () => {
+    using ws = tempWorkspace();
+    ws.put({ "kept.txt": "before\n" });
+    const fresh = await ws.call("write_file", { path: "new.txt", content: "a\ud800b" });
+    expect(fresh).toMatchObject({ ok: false, error: { code: "invalid-argument", message: expect.stringMatching(/^Cannot write new\.txt: content holds a lone surrogate U\+D800 at line 1, column 2 \(character 2\)/) } });
+    const replaced = await ws.call("write_file", { path: "kept.txt", content: "one\ntwo \udfff\n" });
+    expect(replaced).toMatchObject({ ok: false, error: { code: "invalid-argument", message: expect.stringContaining("U+DFFF at line 2, column 5 (character 9)") } });
+    expect(readdirSync(ws.root)).toEqual(["kept.txt"]);
+    expect(readFileSync(join(ws.root, "kept.txt"), "utf8")).toBe("before\n");
+    // A pair is one character, written as its four UTF-8 bytes.
+    await ws.text("write_file", { path: "pair.txt", content: "\ud83d\ude00" });
+    expect(readFileSync(join(ws.root, "pair.txt"))).toEqual(Buffer.from([0xf0, 0x9f, 0x98, 0x80]));
+  });
+
+  test("a FIFO, directly or through a symlink, is refused as not a regular file and stays a FIFO", async () => {
+    using ws = tempWorkspace();
+    const fifo = join(ws.root, "pipe");
+    expect(spawnSync("mkfifo", [fifo]).status).toBe(0);
+    symlinkSync("pipe", join(ws.root, "link"));
+    for (const path of ["pipe", "link"]) {
+      const result = await ws.call("write_file", { path, content: "x" });
+      expect(result).toMatchObject({ ok: false, error: { code: "invalid-argument", message: expect.stringContaining("it is a FIFO (named pipe), not a regular file") } });
+    }
+    expect(lstatSync(fifo).isFIFO()).toBe(true);
+    expect(readdirSync(ws.root).sort()).toEqual(["link", "pipe"]);
+  });
+
+  test("a Unix socket is refused as not a regular file and stays a socket", async () => {
+    using ws = tempWorkspace();
+    const path = join(ws.root, "s.sock");
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(path, resolve));
+    try {
+      const result = await ws.call("write_file", { path: "s.sock", content: "x" });
+      expect(result).toMatchObject({ ok: false, error: { code: "invalid-argument", message: expect.stringContaining("it is a socket, not a regular file") } });
+      expect(lstatSync(path).isSocket()).toBe(true);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  test("/dev/null is refused as a character device and stays one", async () => {
+    using ws = tempWorkspace();
+    const result = await ws.call("write_file", { path: "/dev/null", content: "x" });
+    expect(result).toMatchObject({ ok: false, error: { code: "invalid-argument", message: "Cannot write /dev/null: it is a character device, not a regular file, and write_file replaces only regular files; write to it from the shell, or pick another path" } });
+    expect(statSync("/dev/null").isCharacterDevice()).toBe(true);
+  });
+
+  test("a write removes temp files beside it left by dead gg writers, and nothing else", async () => {
+    using ws = tempWorkspace();
+    const dead = spawnSync("true").pid as number;
+    const sleeper = spawn("sleep", [uniqueSleep()], { stdio: "ignore" });
+    try {
+      const temp = (pid: number, tail = "0123456789ab") => `.a.txt.gg-${pid}-${tail}.tmp`;
+      const kept = [temp(process.pid), temp(sleeper.pid as number), temp(dead, "xyz"), `a.txt.gg-${dead}-0123456789ab.tmp`, "notes.tmp"];
+      mkdirSync(join(ws.root, "sub"));
+      for (const name of [...kept, temp(dead), temp(dead, "ba9876543210")]) writeFileSync(join(ws.root, name), "partial");
+      writeFileSync(join(ws.root, "sub", temp(dead)), "partial");
+      await ws.text("write_file", { path: "a.txt", content: "whole\n" });
+      expect(readdirSync(ws.root).sort()).toEqual([...kept, "a.txt", "sub"].sort());
+      expect(readdirSync(join(ws.root, "sub"))).toEqual([temp(dead)]);
+    } finally {
+      sleeper.kill("SIGKILL");
+    }
+  });
+
+  test("a temp file left by a writer killed mid-write is removed by the next write beside it; the target stays whole", async () => {
+    using ws = tempWorkspace();
+    const size = 16 * 1024 * 1024;
+    const target = join(ws.root, "big.txt");
+    writeFileSync(target, "a".repeat(size));
+    const stale = () => readdirSync(ws.root).filter((name) => /^\.big\.txt\.gg-\d+-[0-9a-z]+\.tmp$/.test(name));
+    // The kill is sent the moment the writer's temp file is seen, so it lands mid-write unless the rename beat it.
+    for (let round = 0; round < 20 && stale().length === 0; round++) {
+      const child = spawnWriter(ws.root, size);
+      const exited = new Promise<unknown>((resolve) => child.on("exit", resolve));
+      let running = true;
+      void exited.then(() => (running = false));
+      const giveUp = Date.now() + 20_000;
+      while (running && stale().length === 0 && Date.now() < giveUp) await sleep(1);
+      child.kill("SIGKILL");
+      await exited;
+    }
+    expect(stale()).toHaveLength(1);
+    await ws.text("write_file", { path: "note.txt", content: "next\n" });
+    expect(stale()).toEqual([]);
+    expect(readdirSync(ws.root).sort()).toEqual(["big.txt", "note.txt"]);
+    const after = readFileSync(target, "latin1");
+    expect(after === "a".repeat(size) || after === "b".repeat(size)).toBe(true);
+  }, 120_000);
 
   test("a reader racing the writes only ever sees one whole content", async () => {
     using ws = tempWorkspace();
