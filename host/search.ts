@@ -1,7 +1,7 @@
 // Scanning files for a search: each file is read into one reused buffer and screened, and a file with a NUL byte
-// counts as binary and yields nothing. A search of many files shares the work with the process's second thread.
+// counts as binary and yields nothing; one with a NUL in its first 8 KiB is known from its first read alone. A search of many files shares the work with the process's second thread.
 import { GgError } from "./errors.ts";
-import type { FileHost } from "./files.ts";
+import { binaryHead, type FileHost } from "./files.ts";
 import { clipLine, countNewlines, plural } from "./lines.ts";
 import { compileSearch, type LineMatcher } from "./regex.ts";
 import { secondThread } from "./second.ts";
@@ -56,6 +56,7 @@ export function scanFile(scanner: Scanner, absolute: string, max: number): LineM
   if (!bytes) return [];
   // A file that outgrew the buffer got a larger one: keep it, so the next large file allocates nothing.
   if (!scanner.files.keepsReads && bytes.buffer !== scanner.scratch.buffer) scanner.scratch = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.buffer.byteLength - bytes.byteOffset);
+  if (binaryHead(bytes)) return [];
   const found: LineMatch[] = [];
   let binary: boolean | undefined;
   let linesBefore = 0;

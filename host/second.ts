@@ -2,7 +2,7 @@
 // - Stats, for a warm search. The search takes its files from the first, statting each itself, while the thread
 //   stats them from the last; where they meet, the search goes on with the thread's stats. Neither ever waits.
 // - Screens, for a cold search or files a warm one lacks, the same way: the thread reads files from the last and
-//   tells which cannot match (they lack what every match holds), and the search skips those it reaches. A file that
+//   tells which cannot match (they lack what every match holds, or are binary), and the search skips those it reaches. A file that
 //   may match, or that the thread could not read, the search reads itself, so its answer and its errors are its own.
 // - Trigram filters of the files a search kept or skipped, built between searches from the files on disk (the
 //   contents stay on the main thread), each with the stat it was built under: the owner attaches one only to the
@@ -10,6 +10,7 @@
 // One thread serves the whole process (a search runs to its end before the next starts); it is unref'd, never keeping
 // a process alive, and started by the first search large enough to use it, which does not wait for it.
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from "node:worker_threads";
+import { BINARY_HEAD_BYTES } from "./files.ts";
 import { gramBits } from "./grams.ts";
 import { type Screen, screening } from "./regex.ts";
 
@@ -85,12 +86,17 @@ function work() {
   if (scratch.length > SMALL) scratch = Buffer.allocUnsafe(SMALL);
 }
 let whole = Buffer.allocUnsafe(SMALL);
-/** A file's bytes, or undefined when it is too large to screen; never blocks on a FIFO put in a file's place. */
+const BINARY = Buffer.alloc(0);
+/**
+ * A file's bytes, or undefined when it is too large to screen, or BINARY when its first read shows a NUL in its head
+ * (the search takes nothing from it, so the rest is not read); never blocks on a FIFO put in a file's place.
+ */
 function readWhole(path) {
   const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
   try {
     // A read shorter than asked is the end of the file, as the search's own reads take it.
     let length = readSync(fd, whole, 0, whole.length, null);
+    if (whole.subarray(0, Math.min(length, ${BINARY_HEAD_BYTES})).includes(0)) return BINARY;
     while (length === whole.length && whole.length < ${SCREEN_MAX_BYTES}) {
       const grown = Buffer.allocUnsafe(whole.length * 2);
       whole.copy(grown);
@@ -121,7 +127,7 @@ parentPort.on("message", (job) => {
     fromTheEnd(job, (path, i) => {
       try {
         const bytes = readWhole(path);
-        out[i] = bytes && !passes(bytes) ? 1 : 2;
+        out[i] = bytes === BINARY || (bytes && !passes(bytes)) ? 1 : 2;
       } catch {
         out[i] = 2;
       }
