@@ -155,7 +155,7 @@ function readSearched(fd: number, path: string, scratch?: Buffer): Buffer {
     buffer.copy(grown, 0, 0, length);
     buffer = grown;
   }
-  if (length > UNSIZED_READ_MAX_BYTES) {
+  if (stats.size === 0 && length > UNSIZED_READ_MAX_BYTES) {
     throw new GgError("over-cap", `Cannot read ${path}: it stats as empty and did not end within ${UNSIZED_READ_MAX_BYTES} bytes (a virtual file such as one of /proc); read a bounded part of it from the shell, such as head -c 65536`);
   }
   return buffer.subarray(0, length);
