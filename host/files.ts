@@ -122,7 +122,10 @@ export const BINARY_HEAD_BYTES = 8192;
 /** Bytes a search reads of a file whose stat gives no size (procfs and sysfs files stat as empty): past it, it fails. */
 export const UNSIZED_READ_MAX_BYTES = 16 << 20;
 
-/** Bytes of the first read of a searched file when the caller lends no buffer: most source files in one read. */
+/**
+ * Bytes of the first read of a searched file larger than its buffer, and of the buffer when the caller lends none
+ * (most source files in one read): enough to tell a binary file.
+ */
 const FIRST_READ_BYTES = 64 << 10;
 
 /** True when the first bytes of a file hold a NUL: the file is binary, and a search takes nothing from it. */
@@ -134,8 +137,9 @@ const notRegular = (path: string): GgError =>
 /**
  * Reads a regular file for a search, never more than its stat says (a file growing meanwhile is read as it was), and
  * a file that stats as empty up to {@link UNSIZED_READ_MAX_BYTES}: a read that never ends (/proc/self/pagemap) is
- * bounded. The first read fills `scratch` (or a small buffer); when its head is binary, that read alone comes back
- * and the rest is not read. A file larger than the buffer moves to one of the file's size.
+ * bounded. The first read is the whole file when it fits `scratch` (or a small buffer), else its first 64 KiB; when
+ * its head is binary, that read alone comes back and the rest is not read. A file larger than the buffer moves to one
+ * of the file's size.
  */
 function readSearched(fd: number, path: string, scratch?: Buffer): Buffer {
   const stats = fstatSync(fd);
@@ -144,16 +148,19 @@ function readSearched(fd: number, path: string, scratch?: Buffer): Buffer {
   const most = stats.size > 0 ? stats.size : UNSIZED_READ_MAX_BYTES + 1;
   let buffer = scratch ?? Buffer.allocUnsafe(Math.min(most, FIRST_READ_BYTES));
   let length = 0;
-  for (;;) {
-    const end = Math.min(most, buffer.length);
+  // A file that fits is read in one go; a larger one's head first, so a large binary file costs one small read.
+  for (let wanted = most <= buffer.length ? most : FIRST_READ_BYTES; ; wanted = most) {
+    if (length === buffer.length) {
+      const grown = Buffer.allocUnsafe(stats.size > 0 ? most : Math.min(most, buffer.length * 2));
+      buffer.copy(grown, 0, 0, length);
+      buffer = grown;
+    }
+    const end = Math.min(wanted, buffer.length);
     const read = fill(fd, buffer, length, end);
     if (length === 0 && binaryHead(buffer.subarray(0, read))) return buffer.subarray(0, read);
     length = read;
     // Short of what was asked: the file ended.
     if (length < end || length === most) break;
-    const grown = Buffer.allocUnsafe(stats.size > 0 ? most : Math.min(most, buffer.length * 2));
-    buffer.copy(grown, 0, 0, length);
-    buffer = grown;
   }
   if (stats.size === 0 && length > UNSIZED_READ_MAX_BYTES) {
     throw new GgError("over-cap", `Cannot read ${path}: it stats as empty and did not end within ${UNSIZED_READ_MAX_BYTES} bytes (a virtual file such as one of /proc); read a bounded part of it from the shell, such as head -c 65536`);
