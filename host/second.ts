@@ -37,6 +37,8 @@ const stampOf = (s) => [s.size, s.mtimeMs, s.ctimeMs, s.ino, s.dev];
 const sameAs = (s, stamps, i) => stampOf(s).every((value, k) => value === stamps[i * 5 + k]);
 const queue = [];
 const SMALL = 1 << 20;
+// The read buffers keep the size the largest file needed (at most ${SCREEN_MAX_BYTES} bytes each): one freed and
+// taken again each job leaves the allocator holding far more than the buffer, growing the process for good.
 let scratch = Buffer.allocUnsafe(SMALL);
 /**
  * The file's filter when it is still the version stamped, else undefined. A file stamped NaN (the search skipped it
@@ -82,8 +84,6 @@ function work() {
     const stamps = Float64Array.from(found.flatMap(([index]) => Array.from(job.stamps.subarray(index * 5, index * 5 + 5))));
     results.postMessage({ id: job.id, last, indices, sets, stamps }, [indices.buffer, stamps.buffer, ...sets.map((set) => set.buffer)]);
   }
-  // What a large file needed is not held between jobs.
-  if (scratch.length > SMALL) scratch = Buffer.allocUnsafe(SMALL);
 }
 let whole = Buffer.allocUnsafe(SMALL);
 const BINARY = Buffer.alloc(0);
@@ -132,7 +132,6 @@ parentPort.on("message", (job) => {
         out[i] = 2;
       }
     });
-    if (whole.length > SMALL) whole = Buffer.allocUnsafe(SMALL);
   } else {
     const out = new Float64Array(job.stamps);
     fromTheEnd(job, (path, i) => {
