@@ -1,12 +1,17 @@
 // Benchmark: gg's search and tree against ripgrep, timed as whole processes (start-up included), on a fixed corpus of
 // real code (six pinned npm packages, ~88 MB, ~12,000 files) fetched once with `npm pack` and cached.
-// Reports the median and min wall time of N runs after 2 warm-ups, the gg/rg ratio, and gg's start-up floor.
+// Reports the median and min wall time of N runs after 2 warm-ups, the gg/rg ratio, and gg's start-up floor. Then a
+// folder holding a 126 MB executable (a copy of the Node binary, padded): gg's time and peak memory against rg's,
+// and the bytes of read_file's text of it.
 // Rerun: `npm run build && npm run bench`. Env: GG_BENCH_RUNS (default 15), GG_BENCH_CORPUS (default $TMPDIR/gg-bench-corpus).
 import { spawnSync, type SpawnSyncOptions } from "node:child_process";
-import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
+import { invoke } from "../bindings/define.ts";
+import { callContext } from "../bindings/index.ts";
+import { search as searchCall } from "../bindings/search.ts";
 
 const PACKAGES = ["typescript@5.9.3", "date-fns@4.1.0", "@mui/material@7.3.1", "rxjs@7.8.2", "lodash@4.17.21", "three@0.180.0"];
 const CACHE = process.env.GG_BENCH_CORPUS ?? join(tmpdir(), "gg-bench-corpus");
@@ -113,9 +118,74 @@ const CASES: [string, [string, string[], number[]], [string, string[], number[]]
   ["tree depth 10 / rg --files", gg("tree", { depth: 10 }), rg("--files", "--no-require-git")],
 ];
 
+/** Bytes of the executable the binary case searches past: the issue's 126 MB ELF. */
+const BINARY_BYTES = 126_000_000;
+
+/** A folder holding an executable of BINARY_BYTES (the Node binary repeated, then cut) and a small text file. */
+function binaryFolder(): string {
+  const dir = join(CACHE, "binary");
+  const blob = join(dir, "a.out");
+  if (!existsSync(blob) || statSync(blob).size !== BINARY_BYTES) {
+    mkdirSync(dir, { recursive: true });
+    const elf = readFileSync(process.execPath);
+    const out = Buffer.allocUnsafe(BINARY_BYTES);
+    for (let at = 0; at < out.length; at += elf.length) elf.copy(out, at, 0, Math.min(elf.length, out.length - at));
+    writeFileSync(blob, out);
+  }
+  writeFileSync(join(dir, "notes.txt"), "a needle in the notes\n");
+  return dir;
+}
+
+/** Peak resident memory in MB of one process, as GNU time reports it; undefined without /usr/bin/time. */
+function peakMb(command: string, args: string[]): number | undefined {
+  const result = spawnSync("/usr/bin/time", ["-f", "%M", command, ...args], { encoding: "utf8", stdio: ["ignore", "ignore", "pipe"] });
+  const kb = Number(String(result.stderr).trim().split("\n").pop());
+  return result.error || !Number.isFinite(kb) ? undefined : kb / 1024;
+}
+
+/** The binary case: a search of the folder and of the folder without the binary (gg's own floor), and a read of it. */
+async function binaryCase(): Promise<string[]> {
+  const dir = binaryFolder();
+  const textOnly = mkdtempSync(join(tmpdir(), "gg-bench-text-"));
+  writeFileSync(join(textOnly, "notes.txt"), "a needle in the notes\n");
+  const search = gg("search", { query: "needle" }, dir);
+  const floor = gg("search", { query: "needle" }, textOnly);
+  const ripgrep: [string, string[], number[]] = ["rg", ["-n", "--no-require-git", "needle", dir], [0, 1]];
+  const [g, r] = measure([search, ripgrep]) as [Stats, Stats];
+  const [textFloor] = measure([floor]) as [Stats];
+  const peaks = [search, floor, ripgrep].map(([command, args]) => peakMb(command, args));
+  // The call alone, in this process, a fresh context (no warm state) each time: what the binary costs without start-up.
+  const inProcess = async (workspace: string): Promise<Stats> => {
+    const times: number[] = [];
+    for (let i = 0; i < WARMUPS + RUNS; i++) {
+      const started = performance.now();
+      const result = await invoke(searchCall, { query: "needle" }, callContext({ workspace, warm: false }));
+      if (!result.ok) fail(`search in ${workspace} failed: ${result.error.message}`);
+      if (i >= WARMUPS) times.push(performance.now() - started);
+    }
+    return { median: median(times), min: Math.min(...times) };
+  };
+  const [callBinary, callText] = [await inProcess(dir), await inProcess(textOnly)];
+  const read = spawnSync(process.execPath, [GG, "call", "read_file", JSON.stringify({ path: "a.out" }), "--workspace", dir], { encoding: "utf8", maxBuffer: 64 << 20 });
+  rmSync(textOnly, { recursive: true });
+  // The file's text ends where the notes begin: the first of them names the read limit.
+  const body = Buffer.byteLength(read.stdout.slice(0, read.stdout.search(/\n\[(the 256 KiB read limit|line \d+ (is|fills))/)));
+  const mb = (value: number | undefined): string => (value === undefined ? "n/a" : value.toFixed(0));
+  const extra = peaks[0] !== undefined && peaks[1] !== undefined ? peaks[0] - peaks[1] : undefined;
+  return [
+    `\nfolder with a ${(BINARY_BYTES / 1e6).toFixed(0)} MB executable and a text file (${dir}):`,
+    "| case | gg median ms | rg median ms | ratio | gg peak MB | gg extra MB (vs the folder without it) | rg peak MB |",
+    "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+    `| search past a 126 MB binary | ${fmt(g)} | ${fmt(r)} | ${(g.median / r.median).toFixed(1)}x | ${mb(peaks[0])} | ${mb(extra)} | ${mb(peaks[2])} |`,
+    `| the same folder without the binary (gg's floor) | ${fmt(textFloor)} | | | ${mb(peaks[1])} | | |`,
+    `| the search call alone, in process: with the binary / without | ${fmt(callBinary)} / ${fmt(callText)} | ${fmt(r)} | ${(callBinary.median / r.median).toFixed(2)}x | | | |`,
+    `read_file of the executable: exit ${read.status}, ${Buffer.byteLength(read.stdout)} bytes of text: the file's ${body} (ceiling 262144), then its notes`,
+  ];
+}
+
 const fmt = (s: Stats): string => `${s.median.toFixed(1)} (min ${s.min.toFixed(1)})`;
 
-function main(): void {
+async function main(): Promise<void> {
   checkTools();
   buildCorpus();
   console.log(`corpus: ${CORPUS} (${corpusSize()}; ${PACKAGES.join(", ")})`);
@@ -129,10 +199,11 @@ function main(): void {
   const [floor] = measure([gg("list_dir", { path: "." }, empty)]) as [Stats];
   rmSync(empty, { recursive: true });
   rows.push(`| gg start-up floor (list_dir on an empty dir) | ${fmt(floor)} | | |`);
+  rows.push(...(await binaryCase()));
   console.log(rows.join("\n"));
   const rgVersion = run("rg", ["--version"]).split("\n")[0];
   console.log(`\nmachine: ${cpus().length} cores, ${cpus()[0]?.model ?? "unknown cpu"}; node ${process.version}; ${rgVersion}`);
   console.log("reproduce: npm run bench");
 }
 
-main();
+await main();

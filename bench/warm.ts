@@ -77,7 +77,8 @@ for (const [name, query] of CASES) {
 }
 const held = warm.warm?.heldBytes() ?? 0;
 const filters = warm.warm?.files().filterBytes ?? 0;
-console.log(`warm state: ${(held / 2 ** 20).toFixed(1)} MiB held (cap 256 MiB), of which trigram filters ${(filters / 2 ** 20).toFixed(1)} MiB; process RSS ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB, buffers ${(process.memoryUsage().arrayBuffers / 2 ** 20).toFixed(0)} MiB`);
+const { engineBytes } = await import("../host/regex.ts");
+console.log(`warm state: ${(held / 2 ** 20).toFixed(1)} MiB held (cap 256 MiB), of which trigram filters ${(filters / 2 ** 20).toFixed(1)} MiB; process RSS ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB (goal: at most the cap + 128 MiB), buffers ${(process.memoryUsage().arrayBuffers / 2 ** 20).toFixed(0)} MiB, the regex engine's memory ${(engineBytes() / 2 ** 20).toFixed(0)} MiB`);
 // Where a warm search's time goes: the walk over kept listings (each directory's stat included), the stat of every
 // file that vouches for what is kept of it, and each kept file's filter asked for the pattern's trigrams.
 const { walkFiles, walkRoot } = await import("../host/walk.ts");

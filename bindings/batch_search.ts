@@ -5,6 +5,7 @@ import { isUtf8 } from "node:buffer";
 import type { RRegex } from "rregex";
 import { type Static, Type } from "typebox";
 import { GgError, isGgError, quote } from "../host/errors.ts";
+import { binaryHead } from "../host/files.ts";
 import { grouped } from "../host/lines.ts";
 import { compileEngine, compileSearch } from "../host/regex.ts";
 import { SKIPPED_DIRS, skipWalk, WALK_MAX_ENTRIES } from "../host/skipwalk.ts";
@@ -15,8 +16,6 @@ import { SEARCH_LINE_CHARS } from "./search.ts";
 
 /** Files larger than this (bytes) are skipped, not read: 16 MiB. */
 export const SEARCH_FILE_MAX_BYTES = 16 * 1024 * 1024;
-/** Bytes at the start of a file looked at for a NUL byte, which marks it binary. */
-export const BINARY_SNIFF_BYTES = 8192;
 /** Characters (code points) of a long line shown before its first match. */
 export const SNIPPET_LEAD_CHARS = 40;
 
@@ -225,7 +224,8 @@ export const batchSearch = defineCall({
           continue;
         }
         pageBytes += bytes.length;
-        if (bytes.subarray(0, BINARY_SNIFF_BYTES).includes(0) || !isUtf8(bytes)) {
+        // A binary file's read stopped at its head.
+        if (binaryHead(bytes) || !isUtf8(bytes)) {
           skipped++;
           continue;
         }

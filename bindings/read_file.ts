@@ -4,6 +4,7 @@ import { GgError } from "../host/errors.ts";
 import { detectImage, IMAGE_SNIFF_BYTES, imageDimensions, type ImageFormat } from "../host/image.ts";
 import { plural } from "../host/lines.ts";
 import { resolvePath } from "../host/paths.ts";
+import type { LineWindow } from "../host/files.ts";
 import type { Configuration } from "./capabilities.ts";
 import { type Attachment, type CallContext, defineCall } from "./define.ts";
 
@@ -96,6 +97,21 @@ function codeValue(data: ReadData): unknown {
   return { ...data.image, shown: false, reason: `gg.files.readFile does not show pictures; gg.views.openFile(${JSON.stringify(data.image.label)}) puts it in front of you` };
 }
 
+/**
+ * The window of lines `offset`.. (`count` of them) whose text, as the model receives it, fits the 256 KiB ceiling:
+ * bytes that are not UTF-8 become U+FFFD, three bytes each, so a window of such bytes is read again, smaller, until
+ * its text fits. Each try shrinks the window by the text's growth, so a few tries suffice.
+ */
+function textWindow(context: CallContext, absolute: string, offset: number, count: number | undefined): { window: LineWindow; body: string } {
+  for (let maxBytes = READ_BYTE_CEILING; ; ) {
+    const window = context.files.readLines(absolute, offset, count, maxBytes);
+    const body = window.bytes.toString("utf8");
+    const textBytes = Buffer.byteLength(body);
+    if (textBytes <= READ_BYTE_CEILING) return { window, body };
+    maxBytes = Math.min(maxBytes - 1, Math.floor((maxBytes * READ_BYTE_CEILING) / textBytes));
+  }
+}
+
 export const readFile = defineCall({
   name: "read_file",
   capability: "read-file",
@@ -142,8 +158,7 @@ export const readFile = defineCall({
     if (format) return readImage(absolute, path, format, stat.size, context);
 
     const count = limit ?? defaultWindow(context.config);
-    const window = context.files.readLines(absolute, offset, count, READ_BYTE_CEILING);
-    const body = window.bytes.toString("utf8");
+    const { window, body } = textWindow(context, absolute, offset, count);
     const { firstLine, lastLine, totalLines } = window;
     const asked = count === undefined ? totalLines : Math.min(offset + count - 1, totalLines);
     const read: ReadWindow = { first: firstLine, last: lastLine, total: totalLines, asked, bytes: window.bytes.length, cut: window.cut !== "none" };

@@ -69,7 +69,11 @@ export interface FileHost {
   stat(path: string, action?: string): FileStat;
   /** Reads a whole file. */
   readFile(path: string): Buffer;
-  /** Reads a whole file into `scratch` when it fits, else into a new buffer; the result lives until the next call. */
+  /**
+   * Reads a file for a search into `scratch` when it fits, else into a new buffer; the result lives until the next
+   * call. Bounded: a regular file is read up to its stat's size, one that stats as empty up to 16 MiB, anything else
+   * refused; a binary file (a NUL in its first 8 KiB) comes back as its first read alone.
+   */
   readFileInto(path: string, scratch: Buffer): Buffer;
   /** True when readFileInto may return a buffer the host keeps (a warm cache's): it must not become a scratch. */
   keepsReads?: boolean;
@@ -98,10 +102,10 @@ const kindOf = (stats: { isFile(): boolean; isDirectory(): boolean }): EntryKind
 /** Compares names by UTF-16 code units: the "path order" of every listing. */
 export const byName = (a: { name: string }, b: { name: string }): number => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 
-function withFd<T>(path: string, action: string, use: (fd: number) => T): T {
+function withFd<T>(path: string, action: string, use: (fd: number) => T, flags: string | number = "r"): T {
   let fd: number;
   try {
-    fd = openSync(path, "r");
+    fd = openSync(path, flags);
   } catch (error) {
     throw fromSystemError(action, path, error);
   }
@@ -112,6 +116,64 @@ function withFd<T>(path: string, action: string, use: (fd: number) => T): T {
   } finally {
     closeSync(fd);
   }
+}
+
+/** Bytes at the start of a file looked at for a NUL byte, which marks it binary (as git and grep decide). */
+export const BINARY_HEAD_BYTES = 8192;
+/** Bytes a search reads of a file whose stat gives no size (procfs and sysfs files stat as empty): past it, it fails. */
+export const UNSIZED_READ_MAX_BYTES = 16 << 20;
+
+/**
+ * Bytes of the first read of a searched file larger than its buffer, and of the buffer when the caller lends none
+ * (most source files in one read): enough to tell a binary file.
+ */
+const FIRST_READ_BYTES = 64 << 10;
+
+/** True when the first bytes of a file hold a NUL: the file is binary, and a search takes nothing from it. */
+export const binaryHead = (bytes: Buffer): boolean => bytes.subarray(0, BINARY_HEAD_BYTES).includes(0);
+
+const notRegular = (path: string): GgError =>
+  new GgError("invalid-argument", `Cannot read ${path}: it is not a regular file (a device, FIFO or socket); read it from the shell with a bound, such as head -c 65536`);
+
+/**
+ * Reads a regular file for a search, never more than its stat says (a file growing meanwhile is read as it was), and
+ * a file that stats as empty up to {@link UNSIZED_READ_MAX_BYTES}: a read that never ends (/proc/self/pagemap) is
+ * bounded. The first read is the whole file when it fits `scratch` (or a small buffer), else its first 64 KiB; when
+ * its head is binary, that read alone comes back and the rest is not read. A file larger than the buffer moves to one
+ * of the file's size.
+ */
+function readSearched(fd: number, path: string, scratch?: Buffer): Buffer {
+  const stats = fstatSync(fd);
+  if (!stats.isFile()) throw notRegular(path);
+  // One byte past the cap tells a file that did not end from one that ended just there.
+  const most = stats.size > 0 ? stats.size : UNSIZED_READ_MAX_BYTES + 1;
+  let buffer = scratch ?? Buffer.allocUnsafe(Math.min(most, FIRST_READ_BYTES));
+  let length = 0;
+  // A file that fits is read in one go; a larger one's head first, so a large binary file costs one small read.
+  for (let wanted = most <= buffer.length ? most : FIRST_READ_BYTES; ; wanted = most) {
+    if (length === buffer.length) {
+      const grown = Buffer.allocUnsafe(stats.size > 0 ? most : Math.min(most, buffer.length * 2));
+      buffer.copy(grown, 0, 0, length);
+      buffer = grown;
+    }
+    const end = Math.min(wanted, buffer.length);
+    const read = fill(fd, buffer, length, end);
+    if (length === 0 && binaryHead(buffer.subarray(0, read))) return buffer.subarray(0, read);
+    length = read;
+    // Short of what was asked: the file ended.
+    if (length < end || length === most) break;
+  }
+  if (stats.size === 0 && length > UNSIZED_READ_MAX_BYTES) {
+    throw new GgError("over-cap", `Cannot read ${path}: it stats as empty and did not end within ${UNSIZED_READ_MAX_BYTES} bytes (a virtual file such as one of /proc); read a bounded part of it from the shell, such as head -c 65536`);
+  }
+  return buffer.subarray(0, length);
+}
+
+/** Reads into buffer[from, to) until it is full or the file ends; the length read up to. */
+function fill(fd: number, buffer: Buffer, from: number, to: number): number {
+  let length = from;
+  for (let n = -1; length < to && n !== 0; length += n) n = readSync(fd, buffer, length, to - length, null);
+  return length;
 }
 
 /**
@@ -222,6 +284,13 @@ function readLines(fd: number, path: string, first: number, count: number | unde
     cutLineBytes: lineBytes,
   };
 }
+
+/**
+ * A file as a search reads it (see readSearched), errors typed; opened without blocking, so a FIFO put in a file's
+ * place is refused rather than waited on.
+ */
+export const readSearchedFile = (path: string, scratch?: Buffer): Buffer =>
+  withFd(path, "read", (fd) => readSearched(fd, path, scratch), constants.O_RDONLY | constants.O_NONBLOCK);
 
 /** Bytes a file name may take (NAME_MAX on Linux and the common file systems). */
 const NAME_MAX = 255;
@@ -432,7 +501,7 @@ export const nodeFileHost: FileHost = {
     }
   },
   readFile: (path) => withFd(path, "read", readAll),
-  readFileInto: (path, scratch) => withFd(path, "read", (fd) => readToEnd(fd, scratch)),
+  readFileInto: (path, scratch) => readSearchedFile(path, scratch),
   readHead: (path, bytes) =>
     withFd(path, "read", (fd) => {
       const buffer = Buffer.allocUnsafe(bytes);

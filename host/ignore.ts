@@ -1,7 +1,8 @@
 // Which paths tree and search skip: .gitignore and .ignore at every level, .git/info/exclude, and .git itself,
 // whether or not the folder is a git repository yet. Rule matching is the `ignore` package's; precedence is
 // ripgrep's: any .ignore beats any .gitignore, which beats .git/info/exclude, and deeper files beat shallower ones.
-import { existsSync, readFileSync, realpathSync, statSync } from "node:fs";
+import { existsSync, realpathSync, statSync } from "node:fs";
+import { readSearchedFile } from "./files.ts";
 import type { WarmCache } from "./warm.ts";
 import { dirname, resolve } from "node:path";
 import ignore, { type Ignore } from "ignore";
@@ -28,7 +29,8 @@ export interface IgnoreScope {
 function readRules(file: string, warm?: WarmCache): Ignore | undefined {
   let text: string;
   try {
-    text = warm ? warm.readFile(file).toString("utf8") : readFileSync(file, "utf8");
+    // Read as a search reads a file: bounded, and a FIFO in its place refused rather than waited on.
+    text = (warm ? warm.readFile(file) : readSearchedFile(file)).toString("utf8");
   } catch {
     return undefined;
   }

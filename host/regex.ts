@@ -1,8 +1,9 @@
 // Search patterns are Rust regular expressions, matched by Rust's own `regex` crate (the rregex WebAssembly build):
 // the exact syntax and Unicode semantics, and matching linear in the input, so no pattern can hang a search.
 //
-// A file is searched whole, not line by line: W = (?m)PATTERN runs over the file (each \r\n seen as \n\n, so `$`
-// holds before a CRLF ending), and only lines where W matches are checked with PATTERN on their own. A line that
+// A file is searched whole, not line by line: W = (?m)PATTERN runs over the file, 64 KiB of whole lines at a time, so
+// the engine's memory never holds the file (each \r\n seen as \n\n, so `$` holds before a CRLF ending), and only
+// lines where W matches are checked with PATTERN on their own. A line that
 // matches on its own is a W match too, so from a line start the first line that can match is found by narrowing:
 // take the line where a W match ends, and look again before it until W finds nothing there. That line is checked
 // and the scan restarts on the next one, so no line is missed and a match running across lines hides nothing.
@@ -53,9 +54,10 @@ interface RRegexModule {
 
 /**
  * Engine memory past which the next pattern is compiled in a fresh instance: the engine never returns the memory a
- * compile takes (megabytes for a Unicode pattern), so a long session would otherwise grow without bound.
+ * compile takes (megabytes for a Unicode pattern), so a long session would otherwise grow without bound. A fresh
+ * instance costs a few milliseconds; the text the engine is handed comes in windows, so matching alone stays far below.
  */
-const ENGINE_MAX_BYTES = 256 << 20;
+export const ENGINE_MAX_BYTES = 64 << 20;
 
 let loaded: RRegexModule | undefined;
 /** The engine new patterns are compiled in; loaded on the first search only, since compiling the module is slow. */
@@ -67,6 +69,9 @@ function engine(): RRegexModule {
   loaded = require("rregex") as RRegexModule;
   return loaded;
 }
+
+/** Bytes of memory the engine instance new patterns go to holds now (0 before the first search loads it). */
+export const engineBytes = (): number => loaded?.__wasm.memory.buffer.byteLength ?? 0;
 
 /** A compiled pattern and the engine instance it lives in, which alone can run it. */
 interface Compiled {
@@ -424,7 +429,7 @@ function regexMatcher(query: string): LineMatcher {
         }
         return;
       }
-      if (!isMatchBytes(whole, text, 0, text.length)) return;
+      // Window by window, never the whole file at once: the engine keeps the memory of the largest copy it was given.
       let from = 0;
       while (from < text.length) {
         // Whole lines only: W must never see a line cut short.

@@ -1,7 +1,7 @@
 // Scanning files for a search: each file is read into one reused buffer and screened, and a file with a NUL byte
-// counts as binary and yields nothing. A search of many files shares the work with the process's second thread.
+// counts as binary and yields nothing; one with a NUL in its first 8 KiB is known from its first read alone. A search of many files shares the work with the process's second thread.
 import { GgError } from "./errors.ts";
-import type { FileHost } from "./files.ts";
+import { binaryHead, type FileHost } from "./files.ts";
 import { clipLine, countNewlines, plural } from "./lines.ts";
 import { compileSearch, type LineMatcher } from "./regex.ts";
 import { secondThread } from "./second.ts";
@@ -39,10 +39,16 @@ export interface Scanner {
   ruledOut?: (absolute: string) => boolean;
 }
 
+/**
+ * The read buffer every scanner starts with: searches run one at a time, each to its end, so one buffer serves them
+ * all, rather than a fresh 4 MiB each search that the allocator holds on to once freed.
+ */
+let shared: Buffer | undefined;
+
 /** Compiles `query` (invalid-argument when it is not a valid pattern) and prepares to scan. */
 export const createScanner = (query: string, files: FileHost, clipChars: number, segmentBytes = SEGMENT_BYTES): Scanner => ({
   matcher: compileSearch(query),
-  scratch: Buffer.allocUnsafe(SCRATCH_BYTES),
+  scratch: (shared ??= Buffer.allocUnsafe(SCRATCH_BYTES)),
   files,
   clipChars,
   segmentBytes,
@@ -56,6 +62,7 @@ export function scanFile(scanner: Scanner, absolute: string, max: number): LineM
   if (!bytes) return [];
   // A file that outgrew the buffer got a larger one: keep it, so the next large file allocates nothing.
   if (!scanner.files.keepsReads && bytes.buffer !== scanner.scratch.buffer) scanner.scratch = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.buffer.byteLength - bytes.byteOffset);
+  if (binaryHead(bytes)) return [];
   const found: LineMatch[] = [];
   let binary: boolean | undefined;
   let linesBefore = 0;

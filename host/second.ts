@@ -2,7 +2,7 @@
 // - Stats, for a warm search. The search takes its files from the first, statting each itself, while the thread
 //   stats them from the last; where they meet, the search goes on with the thread's stats. Neither ever waits.
 // - Screens, for a cold search or files a warm one lacks, the same way: the thread reads files from the last and
-//   tells which cannot match (they lack what every match holds), and the search skips those it reaches. A file that
+//   tells which cannot match (they lack what every match holds, or are binary), and the search skips those it reaches. A file that
 //   may match, or that the thread could not read, the search reads itself, so its answer and its errors are its own.
 // - Trigram filters of the files a search kept or skipped, built between searches from the files on disk (the
 //   contents stay on the main thread), each with the stat it was built under: the owner attaches one only to the
@@ -10,6 +10,7 @@
 // One thread serves the whole process (a search runs to its end before the next starts); it is unref'd, never keeping
 // a process alive, and started by the first search large enough to use it, which does not wait for it.
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from "node:worker_threads";
+import { BINARY_HEAD_BYTES } from "./files.ts";
 import { gramBits } from "./grams.ts";
 import { type Screen, screening } from "./regex.ts";
 
@@ -36,6 +37,8 @@ const stampOf = (s) => [s.size, s.mtimeMs, s.ctimeMs, s.ino, s.dev];
 const sameAs = (s, stamps, i) => stampOf(s).every((value, k) => value === stamps[i * 5 + k]);
 const queue = [];
 const SMALL = 1 << 20;
+// The read buffers keep the size the largest file needed (at most ${SCREEN_MAX_BYTES} bytes each): one freed and
+// taken again each job leaves the allocator holding far more than the buffer, growing the process for good.
 let scratch = Buffer.allocUnsafe(SMALL);
 /**
  * The file's filter when it is still the version stamped, else undefined. A file stamped NaN (the search skipped it
@@ -81,16 +84,19 @@ function work() {
     const stamps = Float64Array.from(found.flatMap(([index]) => Array.from(job.stamps.subarray(index * 5, index * 5 + 5))));
     results.postMessage({ id: job.id, last, indices, sets, stamps }, [indices.buffer, stamps.buffer, ...sets.map((set) => set.buffer)]);
   }
-  // What a large file needed is not held between jobs.
-  if (scratch.length > SMALL) scratch = Buffer.allocUnsafe(SMALL);
 }
 let whole = Buffer.allocUnsafe(SMALL);
-/** A file's bytes, or undefined when it is too large to screen; never blocks on a FIFO put in a file's place. */
+const BINARY = Buffer.alloc(0);
+/**
+ * A file's bytes, or undefined when it is too large to screen, or BINARY when its first read shows a NUL in its head
+ * (the search takes nothing from it, so the rest is not read); never blocks on a FIFO put in a file's place.
+ */
 function readWhole(path) {
   const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
   try {
     // A read shorter than asked is the end of the file, as the search's own reads take it.
     let length = readSync(fd, whole, 0, whole.length, null);
+    if (whole.subarray(0, Math.min(length, ${BINARY_HEAD_BYTES})).includes(0)) return BINARY;
     while (length === whole.length && whole.length < ${SCREEN_MAX_BYTES}) {
       const grown = Buffer.allocUnsafe(whole.length * 2);
       whole.copy(grown);
@@ -121,12 +127,11 @@ parentPort.on("message", (job) => {
     fromTheEnd(job, (path, i) => {
       try {
         const bytes = readWhole(path);
-        out[i] = bytes && !passes(bytes) ? 1 : 2;
+        out[i] = bytes === BINARY || (bytes && !passes(bytes)) ? 1 : 2;
       } catch {
         out[i] = 2;
       }
     });
-    if (whole.length > SMALL) whole = Buffer.allocUnsafe(SMALL);
   } else {
     const out = new Float64Array(job.stamps);
     fromTheEnd(job, (path, i) => {

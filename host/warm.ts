@@ -6,9 +6,9 @@
 // second change within the same tick is not trusted (git's "racily clean" files), so the next search reads it again.
 // A file also gets a trigram filter, built by the second thread between searches; a file a search skipped unread
 // (the thread ruled it out) is kept by its filter alone, under the same rules.
-import { type Dirent, readdirSync, readFileSync, type Stats, statSync } from "node:fs";
+import { type Dirent, readdirSync, type Stats, statSync } from "node:fs";
 import { fromSystemError } from "./errors.ts";
-import { byName, type FileHost } from "./files.ts";
+import { binaryHead, byName, type FileHost, readSearchedFile } from "./files.ts";
 import { type GramQuery, mayHold } from "./grams.ts";
 import { secondThread, type TakenStat as Stamp } from "./second.ts";
 
@@ -207,10 +207,11 @@ export function createWarmCache(capBytes: number = DEFAULT_WARM_CAP_BYTES) {
     const hit = fresh(path, stats);
     if (grams && hit?.grams && !mayHold(hit.grams, grams)) return undefined;
     if (hit?.bytes) return hit.bytes;
-    const bytes = readFileSync(path);
-    // Kept only when it is the version the stat described and it cannot hide a second change; a filter kept alone is
-    // the filter of that version too.
-    if (bytes.length === stats.size && settled(stats)) {
+    const bytes = readSearchedFile(path);
+    // Kept only when it is the version the stat described (or a binary file's head, all a search needs of it) and it
+    // cannot hide a second change; a filter kept alone is the filter of that version too.
+    const whole = bytes.length === stats.size || (stats.size > bytes.length && binaryHead(bytes));
+    if (whole && settled(stats)) {
       const filter = hit?.grams;
       keep(path, { stamp: stampOf(stats), trusted: true, cost: ENTRY_BYTES + bytes.length + filterCost(filter), bytes, ...(filter ? { grams: filter } : {}) });
     } else drop(path);
@@ -237,7 +238,8 @@ export function createWarmCache(capBytes: number = DEFAULT_WARM_CAP_BYTES) {
       return { dirents, paths };
     },
     /**
-     * A file's bytes, as readFileSync gives them; throws as it does. The buffer is shared: never write to it.
+     * A file's bytes, as a search reads them (FileHost.readFileInto: bounded, a binary file's head alone); throws as it
+     * does. The buffer is shared: never write to it.
      * `taken` is a stat of the file taken since the search began (by the second thread), used instead of a new one.
      */
     readFile(path: string, taken?: Stamp): Buffer {

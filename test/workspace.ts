@@ -46,3 +46,12 @@ export function tempWorkspace(): TempWorkspace {
   };
   return workspace;
 }
+
+/** `megabytes` MB of what an executable holds: NULs and bytes that are not UTF-8 from its first bytes, a line of text near its end. */
+export function binaryBlob(megabytes: number): Buffer {
+  const blob = Buffer.alloc(megabytes << 20);
+  for (let i = 0; i < blob.length; i += 7) blob[i] = (i * 31) & 0xff;
+  blob.write("\x7fELF", 0, "latin1");
+  blob.write("needle in a binary\n", blob.length - 100);
+  return blob;
+}

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { crc32, deflateSync } from "node:zlib";
 import { imageSize } from "image-size";
 import { describe, expect, test } from "vitest";
-import { tempWorkspace } from "../workspace.ts";
+import { binaryBlob, tempWorkspace } from "../workspace.ts";
 
 const KIB = 1024;
 const BYTE_CEILING = 256 * KIB;
@@ -363,6 +363,21 @@ describe("read_file: the 256 KiB byte ceiling", () => {
     expect(body).not.toContain("\uFFFD");
     expect(long.startsWith(body ?? "")).toBe(true);
     expect(Buffer.byteLength(body ?? "", "utf8")).toBe(BYTE_CEILING - 1);
+  });
+
+  test("a binary file's text stays within 256 KiB as the model receives it, each byte that is not UTF-8 a 3-byte U+FFFD", async () => {
+    using ws = tempWorkspace();
+    ws.put({ "a.out": binaryBlob(3) });
+    const text = await ws.text("read_file", { path: "a.out" }, unlimited(10_000_000));
+    const notes = text.lastIndexOf("\n[the 256 KiB read limit ended this window after line ");
+    expect(notes).toBeGreaterThan(0);
+    const body = text.slice(0, notes);
+    expect(body).toContain("\uFFFD");
+    expect(Buffer.byteLength(body)).toBeLessThanOrEqual(BYTE_CEILING);
+    // Not far below it either: the window shrinks by what the text grew, not by halves.
+    expect(Buffer.byteLength(body)).toBeGreaterThan(BYTE_CEILING * 0.9);
+    const last = /\[showing lines 1-(\d+) of \d+; continue with offset: (\d+)\]$/.exec(text);
+    expect(Number(last?.[2])).toBe(Number(last?.[1]) + 1);
   });
 });
 

@@ -1,7 +1,8 @@
-import { execFileSync } from "node:child_process";
-import { symlinkSync } from "node:fs";
+import { execFileSync, spawnSync } from "node:child_process";
+import { symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, test } from "vitest";
-import { tempWorkspace } from "../workspace.ts";
+import { binaryBlob, tempWorkspace } from "../workspace.ts";
 
 const lines = (text: string) => text.split("\n");
 
@@ -204,5 +205,32 @@ describe("search", () => {
       const actual = lines(await ws.text("search", { query })).map((l) => l.split(":").slice(0, 2).join(":"));
       expect(actual, query).toEqual(expected);
     }
+  });
+});
+
+const bin = join(import.meta.dirname, "../../bin/gg.js");
+/** gg as a process (dist/), killed if it outlives a generous minute: a call that never ends fails, not hangs, the test. */
+const gg = (args: string[], input?: string) =>
+  spawnSync(process.execPath, [bin, ...args], { encoding: "utf8", timeout: 60_000, killSignal: "SIGKILL", maxBuffer: 64 << 20, ...(input === undefined ? {} : { input }) });
+
+describe("search of system paths and binaries", () => {
+  test("a search of /proc/self answers, its endless files bounded: classic, batch, and from a program", () => {
+    using ws = tempWorkspace();
+    const batch = join(ws.root, "batch.json");
+    writeFileSync(batch, JSON.stringify([{ id: "search", implementation: "batch" }]));
+    const classic = gg(["call", "search", JSON.stringify({ query: "zqxj_never", path: "/proc/self" }), "--workspace", ws.root]);
+    expect([classic.status, classic.stdout]).toEqual([0, expect.stringMatching(/^No matches for "zqxj_never" in \/proc\/self \(\d+ files searched\)/)]);
+    const batched = gg(["call", "search", JSON.stringify({ pattern: "zqxj_never", path: "/proc/self" }), "--workspace", ws.root, "--config", batch]);
+    expect([batched.status, JSON.parse(batched.stdout)]).toEqual([0, expect.objectContaining({ results: [], truncated: false })]);
+    const program = gg(["run", "-", "--workspace", ws.root], 'return (await gg.files.search("zqxj_never", { path: "/proc/self" })).matches.length');
+    expect([program.status, program.stdout]).toEqual([0, "0\n"]);
+  }, 200_000);
+
+  test("a binary file of a few MB is skipped, a match past its head included; read_file still reaches it", async () => {
+    using ws = tempWorkspace();
+    ws.put({ "a.out": binaryBlob(3), "text.txt": "needle\n" });
+    expect(await ws.text("search", { query: "needle" })).toBe("text.txt:1:needle");
+    expect(await ws.text("search", { query: "needle", path: "a.out" })).toMatch(/^No matches/);
+    expect(await ws.call("read_file", { path: "a.out" })).toMatchObject({ ok: true });
   });
 });

@@ -120,4 +120,12 @@ describe("ignore rules", () => {
     await ws.text("edit_file", { path: "secret.txt", old: "needle", new: "thread" });
     expect(await ws.text("read_file", { path: "secret.txt" })).toBe("thread\n");
   });
+
+  test("a FIFO named .gitignore is skipped as unreadable, not waited on for a writer that never comes", async () => {
+    using ws = tempWorkspace();
+    ws.put({ "a.txt": "needle\n" });
+    execFileSync("mkfifo", [`${ws.root}/.gitignore`]);
+    expect(files(ws.root)).toEqual(["a.txt"]);
+    expect(await ws.text("search", { query: "needle" })).toBe("a.txt:1:needle");
+  });
 });

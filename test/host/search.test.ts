@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { createTools } from "../../bindings/index.ts";
 import { nodeFileHost } from "../../host/files.ts";
-import { compileSearch, foldsOf } from "../../host/regex.ts";
+import { compileEngine, compileSearch, engineBytes, foldsOf } from "../../host/regex.ts";
 import { createScanner, scanFile } from "../../host/search.ts";
 import { tempWorkspace } from "../workspace.ts";
 
@@ -61,7 +61,7 @@ describe("scanFile", () => {
 
 describe("the regex engine's memory", () => {
   test("patterns compiled before the engine was loaded afresh (its memory past the bound) still match as they did", () => {
-    // Each compile of a Unicode pattern takes megabytes the engine never returns: 120 of them pass the 256 MiB bound.
+    // Each compile of a Unicode pattern takes megabytes the engine never returns: 120 of them pass the 64 MiB bound.
     const text = Buffer.from("a needle0x\nb\nNEEDLE7yz here\n");
     const lines = (matcher: ReturnType<typeof compileSearch>): number[] => {
       const found: number[] = [];
@@ -74,6 +74,19 @@ describe("the regex engine's memory", () => {
     expect(lines(first)).toEqual([1, 3]);
     expect(lines(compileSearch("(?i)\\bneedle7\\w*"))).toEqual([3]);
   }, 30_000);
+
+  test("the engine is loaded afresh for the next pattern once its memory passes 64 MiB, and a search never fills it with a file", () => {
+    using ws = tempWorkspace();
+    // The string API copies its text into the engine's memory, which never shrinks.
+    compileEngine("zqxj").find("a".repeat(64 << 20));
+    expect(engineBytes()).toBeGreaterThan(64 << 20);
+    // A pattern without a literal to screen by: the engine itself reads every byte of the 24 MB.
+    ws.put({ "big.txt": "hay 123 xyz\n".repeat(2_000_000) });
+    const scanner = createScanner("\\d{9}", nodeFileHost, 200);
+    expect(engineBytes()).toBeLessThan(16 << 20);
+    expect(scanFile(scanner, join(ws.root, "big.txt"), 10)).toEqual([]);
+    expect(engineBytes()).toBeLessThan(16 << 20);
+  }, 60_000);
 });
 
 describe("(?i) and a plain literal, screened before the engine is loaded", () => {
