@@ -21,7 +21,6 @@ import {
   unlinkSync,
   writeSync,
 } from "node:fs";
-import { randomBytes } from "node:crypto";
 import { basename, dirname, resolve } from "node:path";
 import { fromSystemError, GgError } from "./errors.ts";
 import type { GramQuery } from "./grams.ts";
@@ -303,7 +302,8 @@ const TEMP_NAME = /^\..*\.gg-([1-9][0-9]{0,9})-[0-9a-f]{12}\.tmp$/s;
 
 /** A fresh temp name beside `name`, within NAME_MAX bytes: a long name is shortened on a character boundary. */
 function tempName(name: string): string {
-  const suffix = `.gg-${process.pid}-${randomBytes(6).toString("hex")}.tmp`;
+  // Math.random, not node:crypto: loading crypto costs every gg process a few ms, and an exclusive create settles a clash.
+  const suffix = `.gg-${process.pid}-${Math.floor(Math.random() * 2 ** 48).toString(16).padStart(12, "0")}.tmp`;
   const bytes = Buffer.from(name, "utf8");
   const room = NAME_MAX - 1 - Buffer.byteLength(suffix);
   const kept = bytes.length <= room ? name : bytes.subarray(0, utf8Boundary(bytes, room)).toString("utf8");
