@@ -111,7 +111,7 @@ export function compileEngine(pattern: string): RRegex {
     return new (engine().RRegex)(pattern);
   } catch (error) {
     const detail = String(error instanceof Error ? error.message : error).trim();
-    throw new GgError("invalid-argument", `Cannot search for ${quote(pattern)}: it is not a valid Rust regular expression (${detail.length > 600 ? `${detail.slice(0, 600)}…` : detail}); fix the pattern, escaping special characters with \\ to match them literally`);
+    throw new GgError("invalid-argument", `Cannot search for ${quote(pattern)}: it is not a valid Rust regular expression (${detail}); fix the pattern, escaping special characters with \\ to match them literally`);
   }
 }
 

@@ -3,6 +3,7 @@
 // as an internal error with a dump of the schema's issues. So a line reaches the Server only once the SDK's schemas
 // accept it; else it is answered here, in a sentence, with the code JSON-RPC gives (parse error, invalid request,
 // invalid params) and the request's id, or null when it has none.
+import { quote as quoteText } from "../host/errors.ts";
 import {
   ClientNotificationSchema,
   ClientRequestSchema,
@@ -34,7 +35,7 @@ const NOTIFICATIONS = new Map(ClientNotificationSchema.options.map((schema) => [
 const MEMBERS = new Set(["jsonrpc", "id", "method", "params"]);
 
 /** How much of a value from the client an error quotes: the client sent it, so it only needs recognising. */
-const QUOTE_CHARS = 40;
+const QUOTE_CHARS = 120;
 
 /** How many problems one answer lists. */
 const LISTED = 3;
@@ -167,11 +168,15 @@ function kind(value: unknown): string {
 
 const article = (noun: string): string => `${/^[aeiou]/.test(noun) ? "an" : "a"} ${noun}`;
 
-/** A value from the client, as JSON, cut short. */
-export const quote = (value: unknown): string => (value === undefined ? "missing" : clip(JSON.stringify(value)));
+/** A value from the client: a string as every gg message quotes one (its head and length), anything else as JSON cut short. */
+export const quote = (value: unknown): string => (value === undefined ? "missing" : typeof value === "string" ? quoteText(value) : clip(JSON.stringify(value) ?? String(value)));
 
 /** `text` with its control characters and line separators escaped: the parser's message quotes the line. */
 const printable = (text: string): string => text.replace(/[\u0000-\u001f\u007f\u2028\u2029]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`);
 
-/** `text`, cut short after `chars` characters. */
-const clip = (text: string, chars = QUOTE_CHARS): string => (text.length > chars ? `${text.slice(0, chars)}...` : text);
+/** `text`, cut short after `chars` characters (never between the two halves of a pair) with how long it was. */
+const clip = (text: string, chars = QUOTE_CHARS): string => {
+  if (text.length <= chars) return text;
+  const end = /[\ud800-\udbff]/.test(text[chars - 1] ?? "") ? chars - 1 : chars;
+  return `${text.slice(0, end)}… (${text.length} characters)`;
+};

@@ -20,8 +20,8 @@ interface Thrown {
   stack: string;
 }
 /** Characters of an error message or stack kept from a program. */
-const MESSAGE_CHARS = 8192;
-const clip = (value: unknown, limit = MESSAGE_CHARS): string => (typeof value === "string" ? value : "").slice(0, limit);
+const READ_CHARS = 8192;
+const clip = (value: unknown, limit = READ_CHARS): string => (typeof value === "string" ? value : "").slice(0, limit);
 const isCallCode = (code: unknown): code is ErrorCode => typeof code === "string" && (CALL_ERROR_CODES as readonly string[]).includes(code);
 
 /** What the guest's settle message says, checked field by field: the guest is trusted with nothing. */
@@ -39,7 +39,7 @@ function readSettled(outcome: unknown, program: CompiledProgram, limits: Limits)
   }
   if (settled.ok === true) return { ok: true, result: settled.result };
   const { error, thrown } = settled;
-  if (error && (error.code === "invalid-result" || error.code === "result-too-large")) return { ok: false, error: { code: error.code, message: clip(error.message) } };
+  if (error && (error.code === "invalid-result" || error.code === "result-too-large")) return { ok: false, error: { code: error.code, message: clampMessage(clip(error.message)) } };
   if (!thrown || typeof thrown !== "object") return malformed;
   const name = clip(thrown.name, 100);
   const code = isCallCode(thrown.code) ? thrown.code : "program-error";

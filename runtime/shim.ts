@@ -106,7 +106,8 @@ const failure = (code, message) => stringify(record({ ok: false, error: record({
 const settled = (value) => {
   let json;
   try { json = stringify(value === undefined ? null : value); } catch (error) {
-    return failure("invalid-result", "The returned value cannot be turned into JSON (" + format(error && error.message) + "); return plain data: strings, numbers, booleans, arrays and objects without cycles");
+    // The reason is cut here, so a huge one can neither cross nor pass for a result over the limit.
+    return failure("invalid-result", "The returned value cannot be turned into JSON (" + apply(sliceString, format(error && error.message), [0, ${UNSENT_CHARS}]) + "); return plain data: strings, numbers, booleans, arrays and objects without cycles");
   }
   if (typeof json !== "string") json = "null";
   if (json.length > resultLimit) {

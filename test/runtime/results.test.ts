@@ -204,3 +204,13 @@ describe("typed results", () => {
     });
   });
 });
+
+describe("a result that cannot be returned", () => {
+  test("a getter throwing a huge message is invalid-result with a bounded message, never result-too-large", async () => {
+    using ws = engineWorkspace();
+    const report = await ws.run('return { get x() { throw new Error("m".repeat(100000)); } };');
+    expect(report.error?.code).toBe("invalid-result");
+    expect(report.error?.message.length).toBeLessThan(2000);
+    expect(report.error?.message).toMatch(/^The returned value cannot be turned into JSON \(m+\); return plain data/);
+  });
+});
