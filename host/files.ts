@@ -322,11 +322,15 @@ function isDead(pid: number): boolean {
 
 // A directory is swept at most this often per process: a write beside thousands of entries then lists them rarely.
 const SWEEP_EVERY_MS = 10_000;
+// A temp file is stale only once unchanged this long: a pid can look dead from another PID namespace (a container
+// sharing the folder), whose writer is still writing and so keeps its file's mtime fresh.
+const STALE_MS = 60_000;
 const swept = new Map<string, number>();
 
 /**
  * Removes from `dir` the temp files gg writers left when they were killed mid-write: only names gg gives its own
- * temp files, and only those whose writer pid is dead and not this process. Best effort: a failure changes nothing.
+ * temp files, and only those whose writer pid is dead and not this process, unchanged for a minute. Best effort: a
+ * failure changes nothing.
  */
 function sweepTempFiles(dir: string): void {
   const now = Date.now();
@@ -343,6 +347,8 @@ function sweepTempFiles(dir: string): void {
     const pid = Number(TEMP_NAME.exec(name)?.[1]);
     if (!pid || pid === process.pid || !isDead(pid)) continue;
     try {
+      const stat = lstatSync(`${dir}/${name}`);
+      if (!stat.isFile() || now - stat.mtimeMs < STALE_MS) continue;
       unlinkSync(`${dir}/${name}`);
     } catch {
       // Gone already (another writer swept it), or not ours to remove.

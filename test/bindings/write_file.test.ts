@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from "node:child_process";
-import { chmodSync, chownSync, existsSync, linkSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, chownSync, existsSync, linkSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -297,8 +297,13 @@ describe("write_file", () => {
       mkdirSync(join(ws.root, "sub"));
       for (const name of [...kept, temp(dead), temp(dead, "ba9876543210")]) writeFileSync(join(ws.root, name), "partial");
       writeFileSync(join(ws.root, "sub", temp(dead)), "partial");
+      // Left two minutes ago; one of a dead pid changed just now is another namespace's writer, still writing.
+      const old = new Date(Date.now() - 120_000);
+      for (const name of readdirSync(ws.root)) utimesSync(join(ws.root, name), old, old);
+      utimesSync(join(ws.root, "sub", temp(dead)), old, old);
+      writeFileSync(join(ws.root, temp(dead, "fedcba987654")), "partial");
       await ws.text("write_file", { path: "a.txt", content: "whole\n" });
-      expect(readdirSync(ws.root).sort()).toEqual([...kept, "a.txt", "sub"].sort());
+      expect(readdirSync(ws.root).sort()).toEqual([...kept, temp(dead, "fedcba987654"), "a.txt", "sub"].sort());
       expect(readdirSync(join(ws.root, "sub"))).toEqual([temp(dead)]);
     } finally {
       sleeper.kill("SIGKILL");
@@ -323,6 +328,9 @@ describe("write_file", () => {
       await exited;
     }
     expect(stale()).toHaveLength(1);
+    // A minute unchanged makes it stale: the writer's pid alone could be another namespace's.
+    const old = new Date(Date.now() - 120_000);
+    for (const name of stale()) utimesSync(join(ws.root, name), old, old);
     await ws.text("write_file", { path: "note.txt", content: "next\n" });
     expect(stale()).toEqual([]);
     expect(readdirSync(ws.root).sort()).toEqual(["big.txt", "note.txt"]);
