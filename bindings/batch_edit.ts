@@ -3,6 +3,7 @@
 // edit_file does, so line endings, a BOM and bytes that are not UTF-8 outside the replaced spans are kept.
 import { type Static, Type } from "typebox";
 import { GgError } from "../host/errors.ts";
+import { notRegular } from "../host/files.ts";
 import { countNewlines, grouped, lineAt, lineSpan } from "../host/lines.ts";
 import { resolvePath } from "../host/paths.ts";
 import { encodeText } from "../host/utf8.ts";
@@ -63,7 +64,7 @@ export const edit = defineCall({
       encodeText(replacement.new, `edit ${path}`, `${which} has a new that`);
     });
     const absolute = resolvePath(context.cwd, path);
-    if (context.files.stat(absolute, "edit").kind !== "file") throw new GgError("invalid-argument", `Cannot edit ${path}: it is not a regular file`);
+    if (context.files.stat(absolute, "edit").kind !== "file") throw notRegular(path, "edit");
     const original = context.files.readFile(absolute);
     // A file whose every line break is CRLF keeps CRLF: LF text in old and new is read and written as CRLF.
     const crlf = original.includes("\r\n") && countNewlines(original) === countCrlf(original);

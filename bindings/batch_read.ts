@@ -3,6 +3,7 @@
 import { type Static, Type } from "typebox";
 import { type CallErrorCode, fromSystemError, GgError, isGgError } from "../host/errors.ts";
 import { detectImage, IMAGE_SNIFF_BYTES } from "../host/image.ts";
+import { BINARY_HEAD_BYTES, binaryHead, notRegular } from "../host/files.ts";
 import { resolvePath } from "../host/paths.ts";
 import type { Configuration } from "./capabilities.ts";
 import { type BatchOutput, batchResult, BUDGET, createBudget, MAX_RANGE_LINES, MAX_RANGES, maxBytesParameter, PAGE_BYTES, renderBatch } from "./batch.ts";
@@ -55,14 +56,17 @@ function load(absolute: string, path: string, context: CallContext, held: { byte
   try {
     const stat = context.files.stat(absolute, "read");
     if (stat.kind === "directory") throw new GgError("invalid-argument", `Cannot read ${path}: it is a directory; list it with list or glob`);
-    if (stat.kind !== "file") throw new GgError("invalid-argument", `Cannot read ${path}: it is not a regular file (a device, FIFO or socket)`);
+    if (stat.kind !== "file") throw notRegular(path);
     if (held.bytes + stat.size > PAGE_BYTES) {
-      throw new GgError("over-cap", `Cannot read ${path}: its ${stat.size} bytes would take this call past the 64 MiB a read holds; read it in a call of its own, or search it`);
+      const way = held.bytes === 0 ? "search it for what you need" : "read it in a call of its own, or search it";
+      throw new GgError("over-cap", `Cannot read ${path}: its ${stat.size} bytes would take this call past the 64 MiB a read holds; ${way}`);
     }
+    // A picture or a binary file is known from its head: the rest is never read.
+    const head = context.files.readHead(absolute, Math.max(IMAGE_SNIFF_BYTES, BINARY_HEAD_BYTES));
+    if (detectImage(head.subarray(0, IMAGE_SNIFF_BYTES))) throw new GgError("invalid-argument", `Cannot read ${path} as text: it is a picture; look at it with view_image`);
+    if (binaryHead(head)) throw new GgError("invalid-argument", `Cannot read ${path} as text: it is binary (it holds a NUL byte); inspect it with a command such as xxd`);
     const bytes = context.files.readFile(absolute);
     held.bytes += bytes.length;
-    if (detectImage(bytes.subarray(0, IMAGE_SNIFF_BYTES))) throw new GgError("invalid-argument", `Cannot read ${path} as text: it is a picture; look at it with view_image`);
-    if (bytes.subarray(0, 8192).includes(0)) throw new GgError("invalid-argument", `Cannot read ${path} as text: it is binary (it holds a NUL byte); inspect it with a command such as xxd`);
     // Bytes that are not UTF-8 read as U+FFFD, as read_file reads them.
     let text = bytes.toString("utf8");
     if (text.startsWith("\uFEFF")) text = text.slice(1);

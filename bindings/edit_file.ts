@@ -2,6 +2,7 @@
 // bytes that are not UTF-8 outside the replaced span are written back unchanged.
 import { type Static, Type } from "typebox";
 import { GgError } from "../host/errors.ts";
+import { notRegular } from "../host/files.ts";
 import { countLines, countNewlines, grouped, lineAt, lineCounter, plural } from "../host/lines.ts";
 import { resolvePath } from "../host/paths.ts";
 import { encodeText } from "../host/utf8.ts";
@@ -104,7 +105,7 @@ export const editFile = defineCall({
     let needle = encodeText(old, `edit ${path}`, "old");
     encodeText(replacement, `edit ${path}`, "new");
     const absolute = resolvePath(context.cwd, path);
-    if (context.files.stat(absolute, "edit").kind !== "file") throw new GgError("invalid-argument", `Cannot edit ${path}: it is not a regular file`);
+    if (context.files.stat(absolute, "edit").kind !== "file") throw notRegular(path, "edit");
     const bytes = context.files.readFile(absolute);
     // A file whose every line break is CRLF keeps CRLF: LF text in old and new is read and written as CRLF.
     const crlf = bytes.includes("\r\n") && countNewlines(bytes) === countCrlf(bytes);

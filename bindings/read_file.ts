@@ -4,7 +4,7 @@ import { GgError } from "../host/errors.ts";
 import { detectImage, IMAGE_SNIFF_BYTES, imageDimensions, type ImageFormat } from "../host/image.ts";
 import { plural } from "../host/lines.ts";
 import { resolvePath } from "../host/paths.ts";
-import type { LineWindow } from "../host/files.ts";
+import { type LineWindow, notRegular } from "../host/files.ts";
 import type { Configuration } from "./capabilities.ts";
 import { type Attachment, type CallContext, defineCall } from "./define.ts";
 
@@ -153,7 +153,7 @@ export const readFile = defineCall({
     const absolute = resolvePath(context.cwd, path);
     const stat = context.files.stat(absolute, "read");
     if (stat.kind === "directory") throw new GgError("invalid-argument", `Cannot read ${path}: it is a directory; list it with list_dir or tree`);
-    if (stat.kind !== "file") throw new GgError("invalid-argument", `Cannot read ${path}: it is not a regular file (a device, FIFO or socket)`);
+    if (stat.kind !== "file") throw notRegular(path);
     const format = detectImage(context.files.readHead(absolute, IMAGE_SNIFF_BYTES));
     if (format) return readImage(absolute, path, format, stat.size, context);
 

@@ -131,8 +131,9 @@ const FIRST_READ_BYTES = 64 << 10;
 /** True when the first bytes of a file hold a NUL: the file is binary, and a search takes nothing from it. */
 export const binaryHead = (bytes: Buffer): boolean => bytes.subarray(0, BINARY_HEAD_BYTES).includes(0);
 
-const notRegular = (path: string): GgError =>
-  new GgError("invalid-argument", `Cannot read ${path}: it is not a regular file (a device, FIFO or socket); read it from the shell with a bound, such as head -c 65536`);
+/** The refusal of `action` on something that is not a regular file (a device, FIFO or socket), with the way round it. */
+export const notRegular = (path: string, action = "read"): GgError =>
+  new GgError("invalid-argument", `Cannot ${action} ${path}: it is not a regular file (a device, FIFO or socket); use the shell with a bound, such as head -c 65536`);
 
 /**
  * Reads a regular file for a search, never more than its stat says (a file growing meanwhile is read as it was), and

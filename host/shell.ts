@@ -93,8 +93,13 @@ export function watchCommandGroups(watcher: (pgid: number, live: boolean) => voi
 
 /** SIGKILLs every command group still running: for a process that is about to exit. */
 export function killAllCommands(): void {
-  for (const pgid of liveGroups) signalled(pgid, "SIGKILL");
+  killGroups(liveGroups);
   liveGroups.clear();
+}
+
+/** SIGKILLs every process group of `groups`; one already gone is skipped. */
+export function killGroups(groups: Iterable<number>): void {
+  for (const pgid of groups) signalled(pgid, "SIGKILL");
 }
 
 let exitHooked = false;
@@ -130,7 +135,7 @@ function running(pid: number): boolean {
  * is SIGKILLed. Blocks until then: only as long as the process takes to end.
  */
 export function endSupervised(pid: number, groups: Iterable<number>): void {
-  for (const pgid of groups) signalled(pgid, "SIGKILL");
+  killGroups(groups);
   try {
     process.kill(pid, "SIGTERM");
   } catch {

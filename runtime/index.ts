@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { constants, tmpdir } from "node:os";
 import { extname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { endSupervised } from "../host/shell.ts";
+import { endSupervised, killGroups } from "../host/shell.ts";
 import type { EngineOptions } from "./engine.ts";
 import type { FromRunner, ToRunner } from "./runner.ts";
 import { refusedRun, type RunOptions, runLimits } from "./limits.ts";
@@ -80,13 +80,7 @@ function spawnRunner(init: Extract<ToRunner, { type: "init" }>, onMessage: (mess
   process.on("exit", killOnExit);
   child.on("exit", (code, signal) => {
     process.off("exit", killOnExit);
-    for (const pgid of groups) {
-      try {
-        process.kill(-pgid, "SIGKILL");
-      } catch {
-        // Already gone.
-      }
-    }
+    killGroups(groups);
     onExit(code, signal);
   });
   child.send(init);
