@@ -5,6 +5,7 @@ import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { ConfigError, type Configuration, defaultConfiguration, forAgent, parseConfiguration } from "../bindings/config.ts";
 import { errorText } from "../bindings/define.ts";
+import { quote } from "../host/errors.ts";
 import { createTools } from "../bindings/index.ts";
 import { stopCommandsOnSignals } from "../host/shell.ts";
 import { renderApiDoc, searchDocs } from "../runtime/docs.ts";
@@ -280,7 +281,7 @@ export async function main(argv: readonly string[], out: (text: string) => void 
       try {
         args = JSON.parse(argsText);
       } catch (error) {
-        throw new UsageError(`Cannot parse ARGS_JSON ${argsText}: ${(error as Error).message}; pass one JSON object, e.g. '{"path": "README.md"}'`);
+        throw new UsageError(`Cannot parse ARGS_JSON ${quote(argsText)}: ${(error as Error).message}; pass one JSON object, e.g. '{"path": "README.md"}'`);
       }
     }
     // One call, then the process ends: nothing is kept for a next search (the cold path).

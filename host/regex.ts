@@ -3,8 +3,8 @@
 //
 // A file is searched whole, not line by line: W = (?m)PATTERN runs over the file, 64 KiB of whole lines at a time, so
 // the engine's memory never holds the file (each \r\n seen as \n\n, so `$` holds before a CRLF ending), and only
-// lines where W matches are checked with PATTERN on their own. A line that
-// matches on its own is a W match too, so from a line start the first line that can match is found by narrowing:
+// lines where W matches are checked with PATTERN on their own. A line that matches on its own is a W match too, so
+// from a line start the first line that can match is found by narrowing:
 // take the line where a W match ends, and look again before it until W finds nothing there. That line is checked
 // and the scan restarts on the next one, so no line is missed and a match running across lines hides nothing.
 import { isUtf8 } from "node:buffer";

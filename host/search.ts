@@ -1,5 +1,6 @@
 // Scanning files for a search: each file is read into one reused buffer and screened, and a file with a NUL byte
-// counts as binary and yields nothing; one with a NUL in its first 8 KiB is known from its first read alone. A search of many files shares the work with the process's second thread.
+// counts as binary and yields nothing; one with a NUL in its first 8 KiB is known from its first read alone. A search
+// of many files shares the work with the process's second thread.
 import { GgError } from "./errors.ts";
 import { binaryHead, type FileHost } from "./files.ts";
 import { clipLine, countNewlines, plural } from "./lines.ts";
