@@ -11,6 +11,7 @@ import {
   GetPromptRequestSchema,
   ListPromptsRequestSchema,
   ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
   ReadResourceRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
@@ -161,6 +162,8 @@ export function createMcpServer(options: McpOptions) {
   });
 
   handle(ListResourcesRequestSchema, () => ({ resources: RESOURCES.map((resource) => ({ ...resource })) }));
+  // Every resource has a fixed URI: a client that asks for templates learns there are none, rather than of a method gg lacks.
+  handle(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: [] }));
   handle(ReadResourceRequestSchema, (request) => {
     const { uri } = request.params;
     const resource = RESOURCES.find((candidate) => candidate.uri === uri);

@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { parseConfiguration } from "../bindings/config.ts";
+import { enabledCalls } from "../bindings/index.ts";
 import { engineWorkspace } from "./runtime/engine.ts";
 
 const dir = new URL("../examples/", import.meta.url);
@@ -9,6 +10,12 @@ const program = (name: string): string => readFileSync(new URL(name, dir), "utf8
 
 test.each(readdirSync(dir).filter((name) => name.endsWith(".json")))("examples/%s is a configuration gg accepts", (name) => {
   expect(() => parseConfiguration(JSON.parse(readFileSync(new URL(name, dir), "utf8")))).not.toThrow();
+});
+
+test("examples/text-only-model.json is read-only: no call it gives can change the disk or start a process", () => {
+  const config = parseConfiguration(JSON.parse(readFileSync(new URL("text-only-model.json", dir), "utf8")));
+  expect(enabledCalls(config).filter((call) => call.effects)).toEqual([]);
+  expect(config.vision).toBe(false);
 });
 
 describe("example programs", () => {

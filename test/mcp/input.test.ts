@@ -140,7 +140,7 @@ describe("gg mcp under bad input", () => {
       [call(9, "tools/call", { name: "nope" }), 9, -32602, /^Cannot call the tool "nope": the session holds no tool of that name; the tools are read_file, /],
       [call(10, "resources/read", { uri: "gg://nope" }), 10, -32602, /^Cannot read the resource "gg:\/\/nope": gg serves no resource of that URI; the resources are gg:\/\/docs\/api\.md, gg:\/\/types\/gg\.d\.ts$/],
       [call(11, "prompts/get", { name: "x".repeat(100_000) }), 11, -32602, /^Cannot get the prompt "x{120}…" \(100,000 characters\): gg serves no prompt of that name; the prompts are tools-agent, code-agent$/],
-      [call(8, "nope/nope"), 8, -32601, /^Cannot handle "nope\/nope": gg does not serve that method; the methods served are initialize, ping, tools\/list, tools\/call, resources\/list, resources\/read, prompts\/list, prompts\/get$/],
+      [call(8, "nope/nope"), 8, -32601, /^Cannot handle "nope\/nope": gg does not serve that method; the methods served are initialize, ping, tools\/list, tools\/call, resources\/list, resources\/templates\/list, resources\/read, prompts\/list, prompts\/get$/],
     ];
     for (const [line, id, code, message] of cases) {
       server.send(line);

@@ -169,6 +169,7 @@ describe("gg mcp", () => {
     ws.put({ "src/a.ts": "" });
     await using mcp = await connect(ws.root);
     expect((await mcp.client.listResources()).resources.map((resource) => resource.uri)).toEqual(["gg://docs/api.md", "gg://types/gg.d.ts"]);
+    expect((await mcp.client.listResourceTemplates()).resourceTemplates).toEqual([]);
     const types = (await mcp.client.readResource({ uri: "gg://types/gg.d.ts" })).contents[0];
     expect(types && "text" in types ? types.text : "").toBe(readFileSync(join(import.meta.dirname, "../../docs/gg.d.ts"), "utf8"));
     expect((await mcp.client.listPrompts()).prompts.map((prompt) => prompt.name)).toEqual(["tools-agent", "code-agent"]);
