@@ -4,12 +4,12 @@
 import { type Static, Type } from "typebox";
 import { GgError } from "../host/errors.ts";
 import { notRegular } from "../host/files.ts";
-import { countNewlines, grouped, lineAt, lineSpan } from "../host/lines.ts";
+import { grouped, lineSpan } from "../host/lines.ts";
 import { resolvePath } from "../host/paths.ts";
-import { encodeText } from "../host/utf8.ts";
+import { requireEncodable } from "../host/utf8.ts";
 import { type BatchOutput, batchResult, MAX_EDITS, PAGE_BYTES, renderBatch } from "./batch.ts";
 import { defineCall } from "./define.ts";
-import { countCrlf, linesOf, occurrences, toCrlf } from "./edit_file.ts";
+import { isCrlf, linesOf, occurrences, toCrlf } from "./edit_file.ts";
 
 const Edited = Type.Object(
   {
@@ -60,14 +60,14 @@ export const edit = defineCall({
   run({ path, edits }, context): EditBatchResult {
     edits.forEach((replacement, index) => {
       const which = `replacement ${index + 1} of ${edits.length}`;
-      encodeText(replacement.old, `edit ${path}`, `${which} has an old that`);
-      encodeText(replacement.new, `edit ${path}`, `${which} has a new that`);
+      requireEncodable(replacement.old, `edit ${path}`, `${which} has an old that`);
+      requireEncodable(replacement.new, `edit ${path}`, `${which} has a new that`);
     });
     const absolute = resolvePath(context.cwd, path);
     if (context.files.stat(absolute, "edit").kind !== "file") throw notRegular(path, "edit");
     const original = context.files.readFile(absolute);
     // A file whose every line break is CRLF keeps CRLF: LF text in old and new is read and written as CRLF.
-    const crlf = original.includes("\r\n") && countNewlines(original) === countCrlf(original);
+    const crlf = isCrlf(original);
     let text = original;
     const lines: number[] = [];
     edits.forEach((replacement, index) => {
@@ -93,7 +93,7 @@ export const edit = defineCall({
       } else if (found.count > 1) {
         refuse("ambiguous", `has an old that occurs ${grouped(found.count)} times, at ${linesOf(found)}; add surrounding text to old, or pass line_number`);
       }
-      lines.push(lineAt(text, at));
+      lines.push(replacement.line_number ?? (found.shown[0] as number));
       const insert = Buffer.from(crlf || viaCrlf ? toCrlf(replacement.new) : replacement.new, "utf8");
       text = Buffer.concat([text.subarray(0, at), insert, text.subarray(at + needle.length)]);
       if (text.length > PAGE_BYTES) refuse("invalid-argument", `would make the file ${text.length} bytes, over the 64 MiB an edit writes; write it with write_file`);

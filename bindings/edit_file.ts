@@ -3,9 +3,9 @@
 import { type Static, Type } from "typebox";
 import { GgError } from "../host/errors.ts";
 import { notRegular } from "../host/files.ts";
-import { countLines, countNewlines, grouped, lineAt, lineCounter, plural } from "../host/lines.ts";
+import { countLines, countNewlines, grouped, lineCounter, plural } from "../host/lines.ts";
 import { resolvePath } from "../host/paths.ts";
-import { encodeText } from "../host/utf8.ts";
+import { encodeText, requireEncodable } from "../host/utf8.ts";
 import { defineCall } from "./define.ts";
 
 /** An edit, as data. */
@@ -24,7 +24,7 @@ export type EditResult = Static<typeof EditResult>;
 export const LINES_SHOWN = 10;
 
 /** Where an edit's old text occurs, in one pass however often it does. */
-export interface Occurrences {
+interface Occurrences {
   /** Occurrences, overlapping ones included (they make the edit just as ambiguous). */
   count: number;
   /** Byte offset of the first, or -1. */
@@ -73,8 +73,12 @@ export function linesOf(found: Occurrences): string {
   return `${grouped(found.lines)} lines, starting with lines ${found.shown.join(", ")}`;
 }
 
-/** CRLF pairs in `bytes`. */
-export const countCrlf = (bytes: Buffer): number => occurrences(bytes, Buffer.from("\r\n")).count;
+/** Whether every line break of `bytes` is CRLF (and it has one): such a file keeps CRLF when LF text edits it. */
+export function isCrlf(bytes: Buffer): boolean {
+  let pairs = 0;
+  for (let i = bytes.indexOf("\r\n"); i !== -1; i = bytes.indexOf("\r\n", i + 2)) pairs++;
+  return pairs > 0 && pairs === countNewlines(bytes);
+}
 
 /** `text` with bare \n turned into \r\n, for a CRLF file edited with LF text. */
 export const toCrlf = (text: string): string => text.replace(/\r?\n/g, "\r\n");
@@ -103,12 +107,12 @@ export const editFile = defineCall({
   run({ path, old, new: replacement }, context): EditResult {
     if (old === replacement) throw new GgError("invalid-argument", `Cannot edit ${path}: old and new are identical, so there is nothing to change`);
     let needle = encodeText(old, `edit ${path}`, "old");
-    encodeText(replacement, `edit ${path}`, "new");
+    requireEncodable(replacement, `edit ${path}`, "new");
     const absolute = resolvePath(context.cwd, path);
     if (context.files.stat(absolute, "edit").kind !== "file") throw notRegular(path, "edit");
     const bytes = context.files.readFile(absolute);
     // A file whose every line break is CRLF keeps CRLF: LF text in old and new is read and written as CRLF.
-    const crlf = bytes.includes("\r\n") && countNewlines(bytes) === countCrlf(bytes);
+    const crlf = isCrlf(bytes);
     let found = occurrences(bytes, needle);
     const viaCrlf = found.count === 0 && old.includes("\n") && bytes.includes("\r\n");
     if (viaCrlf) {
@@ -125,7 +129,7 @@ export const editFile = defineCall({
     const at = found.first;
     const edited = Buffer.concat([bytes.subarray(0, at), insert, bytes.subarray(at + needle.length)]);
     context.files.writeAtomic(absolute, edited);
-    return { path, line: lineAt(bytes, at), oldLines: countLines(needle), newLines: countLines(insert) };
+    return { path, line: found.shown[0] as number, oldLines: countLines(needle), newLines: countLines(insert) };
   },
   render: (edit) => `Edited ${edit.path}: replaced ${plural(edit.oldLines, "line")} at line ${edit.line} with ${plural(edit.newLines, "line")}`,
 });

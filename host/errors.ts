@@ -38,7 +38,7 @@ export interface CallError {
 export const MESSAGE_CHARS = 1_500;
 
 /** Characters of an input a message quotes (a pattern, a name), before it is cut short. */
-export const QUOTED_CHARS = 120;
+const QUOTED_CHARS = 120;
 
 /** `text`'s first `chars` UTF-16 units, not splitting a surrogate pair. */
 const head = (text: string, chars: number): string => text.slice(0, /[\ud800-\udbff]/.test(text[chars - 1] ?? "") ? chars - 1 : chars);
@@ -57,6 +57,11 @@ export function clampMessage(message: string): string {
   const gap = ` […${grouped(message.length - room)} of ${grouped(message.length)} characters left out…] `;
   const kept = Math.floor(room * 0.7);
   return `${head(message, kept)}${gap}${tail(message, room - kept)}`;
+}
+
+/** `text` whole when short, else its first `chars` and its length: `abc… (1,000 characters)`. */
+export function excerpt(text: string, chars = QUOTED_CHARS): string {
+  return text.length <= chars ? text : `${head(text, chars)}… (${grouped(text.length)} characters)`;
 }
 
 /** Input quoted in a message, as JSON: whole when short, else its first {@link QUOTED_CHARS} and its length. */

@@ -120,7 +120,7 @@ function withFd<T>(path: string, action: string, use: (fd: number) => T, flags: 
 /** Bytes at the start of a file looked at for a NUL byte, which marks it binary (as git and grep decide). */
 export const BINARY_HEAD_BYTES = 8192;
 /** Bytes a search reads of a file whose stat gives no size (procfs and sysfs files stat as empty): past it, it fails. */
-export const UNSIZED_READ_MAX_BYTES = 16 << 20;
+const UNSIZED_READ_MAX_BYTES = 16 << 20;
 
 /**
  * Bytes of the first read of a searched file larger than its buffer, and of the buffer when the caller lends none

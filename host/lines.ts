@@ -27,9 +27,6 @@ export function lineCounter(bytes: Buffer): (offset: number) => number {
   };
 }
 
-/** 1-based line number of byte `offset` in `bytes`. */
-export const lineAt = (bytes: Buffer, offset: number): number => lineCounter(bytes)(offset);
-
 /** The byte span [start, end) of 1-based line `line`, its ending left out; undefined past the last line. */
 export function lineSpan(bytes: Buffer, line: number): { start: number; end: number } | undefined {
   let start = 0;

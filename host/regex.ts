@@ -57,7 +57,7 @@ interface RRegexModule {
  * compile takes (megabytes for a Unicode pattern), so a long session would otherwise grow without bound. A fresh
  * instance costs a few milliseconds; the text the engine is handed comes in windows, so matching alone stays far below.
  */
-export const ENGINE_MAX_BYTES = 64 << 20;
+const ENGINE_MAX_BYTES = 64 << 20;
 
 let loaded: RRegexModule | undefined;
 /** The engine new patterns are compiled in; loaded on the first search only, since compiling the module is slow. */

@@ -6,7 +6,7 @@ import { GgError } from "./errors.ts";
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 /** Where `text` holds a lone surrogate: its index (UTF-16 units), 1-based line and column, or undefined. */
-export function loneSurrogate(text: string): { index: number; line: number; column: number; unit: number } | undefined {
+function loneSurrogate(text: string): { index: number; line: number; column: number; unit: number } | undefined {
   if (text.isWellFormed()) return undefined;
   const index = LONE_SURROGATE.exec(text)?.index ?? 0;
   let line = 1;
@@ -18,13 +18,19 @@ export function loneSurrogate(text: string): { index: number; line: number; colu
   return { index, line, column: index - lineStart + 1, unit: text.charCodeAt(index) };
 }
 
+/** `text` as UTF-8, or the refusal {@link requireEncodable} names. */
+export function encodeText(text: string, action: string, what: string): Buffer {
+  requireEncodable(text, action, what);
+  return Buffer.from(text, "utf8");
+}
+
 /**
- * `text` as UTF-8, or an invalid-argument error naming where it holds a lone surrogate. `action` and `what` word
+ * Throws an invalid-argument error naming where `text` holds a lone surrogate, if it does. `action` and `what` word
  * the message: "Cannot write a.txt: content holds …".
  */
-export function encodeText(text: string, action: string, what: string): Buffer {
+export function requireEncodable(text: string, action: string, what: string): void {
   const lone = loneSurrogate(text);
-  if (!lone) return Buffer.from(text, "utf8");
+  if (!lone) return;
   const code = lone.unit.toString(16).toUpperCase();
   throw new GgError(
     "invalid-argument",

@@ -3,7 +3,7 @@
 // as an internal error with a dump of the schema's issues. So a line reaches the Server only once the SDK's schemas
 // accept it; else it is answered here, in a sentence, with the code JSON-RPC gives (parse error, invalid request,
 // invalid params) and the request's id, or null when it has none.
-import { quote as quoteText } from "../host/errors.ts";
+import { excerpt, quote as quoteText } from "../host/errors.ts";
 import {
   ClientNotificationSchema,
   ClientRequestSchema,
@@ -15,7 +15,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 
 /** A JSON-RPC id this server answers to; null when the line holds none it can use. */
-export type AnswerId = string | number | null;
+type AnswerId = string | number | null;
 
 /** An error answer as JSON-RPC 2.0 writes it: `id` null for a line whose id cannot be told. */
 export interface ErrorAnswer {
@@ -34,9 +34,6 @@ const NOTIFICATIONS = new Map(ClientNotificationSchema.options.map((schema) => [
 /** The members a request or notification may hold (the SDK refuses any other). */
 const MEMBERS = new Set(["jsonrpc", "id", "method", "params"]);
 
-/** How much of a value from the client an error quotes: the client sent it, so it only needs recognising. */
-const QUOTE_CHARS = 120;
-
 /** How many problems one answer lists. */
 const LISTED = 3;
 
@@ -50,7 +47,7 @@ export function readLine(line: string): Reading {
     value = JSON.parse(line);
   } catch (error) {
     const reason = (error as Error).message;
-    return refused(errorAnswer(null, ErrorCode.ParseError, `Cannot parse the line as JSON: ${printable(clip(reason, 200))}; send one JSON-RPC 2.0 message per line`));
+    return refused(errorAnswer(null, ErrorCode.ParseError, `Cannot parse the line as JSON: ${printable(excerpt(reason, 200))}; send one JSON-RPC 2.0 message per line`));
   }
   if (Array.isArray(value)) return readBatch(value);
   if (!isObject(value)) return refused(invalidRequest(null, `it is ${kind(value)}, not a JSON-RPC 2.0 object`));
@@ -129,7 +126,7 @@ function issueText(issue: Issue, value: unknown): string {
   if (expected && found === undefined) return `${where} is missing (expected ${expected})`;
   if (expected) return `${where} is ${kind(found)} (expected ${expected})`;
   if (issue.code === "unrecognized_keys") return `${where} has the unknown member ${quote(issue.keys?.[0])}`;
-  return `${where} is not valid (${clip(issue.message, 100)})`;
+  return `${where} is not valid (${excerpt(issue.message, 100)})`;
 }
 
 /** A type zod expects, as the JSON it stands for, with its article. */
@@ -153,7 +150,7 @@ function at(value: unknown, path: readonly PropertyKey[]): unknown {
 const pathText = (path: readonly PropertyKey[]): string =>
   path.length === 0
     ? "the message"
-    : path.map((key, index) => (typeof key === "number" ? `[${key}]` : /^[A-Za-z_$][\w$]*$/.test(String(key)) ? `${index === 0 ? "" : "."}${clip(String(key))}` : `[${quote(String(key))}]`)).join("");
+    : path.map((key, index) => (typeof key === "number" ? `[${key}]` : /^[A-Za-z_$][\w$]*$/.test(String(key)) ? `${index === 0 ? "" : "."}${excerpt(String(key))}` : `[${quote(String(key))}]`)).join("");
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
@@ -169,14 +166,8 @@ function kind(value: unknown): string {
 const article = (noun: string): string => `${/^[aeiou]/.test(noun) ? "an" : "a"} ${noun}`;
 
 /** A value from the client: a string as every gg message quotes one (its head and length), anything else as JSON cut short. */
-export const quote = (value: unknown): string => (value === undefined ? "missing" : typeof value === "string" ? quoteText(value) : clip(JSON.stringify(value) ?? String(value)));
+export const quote = (value: unknown): string => (value === undefined ? "missing" : typeof value === "string" ? quoteText(value) : excerpt(JSON.stringify(value) ?? String(value)));
 
 /** `text` with its control characters and line separators escaped: the parser's message quotes the line. */
 const printable = (text: string): string => text.replace(/[\u0000-\u001f\u007f\u2028\u2029]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`);
 
-/** `text`, cut short after `chars` characters (never between the two halves of a pair) with how long it was. */
-const clip = (text: string, chars = QUOTE_CHARS): string => {
-  if (text.length <= chars) return text;
-  const end = /[\ud800-\udbff]/.test(text[chars - 1] ?? "") ? chars - 1 : chars;
-  return `${text.slice(0, end)}… (${text.length} characters)`;
-};

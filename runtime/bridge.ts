@@ -20,7 +20,7 @@ const unsendable = (name: string, reason: string): string =>
   `Cannot call gg.${name}: its arguments cannot be sent as JSON (${reason.slice(0, UNSENT_CHARS).replace(/\s+/g, " ")}); pass plain data: strings, numbers, booleans, arrays and objects, without BigInts, cycles, nesting thousands of levels deep, or getters and Proxies that throw`;
 
 /** What the bridge of a prepared isolate writes into while a program runs; undefined before and after. */
-export interface RunState {
+interface RunState {
   report: RunReport;
   program: CompiledProgram;
   /** Stops the run when it is past its budget: called on every synchronous call into the host. */

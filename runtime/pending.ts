@@ -26,7 +26,7 @@ export interface Pending {
 }
 
 /** What the supervisor does for a run it waits on. */
-export interface RunHooks {
+interface RunHooks {
   /** Passes a cancel to the runner. */
   cancel(): void;
   /** Stops the runner, which did not answer in time, and says why in the report. */

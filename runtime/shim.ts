@@ -4,7 +4,7 @@
 // carry is reported to the host as such, which refuses the call like any bad argument.
 
 /** Characters of one console entry. */
-export const LOG_ENTRY_CHARS = 8192;
+const LOG_ENTRY_CHARS = 8192;
 /** Characters of the reason a program's arguments could not become JSON, as the guest sends it. */
 export const UNSENT_CHARS = 300;
 

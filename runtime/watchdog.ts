@@ -22,7 +22,7 @@ export const limitErrors = (limits: Limits): Record<"overBudget" | "cpuStop" | "
 });
 
 /** The limits of one run, watched. */
-export interface Watchdog {
+interface Watchdog {
   /** Milliseconds left of the wall-clock budget (negative past it). */
   msLeft(): number;
   /** Stops the run past its budget, or (every 128th call) past its CPU time: for each synchronous call into the host. */
