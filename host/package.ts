@@ -12,7 +12,7 @@ export function ggPackage(): { dir: string; version: string } | undefined {
   for (let dir = dirname(fileURLToPath(import.meta.url)), up = 0; up < 4; up++, dir = dirname(dir)) {
     try {
       const found = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { name?: string; version?: string };
-      if (found.name === "gg") return (root = { dir, version: found.version ?? "unknown" });
+      if (found.name === "gg-runtime") return (root = { dir, version: found.version ?? "unknown" });
     } catch {
       // Not here: one level up.
     }
