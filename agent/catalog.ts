@@ -23,6 +23,9 @@ export interface Catalog {
   models: CatalogModel[];
 }
 
+/** Where requests go when --base-url names nothing: OpenRouter, whose model ids the catalog uses. */
+export const DEFAULT_BASE_URL = "https://openrouter.ai/api/v1";
+
 /** A catalog file that cannot be used, with every problem named. */
 export class CatalogError extends Error {}
 

@@ -5,12 +5,9 @@ import type { Configuration } from "../bindings/config.ts";
 import { errorText } from "../bindings/define.ts";
 import { bandsTotal, runAgent } from "../agent/loop.ts";
 import type { Arm } from "../agent/prompts.ts";
-import { CatalogError, loadCatalog, modelInfo, refreshCatalog } from "../agent/catalog.ts";
+import { CatalogError, loadCatalog, modelInfo } from "../agent/catalog.ts";
 import { openAIProvider, ProviderError } from "../agent/provider.ts";
 import { differences, readTranscript, recordedCalls, replayOptions, TranscriptError, transcriptWriter } from "../agent/transcript.ts";
-
-/** Where requests go when --base-url names nothing: OpenRouter, whose model ids the catalog uses. */
-export const DEFAULT_BASE_URL = "https://openrouter.ai/api/v1";
 
 /** What `gg agent` is given, checked by the caller. */
 export interface AgentFlags {
@@ -86,34 +83,6 @@ export async function runAgentCommand(flags: AgentFlags, out: (text: string) => 
   else if (report.ok) out(`${report.answer ?? ""}\n`);
   else if (report.error) err(`gg: ${errorText(report.error)}\n`);
   return report.ok ? 0 : 1;
-}
-
-/** gg models: the catalog in force, a line a model (or JSON); `gg models refresh` rewrites the user's copy. */
-export async function printModels(rest: string[], options: { catalog?: string; baseURL?: string; json: boolean }, out: (text: string) => void, err: (text: string) => void, refuse: (message: string) => never): Promise<number> {
-  const [sub, ...extra] = rest;
-  if (extra.length > 0 || (sub !== undefined && sub !== "refresh")) refuse(`gg models takes nothing or refresh, got ${rest.join(" ")}`);
-  try {
-    if (sub === "refresh") {
-      const catalog = await refreshCatalog(options.baseURL ?? DEFAULT_BASE_URL);
-      out(`Wrote ${catalog.models.length} models from ${catalog.source}.\n`);
-      return 0;
-    }
-    const { catalog, path } = loadCatalog(options.catalog);
-    if (options.json) out(`${JSON.stringify(catalog)}\n`);
-    else {
-      out(`# ${path}: ${catalog.source}, ${catalog.fetched}\n`);
-      for (const model of catalog.models) {
-        out(`${model.id}  ${model.context_length ?? "?"} tokens  ${model.input_modalities?.join(",") ?? "modalities unknown"}\n`);
-      }
-    }
-    return 0;
-  } catch (error) {
-    if (!(error instanceof CatalogError)) throw error;
-    // A catalog that cannot be read is a refused command line; one that cannot be fetched, a failure.
-    if (sub !== "refresh") return refuse(error.message);
-    err(`gg: ${error.message}\n`);
-    return 1;
-  }
 }
 
 /** gg agent --replay: re-executes a transcript's recorded answers on `workspace`; exit 0 when every outcome matches. */

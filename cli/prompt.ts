@@ -4,15 +4,32 @@ import type { Configuration } from "../bindings/config.ts";
 import { type Arm, systemPrompt, viewsText } from "../agent/prompts.ts";
 import { createRuntime } from "../runtime/index.ts";
 import { VIEW_HEADINGS } from "../runtime/window.ts";
+import { agentOf, type Common, defineCommand, type Io, loadConfiguration, options, workspaceOf } from "./command.ts";
 
-/** Prints the prompt; `arm` is checked by the caller. */
-export async function printPrompt(arm: Arm, options: { config: Configuration; agent?: string; workspace: string }, out: (text: string) => void): Promise<number> {
-  const prompt = systemPrompt({ arm, config: options.config, ...(options.agent === undefined ? {} : { agent: options.agent }) });
+export function promptCommand(io: Io) {
+  return defineCommand(
+    io,
+    "prompt",
+    "print the system prompt of an arm; a code agent's is followed by its opening turn on the workspace",
+    ["gg prompt --arm code", "gg prompt --arm tools --config examples/text-only-model.json"],
+    async (flags: Common & { arm: Arm }) => {
+      const config = loadConfiguration(flags.config, flags.agent);
+      return await printPrompt(flags.arm, { config, ...agentOf(flags.agent), workspace: workspaceOf(flags.workspace) }, io.out);
+    },
+  )
+    .addOption(options.arm().makeOptionMandatory())
+    .addOption(options.workspace())
+    .addOption(options.config())
+    .addOption(options.agent());
+}
+
+async function printPrompt(arm: Arm, options: { config: Configuration; agent?: string; workspace: string }, out: (text: string) => void): Promise<number> {
+  const prompt = systemPrompt({ arm, config: options.config, ...agentOf(options.agent) });
   if (arm === "tools") {
     out(prompt);
     return 0;
   }
-  const runtime = createRuntime({ workspace: options.workspace, config: options.config, ...(options.agent === undefined ? {} : { agent: options.agent }) });
+  const runtime = createRuntime({ workspace: options.workspace, config: options.config, ...agentOf(options.agent) });
   try {
     const opened = await runtime.openingTurn();
     out(`${prompt}\n${VIEW_HEADINGS.opening}\n\n${opened.length > 0 ? viewsText(opened) : "(nothing: the configuration's openingTurn opens no views for this agent)\n"}`);

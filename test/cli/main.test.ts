@@ -14,11 +14,12 @@ function gg(args: string[], cwd?: string, input?: string) {
 }
 
 describe("gg call", () => {
-  test("prints the result text exactly, and exits 0", () => {
+  test("prints the result text exactly, then a newline, and exits 0", () => {
     using ws = tempWorkspace();
-    ws.put({ "a.txt": "one\ntwo" });
-    const run = gg(["call", "read_file", '{"path":"a.txt"}', "--workspace", ws.root]);
-    expect(run).toMatchObject({ status: 0, stdout: "one\ntwo" });
+    ws.put({ "a.txt": "one\ntwo", "b.txt": "three\n" });
+    expect(gg(["call", "read_file", '{"path":"a.txt"}', "--workspace", ws.root])).toMatchObject({ status: 0, stdout: "one\ntwo\n" });
+    // The newline ends the output whatever the text ends with, so a script strips exactly one.
+    expect(gg(["call", "read_file", '{"path":"b.txt"}', "--workspace", ws.root])).toMatchObject({ status: 0, stdout: "three\n\n" });
   });
 
   test("a failed call prints error[CODE]: message and exits 1", () => {
@@ -41,7 +42,7 @@ describe("gg call", () => {
   test("the workspace defaults to the current directory", () => {
     using ws = tempWorkspace();
     ws.put({ "x/y.txt": "" });
-    expect(gg(["call", "tree", '{"depth":2}'], ws.root)).toMatchObject({ status: 0, stdout: "x/\n  y.txt" });
+    expect(gg(["call", "tree", '{"depth":2}'], ws.root)).toMatchObject({ status: 0, stdout: "x/\n  y.txt\n" });
   });
 
   test("a refused command line exits 2", () => {
@@ -80,7 +81,7 @@ describe("gg call shell", () => {
   test("prints what the agent receives, and --json the structured result; a non-zero exit is still a success", () => {
     using ws = tempWorkspace();
     const plain = gg(["call", "shell", '{"command": "echo hi; exit 3"}', "--workspace", ws.root]);
-    expect(plain).toMatchObject({ status: 0, stdout: "hi\n[exit code: 3]" });
+    expect(plain).toMatchObject({ status: 0, stdout: "hi\n[exit code: 3]\n" });
     const json = gg(["call", "shell", '{"command": "echo hi; exit 3"}', "--workspace", ws.root, "--json"]);
     const result = JSON.parse(json.stdout) as { files: { stdout: string; stderr: string } };
     expect(result).toEqual({ ok: true, exitCode: 3, output: "hi\n", truncated: false, files: { stdout: expect.stringMatching(/^\/tmp\/gg-shell\/cmd-\d+-\d{4}\.stdout$/), stderr: expect.stringMatching(/\.stderr$/) } });
@@ -194,15 +195,16 @@ describe("--agent", () => {
     using ws = tempWorkspace();
     ws.put({ "gg.json": JSON.stringify({ agents: [{ id: "reviewer", allow: ["read_file", "search"] }] }), "a.txt": "alpha\n" });
     const config = ["--config", join(ws.root, "gg.json"), "--workspace", ws.root];
-    const tools = JSON.parse(gg(["tools", ...config, "--agent", "reviewer"]).stdout) as { name: string }[];
+    const definitions = ["--config", join(ws.root, "gg.json")];
+    const tools = JSON.parse(gg(["tools", ...definitions, "--agent", "reviewer"]).stdout) as { name: string }[];
     expect(tools.map((tool) => tool.name)).toEqual(["read_file", "search"]);
-    expect(gg(["call", "read_file", '{"path":"a.txt"}', ...config, "--agent", "reviewer"])).toMatchObject({ status: 0, stdout: "alpha\n" });
+    expect(gg(["call", "read_file", '{"path":"a.txt"}', ...config, "--agent", "reviewer"])).toMatchObject({ status: 0, stdout: "alpha\n\n" });
     expect(gg(["call", "shell", '{"command":"true"}', ...config, "--agent", "reviewer"])).toMatchObject({ status: 2, stderr: expect.stringContaining('No tool "shell" in this configuration; the tools are read_file, search') });
     expect(gg(["run", "-", ...config, "--agent", "reviewer"], undefined, "return [typeof gg.shell, typeof gg.files.tree]")).toMatchObject({ status: 0, stdout: '[\n  "undefined",\n  "undefined"\n]\n' });
-    const docs = gg(["docs", ...config, "--agent", "reviewer"]).stdout;
+    const docs = gg(["docs", ...definitions, "--agent", "reviewer"]).stdout;
     expect(docs).toContain("### gg.files.search");
     expect(docs).not.toContain("gg.shell");
-    expect(gg(["tools", ...config, "--agent", "nobody"])).toMatchObject({ status: 2, stderr: 'gg: No agent "nobody" in ' + join(ws.root, "gg.json") + '; the agents are "reviewer"\n' });
+    expect(gg(["tools", ...definitions, "--agent", "nobody"])).toMatchObject({ status: 2, stderr: 'gg: No agent "nobody" in ' + join(ws.root, "gg.json") + '; the agents are "reviewer"\n' });
     expect(gg(["tools", "--agent", "reviewer"]).status).toBe(2);
   });
 });

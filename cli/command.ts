@@ -1,0 +1,104 @@
+// What every gg command is made of: the streams it writes to, its refusal, the options several commands share, and
+// one way to declare a command (commander's declaration, from which both its parsing and its help come).
+import { readFileSync, statSync } from "node:fs";
+import { resolve } from "node:path";
+import { Command, InvalidArgumentError, Option } from "commander";
+import { type Configuration, defaultConfiguration, forAgent, parseConfiguration } from "../bindings/config.ts";
+
+/** Where a command writes, and the exit status it leaves: 0 success, 1 the call failed, 2 the command line refused. */
+export interface Io {
+  out(text: string): void;
+  err(text: string): void;
+  status: number;
+}
+
+/** A refused command line or configuration (exit 2). */
+export class UsageError extends Error {}
+
+/** The options several commands take, each declared once. */
+export const options = {
+  workspace: () => new Option("--workspace <dir>", "workspace root; relative paths resolve against it (default: the current directory)"),
+  config: () => new Option("--config <file>", "JSON capability configuration (default: every capability on)"),
+  agent: () => new Option("--agent <id>", "the agent to act as: its allowlist in the configuration decides its calls, and it names its shell logs"),
+  json: (what = "print one JSON object instead of text") => new Option("--json", what),
+  budget: (what: string) => new Option("--budget <seconds>", what).argParser(positive()),
+  cpu: () => new Option("--cpu <seconds>", "CPU time of a program (default: its budget)").argParser(positive()),
+  memory: () => new Option("--memory <mb>", "heap of a program's isolate in MB (default 128)").argParser(positive()),
+  check: () => new Option("--check", "type-check a TypeScript program first (against the gg global and the ES library); one with type errors is reported with all of them and does not run"),
+  catalog: () => new Option("--catalog <file>", "a model catalog file instead of your copy or the shipped one"),
+  arm: () => new Option("--arm <arm>", "tool calls or programs").choices(["tools", "code"]),
+};
+
+/** What the shared options parse to. */
+export interface Common {
+  workspace?: string;
+  config?: string;
+  agent?: string;
+  json?: boolean;
+}
+
+/**
+ * A command named `name`: `summary` heads its help and the command list, `examples` end its help. `act` gets the
+ * parsed arguments (commander's order: positionals, then the options) and returns the exit status.
+ */
+export function defineCommand(io: Io, usage: string, summary: string, examples: readonly string[], act: (...args: never[]) => Promise<number>): Command {
+  const [name = usage, ...args] = usage.split(" ");
+  const command = new Command(name).description(summary).addHelpText("after", `\nExamples:\n${examples.map((example) => `  ${example}`).join("\n")}\n`);
+  for (const arg of args) command.argument(arg);
+  return command.action(async (...parsed: unknown[]) => {
+    io.status = await act(...(parsed.slice(0, -1) as never[]));
+  });
+}
+
+/** A number option's parser: a positive finite number (commander names the option in the refusal). */
+export function positive(whole = false): (text: string) => number {
+  return (text) => {
+    const value = Number(text);
+    if (!(value > 0) || !Number.isFinite(value)) throw new InvalidArgumentError("it must be a positive number");
+    if (whole && !Number.isInteger(value)) throw new InvalidArgumentError("it must be a whole number");
+    return value;
+  };
+}
+
+/** The configuration in `file` (or the default one) as agent `agent` sees it; an agent the file does not list is refused. */
+export function loadConfiguration(file: string | undefined, agent: string | undefined): Configuration {
+  const config = readConfiguration(file);
+  if (agent !== undefined && !Object.hasOwn(config.agents, agent)) {
+    const known = Object.keys(config.agents);
+    throw new UsageError(`No agent ${JSON.stringify(agent)} in ${file ?? "the configuration"}; ${known.length > 0 ? `the agents are ${known.map((id) => JSON.stringify(id)).join(", ")}` : 'it lists none (add "agents": [{"id": ..., "allow": [...]}])'}`);
+  }
+  return forAgent(config, agent);
+}
+
+function readConfiguration(file: string | undefined): Configuration {
+  if (file === undefined) return defaultConfiguration();
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    throw new UsageError(`Cannot read the configuration ${file}: ${(error as Error).message}`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(`Cannot parse the configuration ${file}: ${(error as Error).message}; it must be a JSON array of capabilities`);
+  }
+  return parseConfiguration(json);
+}
+
+/** The workspace directory `dir` names (default the current directory), refused when it is not one. */
+export function workspaceOf(dir: string | undefined): string {
+  const workspace = resolve(dir ?? process.cwd());
+  let isDir = false;
+  try {
+    isDir = statSync(workspace).isDirectory();
+  } catch {
+    // Reported below.
+  }
+  if (!isDir) throw new UsageError(`Cannot use workspace ${workspace}: it is not an existing directory`);
+  return workspace;
+}
+
+/** The agent option as the options objects of the runtime and the tools take it. */
+export const agentOf = (agent: string | undefined): { agent?: string } => (agent === undefined ? {} : { agent });

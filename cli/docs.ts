@@ -1,0 +1,22 @@
+// gg docs: the gg API reference, or the functions a query finds.
+import { Option } from "commander";
+import { renderApiDoc, searchDocs } from "../runtime/docs.ts";
+import { type Common, defineCommand, type Io, loadConfiguration, options } from "./command.ts";
+
+export function docsCommand(io: Io) {
+  return defineCommand(io, "docs", "print the gg API reference (docs/api.md); --search ranks the functions whose name, module or brief match", ["gg docs", 'gg docs --search "read lines"'], async (flags: Common & { search?: string }) => {
+    const config = loadConfiguration(flags.config, flags.agent);
+    if (flags.search === undefined) io.out(renderApiDoc(config));
+    else {
+      const matches = searchDocs(flags.search, config);
+      if (flags.json) io.out(`${JSON.stringify(matches)}\n`);
+      else if (matches.length === 0) io.out(`No function of the gg global matches ${JSON.stringify(flags.search)}.\n`);
+      else io.out(matches.map((match) => `${match.function}: ${match.brief}\n  ${match.signature}\n`).join(""));
+    }
+    return 0;
+  })
+    .addOption(new Option("--search <query>", "the functions matching these words, best first"))
+    .addOption(options.config())
+    .addOption(options.agent())
+    .addOption(options.json("with --search: the matches as a JSON array"));
+}

@@ -1,0 +1,94 @@
+// gg run: a program (JS or TS, the body of an async function) against the gg global; exit 0 when it finished, 1 when
+// it failed or was stopped.
+import { readFileSync } from "node:fs";
+import { errorText } from "../bindings/define.ts";
+import { stopCommandsOnSignals } from "../host/shell.ts";
+import { createRuntime, type RunReport } from "../runtime/index.ts";
+import { type RunOptions, runProblems } from "../runtime/limits.ts";
+import type { ViewSummary } from "../runtime/views.ts";
+import { agentOf, type Common, defineCommand, type Io, loadConfiguration, options, positive, UsageError, workspaceOf } from "./command.ts";
+
+interface RunFlags extends Common {
+  budget?: number;
+  cpu?: number;
+  memory?: number;
+  check?: boolean;
+}
+
+export function runCommand(io: Io) {
+  return defineCommand(
+    io,
+    "run <program>",
+    "run a program (JS or TS, the body of an async function) against the gg global; - reads it from stdin",
+    ["gg run examples/todos.ts", `echo 'return (await gg.files.listDir()).entries.length' | gg run - --check`],
+    async (file: string, flags: RunFlags) => {
+      const source = readProgram(file);
+      const config = loadConfiguration(flags.config, flags.agent);
+      const workspace = workspaceOf(flags.workspace);
+      const options = runOptions(file, flags);
+      stopCommandsOnSignals();
+      const runtime = createRuntime({ workspace, config, ...agentOf(flags.agent) });
+      try {
+        const report = await runtime.run(source, options);
+        if (flags.json) io.out(`${JSON.stringify(report)}\n`);
+        else printReport(report, io.out);
+        return report.ok ? 0 : 1;
+      } finally {
+        runtime.close();
+      }
+    },
+  )
+    .addOption(options.workspace())
+    .addOption(options.config())
+    .addOption(options.agent())
+    .addOption(options.budget("wall-clock budget of the program (default 120); a shell command's timeout is clamped to it"))
+    .addOption(options.cpu())
+    .addOption(options.memory())
+    .addOption(options.check())
+    .addOption(options.json("print the run report as one JSON object"));
+}
+
+function readProgram(file: string): string {
+  try {
+    return readFileSync(file === "-" ? 0 : file, "utf8");
+  } catch (error) {
+    throw new UsageError(`Cannot read the program ${file}: ${(error as Error).message}`);
+  }
+}
+
+function runOptions(file: string, flags: RunFlags): RunOptions {
+  const options: RunOptions = {
+    language: /\.[cm]?js$/.test(file) ? "js" : "ts",
+    ...(flags.budget === undefined ? {} : { budget: flags.budget }),
+    ...(flags.memory === undefined ? {} : { memory: flags.memory }),
+    ...(flags.cpu === undefined ? {} : { limits: { cpuSecs: flags.cpu } }),
+    ...(flags.check ? { check: true } : {}),
+  };
+  const problems = runProblems(options);
+  if (problems.length > 0) throw new UsageError(`Cannot run with these limits: ${problems.join("; ")}`);
+  return options;
+}
+
+function printReport(report: RunReport, out: (text: string) => void): void {
+  for (const entry of report.logs) out(`${entry.level === "log" ? "" : `[${entry.level}] `}${entry.text}\n`);
+  if (report.logsDropped > 0) out(`[${report.logsDropped} more log entries dropped at the log limit]\n`);
+  if (report.ok) out(`${typeof report.result === "string" ? report.result : JSON.stringify(report.result, null, 2)}\n`);
+  else if (report.error) {
+    // A type error's message lists every position already.
+    const where = report.error.line === undefined || report.error.problems ? "" : ` (line ${report.error.line}, column ${report.error.column})`;
+    out(`${errorText(report.error)}${where}\n`);
+  }
+  if (report.views.length > 0) out(`[views open: ${report.views.map(describeView).join("; ")}]\n`);
+}
+
+/** One open view in a line: what it shows and what it costs. */
+function describeView(view: ViewSummary): string {
+  const cost = `${view.tokens} tokens`;
+  if (view.image) {
+    const size = view.image.width ? ` ${view.image.width}x${view.image.height}` : "";
+    const state = view.image.retired ? ", retired" : view.image.attached ? "" : ", not attached";
+    return `${view.path} (${view.image.format}${size}${state}, ${view.image.estimated ? "~" : ""}${cost})`;
+  }
+  const window = view.window && view.window.total > 0 ? ` lines ${view.window.first}-${view.window.last} of ${view.window.total}` : " (empty)";
+  return `${view.path}${window} (~${cost})`;
+}
