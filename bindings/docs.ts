@@ -7,7 +7,7 @@ interface PropertySchema {
   description?: string;
 }
 
-/** A configuration with every capability that has batch calls on batch (read-file's lineCap at seed 003's 200). */
+/** A configuration with every capability that has batch calls on batch (read-file's lineCap at the batch tools' 200). */
 const BATCH_CONFIG = parseConfiguration([
   { id: "read-file", implementation: "batch", params: { lineCap: 200 } },
   { id: "edit-file", implementation: "batch" },
@@ -24,8 +24,8 @@ export function renderCallsDoc(classic: Configuration = defaultConfiguration()):
     "# gg calls",
     "",
     "Generated from the declarations in `bindings/` by `npm run docs`; `npm test` fails when it is stale.",
-    "Descriptions are shown for a fresh configuration (read-file on default-cap, lineCap 2000); those of the batch calls",
-    "(seed 003), offered when their capability's implementation is `batch`, with read-file's lineCap at 200.",
+    "Descriptions are shown for a fresh configuration (read-file on default-cap, lineCap 2000); those of the batch calls,",
+    "offered when their capability's implementation is `batch`, with read-file's lineCap at 200.",
     "",
     "| call | brief |",
     "|---|---|",
