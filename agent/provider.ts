@@ -106,12 +106,12 @@ export function retryAfterMs(header: string | null | undefined, now = Date.now()
  */
 function failureMessage(url: string, status: number | undefined, network: string | undefined, reason: string, retried: number): string {
   const after = retried > 0 ? `, after ${plural(retried, "retry", "retries")}` : "";
-  if (network) return `Cannot reach the model at ${url}: ${network}${after}; check that the server is up and that --base-url names it`;
+  if (network) return `Cannot reach the model at ${url}: ${network}${after}; check that the server is up and that the base URL names it`;
   if (status === undefined) return `Cannot get an answer from the model at ${url}: ${reason}${after}`;
   // The client's message starts with the status, and is the raw body when the answer named no message.
   const said = reason.startsWith(`${status}`) ? reason.slice(`${status}`.length).trim() : reason;
   const quoted = said === "" || said === "{}" || said === "status code (no body)" ? "" : ` (${said})`;
-  const way = status === 401 || status === 403 ? "; check the API key (GG_API_KEY, OPENAI_API_KEY or OPENROUTER_API_KEY)" : status === 404 ? "; check --model and --base-url" : status === 429 || status >= 500 ? "; try again later" : "";
+  const way = status === 401 || status === 403 ? "; check the API key (GG_API_KEY, OPENAI_API_KEY or OPENROUTER_API_KEY)" : status === 404 ? "; check the model id and the base URL" : status === 429 || status >= 500 ? "; try again later" : "";
   return `Cannot get an answer from the model at ${url}: the provider answered HTTP ${status}${quoted}${after}${way}`;
 }
 
@@ -169,7 +169,7 @@ export function networkFailure(error: unknown, baseURL: string, timeoutMs: numbe
     if (typeof code === "string") codes.push(code);
     messages.push(cause.message);
   }
-  if (codes.includes("ENOTFOUND") || codes.includes("EAI_AGAIN")) return `could not resolve ${url?.hostname ?? "the server's name"} (no such host)`;
+  if (codes.includes("ENOTFOUND") || codes.includes("EAI_AGAIN")) return `could not resolve ${url?.hostname ?? "the server's name"}`;
   const known = codes.map((code) => NETWORK_CODES[code]).find((named) => named !== undefined);
   const detail = known ?? codes[0] ?? messages.at(-1) ?? error.message;
   return `could not connect to ${host} (${detail})`;

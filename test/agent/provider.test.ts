@@ -59,7 +59,7 @@ describe("the OpenAI-compatible provider", () => {
     const failed = await provider.complete({ model: "m", messages: [{ role: "user", content: "hi" }] }).catch((error: unknown) => error);
     const named = `could not connect to 127.0.0.1:${port} (connection refused)`;
     expect(failed).toMatchObject({ status: undefined, retries: [{ attempt: 1, reason: named }] });
-    expect((failed as Error).message).toBe(`Cannot reach the model at http://127.0.0.1:${port}/v1/chat/completions: ${named}, after 1 retry; check that the server is up and that --base-url names it`);
+    expect((failed as Error).message).toBe(`Cannot reach the model at http://127.0.0.1:${port}/v1/chat/completions: ${named}, after 1 retry; check that the server is up and that the base URL names it`);
   });
 
   test("a request the server never answers is named by its timeout", async () => {

@@ -125,7 +125,7 @@ describe("gg agent for a person", () => {
     expect({ status: done.status, stdout: done.stdout }).toEqual({ status: 1, stdout: "" });
     const failure = `could not connect to 127.0.0.1:${port} (connection refused)`;
     expect(done.stderr.split("\n").slice(0, 4)).toEqual([`retry 1/4 in 0.5 s: ${failure}`, `retry 2/4 in 1.0 s: ${failure}`, `retry 3/4 in 2.0 s: ${failure}`, `retry 4/4 in 4.0 s: ${failure}`]);
-    expect(done.stderr).toContain(`gg: error[provider-error]: Cannot reach the model at http://127.0.0.1:${port}/v1/chat/completions: ${failure}, after 4 retries; check that the server is up and that --base-url names it\n`);
+    expect(done.stderr).toContain(`gg: error[provider-error]: Cannot reach the model at http://127.0.0.1:${port}/v1/chat/completions: ${failure}, after 4 retries; check that the server is up and that the base URL names it\n`);
     expect(done.stderr).not.toMatch(/refused the request|Connection error/);
   });
 
