@@ -1,4 +1,5 @@
-// The model catalog: per model id, its context length and input modalities as OpenRouter's model list reports them.
+// The model catalog: per model id, its context length, input modalities and prices as OpenRouter's model list reports
+// them.
 // Three places, first found wins: a file named on the command line, the user's copy (`gg models refresh` writes it),
 // the copy shipped with gg. A model absent from it, or without a modality list, has unknown vision (not text-only).
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
@@ -13,6 +14,37 @@ export interface CatalogModel {
   context_length?: number;
   /** e.g. ["text", "image"]; absent when the source gave none. */
   input_modalities?: string[];
+  /** USD per token (OpenRouter's figures, its field names); absent when the source gave none. */
+  pricing?: Pricing;
+}
+
+/** A model's prices in USD per token. */
+export interface Pricing {
+  prompt: number;
+  completion: number;
+  /** Prompt tokens read from the provider's cache; absent: billed as prompt tokens. */
+  input_cache_read?: number;
+}
+
+/** A price as OpenRouter writes it (a decimal string) or as a person does (a number): USD per token, or undefined. */
+const priceOf = (value: unknown): number | undefined => {
+  const price = typeof value === "string" && value.trim() !== "" ? Number(value) : value;
+  return typeof price === "number" && Number.isFinite(price) && price >= 0 ? price : undefined;
+};
+
+/** The pricing of a catalog entry or of OpenRouter's list, or undefined without both prompt and completion prices. */
+function pricingOf(value: unknown): Pricing | undefined {
+  if (typeof value !== "object" || value === null) return undefined;
+  const { prompt, completion, input_cache_read: cached } = value as Record<string, unknown>;
+  const [input, output, read] = [priceOf(prompt), priceOf(completion), priceOf(cached)];
+  if (input === undefined || output === undefined) return undefined;
+  return { prompt: input, completion: output, ...(read === undefined ? {} : { input_cache_read: read }) };
+}
+
+/** What a run's usage cost at `pricing`, in USD. */
+export function costOf(pricing: Pricing, usage: { promptTokens: number; completionTokens: number; cachedTokens?: number }): number {
+  const cached = Math.min(usage.cachedTokens ?? 0, usage.promptTokens);
+  return (usage.promptTokens - cached) * pricing.prompt + cached * (pricing.input_cache_read ?? pricing.prompt) + usage.completionTokens * pricing.completion;
 }
 
 /** A catalog file: where it came from, when, and its models. */
@@ -44,10 +76,12 @@ export function parseCatalog(value: unknown, where: string): Catalog {
   else {
     value.models.forEach((model, index) => {
       if (!record(model) || typeof model.id !== "string" || model.id === "") return problems.push(`models[${index}] needs a string "id"`);
-      const { id, context_length: length, input_modalities: modalities } = model;
+      const { id, context_length: length, input_modalities: modalities, pricing } = model;
+      if (pricing !== undefined && pricingOf(pricing) === undefined) problems.push(`models[${index}] (${id}) has pricing ${JSON.stringify(pricing)}; it must be {"prompt", "completion"} in USD per token, each a number of at least 0`);
       if (length !== undefined && !(typeof length === "number" && Number.isInteger(length) && length > 0)) problems.push(`models[${index}] (${id}) has context_length ${JSON.stringify(length)}; it must be a whole number of tokens`);
       if (modalities !== undefined && !(Array.isArray(modalities) && modalities.every((entry) => typeof entry === "string"))) problems.push(`models[${index}] (${id}) has input_modalities ${JSON.stringify(modalities)}; it must be an array of strings`);
-      models.push({ id, ...(typeof length === "number" ? { context_length: length } : {}), ...(Array.isArray(modalities) ? { input_modalities: modalities as string[] } : {}) });
+      const prices = pricingOf(pricing);
+      models.push({ id, ...(typeof length === "number" ? { context_length: length } : {}), ...(Array.isArray(modalities) ? { input_modalities: modalities as string[] } : {}), ...(prices ? { pricing: prices } : {}) });
     });
   }
   if (problems.length > 0) throw new CatalogError(`Cannot use the catalog ${where}: ${problems.join("; ")}`);
@@ -82,13 +116,14 @@ export function loadCatalog(file?: string, env: Record<string, string | undefine
   return { catalog: readCatalog(shipped), path: shipped };
 }
 
-/** What the catalog says of `model`: its context length, and whether it sees images (undefined: unknown). */
-export function modelInfo(catalog: Catalog, model: string): { contextLength?: number; vision?: boolean } {
+/** What the catalog says of `model`: its context length, whether it sees images (undefined: unknown), its prices. */
+export function modelInfo(catalog: Catalog, model: string): { contextLength?: number; vision?: boolean; pricing?: Pricing } {
   const entry = catalog.models.find((candidate) => candidate.id === model);
   if (!entry) return {};
   return {
     ...(entry.context_length === undefined ? {} : { contextLength: entry.context_length }),
     ...(entry.input_modalities === undefined ? {} : { vision: entry.input_modalities.includes("image") }),
+    ...(entry.pricing === undefined ? {} : { pricing: entry.pricing }),
   };
 }
 
@@ -108,15 +143,18 @@ export async function refreshCatalog(baseURL: string, file = userCatalogPath(), 
   }
   const data = (body as { data?: unknown }).data;
   if (!Array.isArray(data)) throw new CatalogError(`Cannot refresh the catalog from ${url}: the answer has no "data" list of models; the catalog in force is unchanged`);
-  const models = data.flatMap((model: { id?: unknown; context_length?: unknown; architecture?: { input_modalities?: unknown } }): CatalogModel[] => {
+  const models = data.flatMap((model: { id?: unknown; context_length?: unknown; architecture?: { input_modalities?: unknown }; pricing?: unknown }): CatalogModel[] => {
     if (typeof model?.id !== "string" || model.id === "") return [];
     const length = model.context_length;
     const modalities = model.architecture?.input_modalities;
+    // OpenRouter gives its routers a price of "-1" (decided per request): no price.
+    const pricing = pricingOf(model.pricing);
     return [
       {
         id: model.id,
         ...(typeof length === "number" && Number.isInteger(length) && length > 0 ? { context_length: length } : {}),
         ...(Array.isArray(modalities) && modalities.every((entry) => typeof entry === "string") ? { input_modalities: modalities as string[] } : {}),
+        ...(pricing ? { pricing } : {}),
       },
     ];
   });

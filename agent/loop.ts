@@ -14,9 +14,10 @@ import type {
 import { type Configuration, defaultConfiguration, isConfiguration, parseConfiguration } from "../bindings/config.ts";
 import { errorText } from "../bindings/define.ts";
 import { createTools } from "../bindings/index.ts";
+import { plural } from "../host/lines.ts";
 import { walkFiles, walkRoot } from "../host/walk.ts";
 import { imageTokens, textTokens } from "../runtime/context.ts";
-import { type Baseline, createRuntime, DEFAULT_LIMITS, type Runtime } from "../runtime/index.ts";
+import { type Baseline, type CallRecord, createRuntime, DEFAULT_LIMITS, type Runtime } from "../runtime/index.ts";
 import { pictureRemoved } from "../runtime/views.ts";
 import { type ViewMessages, type ViewPart, viewMessages } from "../runtime/window.ts";
 import { type Arm, systemPrompt } from "./prompts.ts";
@@ -53,17 +54,26 @@ export interface AgentOptions {
 /** One call's outcome as a transcript and a replay compare it: what the model was told, by its hash. */
 export interface CallOutcome {
   name: string;
+  /**
+   * Its arguments as the model sent them: a tool call's parsed JSON (its text when not JSON), or a program as
+   * {language, source}.
+   */
+  args: unknown;
   ok: boolean;
   code?: string;
   /** sha256 of the text the model received for it (a tool result, or a program's report). */
   hash: string;
+  /** A program's gg calls, in order, as its run report lists them (the first 1000). */
+  calls?: CallRecord[];
+  /** A program's gg calls past the listed ones, counted. */
+  callsDropped?: number;
 }
 
 /** What the loop reports as it goes. */
 export type LoopRecord =
   | { type: "request"; turn: number; request: ChatRequest }
   | { type: "response"; turn: number; completion: ChatCompletion; retries: Retry[] }
-  | { type: "call"; turn: number; args: unknown; outcome: CallOutcome };
+  | { type: "call"; turn: number; outcome: CallOutcome };
 
 /** A provider refusing a request that carried pictures: the model is text-only from then on. */
 export interface VisionEvent {
@@ -120,7 +130,7 @@ export interface AgentReport {
   /** Why the run ended otherwise. */
   error?: { code: "max-turns" | "timeout" | "context-overflow" | "provider-error"; message: string };
   turns: TurnRecord[];
-  /** Every call the run made, in order, with its outcome (a program as "run_program"). */
+  /** Every call the run made, in order, with its arguments and outcome (a program as "run_program", its gg calls in it). */
   calls: CallOutcome[];
   /** Refusals of pictures, each costing one request that was sent again without them. */
   visionEvents: VisionEvent[];
@@ -268,7 +278,7 @@ async function answerCall(
   tools: ReturnType<typeof createTools>,
   call: ChatCompletionMessageFunctionToolCall,
   pictures: Map<ChatCompletionContentPart, Picture>,
-): Promise<{ args: unknown; outcome: CallOutcome; message: ChatCompletionMessageParam }> {
+): Promise<{ outcome: CallOutcome; message: ChatCompletionMessageParam }> {
   let args: unknown;
   try {
     args = JSON.parse(call.function.arguments || "{}");
@@ -279,7 +289,8 @@ async function answerCall(
     ? { ok: false as const, error: { code: "invalid-argument" as const, message: `Cannot call ${call.function.name}: its arguments are not JSON; pass one JSON object` } }
     : await tools.call(call.function.name, args);
   const text = result.ok ? result.text : errorText(result.error);
-  const outcome: CallOutcome = { name: call.function.name, ok: result.ok, ...(result.ok ? {} : { code: result.error.code }), hash: hashOf(text) };
+  const sent = args === undefined ? call.function.arguments : args;
+  const outcome: CallOutcome = { name: call.function.name, args: sent, ok: result.ok, ...(result.ok ? {} : { code: result.error.code }), hash: hashOf(text) };
   // A picture travels in its tool message, as multi-part content: the openai types allow text parts only there, which
   // is narrower than what the providers accept.
   const image = result.ok && typeof result.data === "object" && result.data !== null && "image" in result.data ? (result.data.image as { width?: number; height?: number; bytes: number }) : undefined;
@@ -290,7 +301,7 @@ async function answerCall(
     return part;
   });
   const content = parts.length === 0 ? text : ([{ type: "text", text }, ...parts] as unknown as string);
-  return { args, outcome, message: { role: "tool", tool_call_id: call.id, content } };
+  return { outcome, message: { role: "tool", tool_call_id: call.id, content } };
 }
 
 /** Runs a code agent's program within what is left of the run's budget: its report, as the message that answers. */
@@ -303,7 +314,15 @@ async function runProgram(
   const budget = Math.max(0.001, Math.min(DEFAULT_LIMITS.budgetSecs, (deadline - Date.now()) / 1000));
   const run = await runtime.run(program.source, { language: program.language, budget, baseline });
   const told = reportText(run);
-  const outcome: CallOutcome = { name: "run_program", ok: run.ok, ...(run.error ? { code: run.error.code } : {}), hash: hashOf(told) };
+  const outcome: CallOutcome = {
+    name: "run_program",
+    args: program,
+    ok: run.ok,
+    ...(run.error ? { code: run.error.code } : {}),
+    hash: hashOf(told),
+    calls: run.calls,
+    ...(run.callsDropped > 0 ? { callsDropped: run.callsDropped } : {}),
+  };
   return { outcome, message: { role: "user", content: told } };
 }
 
@@ -338,7 +357,7 @@ async function drive(options: AgentOptions): Promise<Omit<AgentReport, "filesCha
   try {
     if (runtime) await runtime.openingTurn();
     for (let turn = 1; ; turn++) {
-      if (turn > maxTurns) return { ...report, error: { code: "max-turns", message: `The run ended at its limit of ${maxTurns} turns without an answer` } };
+      if (turn > maxTurns) return { ...report, error: { code: "max-turns", message: `The run ended at its limit of ${plural(maxTurns, "turn")} without an answer` } };
       if (Date.now() > deadline) return { ...report, error: { code: "timeout", message: `The run ended at its wall-clock budget of ${options.budgetSecs ?? 1800} s` } };
       const sees = !TEXT_ONLY.has(options.model) && config.vision;
       const { sent, estimate } = nextRequest(conversation, runtime ? viewMessages(await runtime.views(), sees) : { opening: [], later: [] });
@@ -391,9 +410,9 @@ async function drive(options: AgentOptions): Promise<Omit<AgentReport, "filesCha
         record.calls = calls.length;
         // Every tool call of the reply is answered, in order, by a tool message carrying its id.
         for (const call of calls) {
-          const { args, outcome, message } = await answerCall(tools, call, pictures);
+          const { outcome, message } = await answerCall(tools, call, pictures);
           report.calls.push(outcome);
-          options.onRecord?.({ type: "call", turn, args, outcome });
+          options.onRecord?.({ type: "call", turn, outcome });
           messages.push(message);
         }
       }
@@ -404,7 +423,7 @@ async function drive(options: AgentOptions): Promise<Omit<AgentReport, "filesCha
         const baseline = { system: estimate.system, messages: estimate.messages + tokensOf(replied, pictures), toolResults: estimate.toolResults, viewMessages: true };
         const { outcome, message } = await runProgram(runtime, program, baseline, deadline);
         report.calls.push(outcome);
-        options.onRecord?.({ type: "call", turn, args: program, outcome });
+        options.onRecord?.({ type: "call", turn, outcome });
         conversation.reports.add(message);
         messages.push(message);
       }

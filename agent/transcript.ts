@@ -32,10 +32,13 @@ const redact = (value: unknown): unknown =>
 
 const hashBytes = (bytes: Buffer): string => createHash("sha256").update(bytes).digest("hex");
 
-/** Writes a transcript to `file` (replacing it): returns the loop's hooks and the closing line. */
-export function transcriptWriter(file: string, start: Omit<TranscriptStart, "type">) {
-  writeFileSync(file, `${JSON.stringify({ type: "start", ...start })}\n`);
-  const write = (entry: TranscriptEntry): void => appendFileSync(file, `${JSON.stringify(entry.type === "request" ? { ...entry, request: redact(entry.request) } : entry)}\n`);
+/**
+ * Writes a transcript to `file` (replacing it): returns the loop's hooks and the closing line. `scrub` is applied to
+ * every line written (the command line's takes the API key out, wherever the model may have found it).
+ */
+export function transcriptWriter(file: string, start: Omit<TranscriptStart, "type">, scrub: (text: string) => string = (text) => text) {
+  writeFileSync(file, scrub(`${JSON.stringify({ type: "start", ...start })}\n`));
+  const write = (entry: TranscriptEntry): void => appendFileSync(file, scrub(`${JSON.stringify(entry.type === "request" ? { ...entry, request: redact(entry.request) } : entry)}\n`));
   return { onRecord: write, end: (report: AgentReport): void => write({ type: "end", report }) };
 }
 

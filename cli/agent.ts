@@ -1,13 +1,15 @@
-// gg agent: drives a model through either arm on a workspace, with a progress line per turn on stderr and the answer
-// on stdout (or the agent report with --json).
+// gg agent: drives a model through either arm on a workspace, with a progress line per turn and per retry and a closing
+// summary on stderr, and the answer on stdout (or the agent report with --json).
 import { readFileSync } from "node:fs";
 import type { Configuration } from "../bindings/config.ts";
 import { errorText } from "../bindings/define.ts";
-import { bandsTotal, runAgent } from "../agent/loop.ts";
+import { runAgent } from "../agent/loop.ts";
 import type { Arm } from "../agent/prompts.ts";
 import { CatalogError, loadCatalog, modelInfo } from "../agent/catalog.ts";
-import { openAIProvider, ProviderError } from "../agent/provider.ts";
+import { apiKeyFor, openAIProvider, withholdKey } from "../agent/provider.ts";
 import { differences, readTranscript, recordedCalls, replayOptions, TranscriptError, transcriptWriter } from "../agent/transcript.ts";
+import { plural } from "../host/lines.ts";
+import { retryLine, summaryText, turnLine } from "./summary.ts";
 
 /** What `gg agent` is given, checked by the caller. */
 export interface AgentFlags {
@@ -38,27 +40,33 @@ export function taskOf(task: string | undefined, file: string | undefined, refus
   }
 }
 
+/**
+ * A scrubber taking `key` out of text: whatever the model read (a file, a command's output) may hold it, and nothing
+ * gg prints or writes must. A short key (a local server's placeholder) would garble text, and guards nothing.
+ */
+const scrubberOf = (key: string): ((text: string) => string) => (key.length < 8 ? (text) => text : (text) => text.split(key).join("[API key]"));
+
 /** Runs the agent: exit 0 when the model answered, 1 when the run ended otherwise, 2 when the provider cannot be used. */
 export async function runAgentCommand(flags: AgentFlags, out: (text: string) => void, err: (text: string) => void): Promise<number> {
-  let provider;
-  try {
-    provider = openAIProvider({ baseURL: flags.baseURL });
-  } catch (error) {
-    if (!(error instanceof ProviderError)) throw error;
-    err(`gg: ${error.message}\n`);
+  const found = apiKeyFor(flags.baseURL);
+  if ("refused" in found) {
+    err(`gg: ${found.refused}\n`);
     return 2;
   }
+  const scrub = scrubberOf(found.key);
+  const [print, warn] = [(text: string) => out(scrub(text)), (text: string) => err(scrub(text))];
+  withholdKey(found.key);
+  const provider = openAIProvider({ baseURL: flags.baseURL, apiKey: found.key, onRetry: (retry, maxRetries) => warn(retryLine(retry, maxRetries)) });
   let info;
   try {
     info = modelInfo(loadCatalog(flags.catalog).catalog, flags.model);
   } catch (error) {
     if (!(error instanceof CatalogError)) throw error;
-    err(`gg: ${error.message}
-`);
+    warn(`gg: ${error.message}\n`);
     return 2;
   }
   const started = performance.now();
-  const transcript = flags.transcript === undefined ? undefined : transcriptWriter(flags.transcript, { model: flags.model, arm: flags.arm, task: flags.task, config: flags.config, ...(flags.agent === undefined ? {} : { agent: flags.agent }) });
+  const transcript = flags.transcript === undefined ? undefined : transcriptWriter(flags.transcript, { model: flags.model, arm: flags.arm, task: flags.task, config: flags.config, ...(flags.agent === undefined ? {} : { agent: flags.agent }) }, scrub);
   const report = await runAgent({
     ...(transcript ? { onRecord: transcript.onRecord } : {}),
     ...(info.vision === undefined ? {} : { vision: info.vision }),
@@ -72,16 +80,15 @@ export async function runAgentCommand(flags: AgentFlags, out: (text: string) => 
     ...(flags.agent === undefined ? {} : { agent: flags.agent }),
     ...(flags.maxTurns === undefined ? {} : { maxTurns: flags.maxTurns }),
     ...(flags.budget === undefined ? {} : { budgetSecs: flags.budget }),
-    onTurn: (turn) => {
-      const tokens = `${turn.usage ? `${turn.usage.promptTokens} in${turn.usage.cachedTokens === undefined ? "" : ` (${turn.usage.cachedTokens} cached)`}, ${turn.usage.completionTokens} out` : "usage not reported"} (gg's estimate ${bandsTotal(turn.estimate)} in)`;
-      const retries = turn.retries.length > 0 ? `, ${turn.retries.length} retries` : "";
-      err(`[turn ${turn.turn}] ${tokens}, ${turn.calls} ${flags.arm === "tools" ? "calls" : "programs"}${retries}, ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
-    },
+    onTurn: (turn) => warn(turnLine(turn, flags.arm, performance.now() - started)),
   });
   transcript?.end(report);
-  if (flags.json) out(`${JSON.stringify(report)}\n`);
-  else if (report.ok) out(`${report.answer ?? ""}\n`);
-  else if (report.error) err(`gg: ${errorText(report.error)}\n`);
+  if (flags.json) print(`${JSON.stringify(report)}\n`);
+  else {
+    if (report.ok) print(`${report.answer ?? ""}\n`);
+    warn(summaryText(report, { arm: flags.arm, wallMs: performance.now() - started, ...(info.pricing ? { pricing: info.pricing } : {}) }));
+    if (report.error) warn(`gg: ${errorText(report.error)}\n`);
+  }
   return report.ok ? 0 : 1;
 }
 
@@ -97,6 +104,6 @@ export async function replayCommand(file: string, workspace: string, json: boole
   const report = await runAgent(replayOptions(transcript.start, transcript.entries, workspace));
   const found = differences(recordedCalls(transcript.entries), report.calls);
   if (json) out(`${JSON.stringify({ matches: found.length === 0, differences: found, report })}\n`);
-  else out(found.length === 0 ? `Replayed ${report.turns.length} turns and ${report.calls.length} calls: every outcome matches the recording.\n` : `${found.join("\n")}\n`);
+  else out(found.length === 0 ? `Replayed ${plural(report.turns.length, "turn")} and ${plural(report.calls.length, "call")}: every outcome matches the recording.\n` : `${found.join("\n")}\n`);
   return found.length === 0 ? 0 : 1;
 }

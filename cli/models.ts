@@ -10,6 +10,9 @@ interface ModelsFlags {
   json?: boolean;
 }
 
+/** A price per token as dollars per million tokens, without float noise (0.00000015 is 0.15). */
+const perMillion = (usd: number): string => String(Number((usd * 1_000_000).toPrecision(6)));
+
 export function modelsCommand(io: Io) {
   return defineCommand(io, "models", "list the model catalog (context length, input modalities); refresh rewrites your copy from OpenRouter's list", ["gg models", "gg models refresh"], async (action: "refresh" | undefined, flags: ModelsFlags) => {
     try {
@@ -22,7 +25,10 @@ export function modelsCommand(io: Io) {
       if (flags.json) io.out(`${JSON.stringify(catalog)}\n`);
       else {
         io.out(`# ${path}: ${catalog.source}, ${catalog.fetched}\n`);
-        for (const model of catalog.models) io.out(`${model.id}  ${model.context_length ?? "?"} tokens  ${model.input_modalities?.join(",") ?? "modalities unknown"}\n`);
+        for (const model of catalog.models) {
+          const price = model.pricing ? `  $${perMillion(model.pricing.prompt)} in, $${perMillion(model.pricing.completion)} out per million tokens` : "";
+          io.out(`${model.id}  ${model.context_length ?? "?"} tokens  ${model.input_modalities?.join(",") ?? "modalities unknown"}${price}\n`);
+        }
       }
       return 0;
     } catch (error) {

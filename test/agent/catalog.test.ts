@@ -6,7 +6,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
-import { CatalogError, loadCatalog, modelInfo, parseCatalog } from "../../agent/catalog.ts";
+import { CatalogError, costOf, loadCatalog, modelInfo, parseCatalog } from "../../agent/catalog.ts";
 import { tempWorkspace } from "../workspace.ts";
 
 const bin = join(import.meta.dirname, "../../bin/gg.js");
@@ -19,6 +19,15 @@ describe("the model catalog", () => {
     expect(modelInfo(catalog, "a/text")).toEqual({ contextLength: 2000, vision: false });
     expect(modelInfo(catalog, "a/unknown")).toEqual({});
     expect(modelInfo(catalog, "b/absent")).toEqual({});
+  });
+
+  test("prices in USD per token, as OpenRouter writes them (strings) or as numbers; a cost counts cached tokens at their price", () => {
+    const catalog = parseCatalog({ ...CATALOG, models: [{ id: "a/priced", pricing: { prompt: "0.000003", completion: 0.000015, input_cache_read: "0.0000003", request: "0" } }] }, "test");
+    const pricing = { prompt: 0.000003, completion: 0.000015, input_cache_read: 0.0000003 };
+    expect(modelInfo(catalog, "a/priced")).toEqual({ pricing });
+    expect(() => parseCatalog({ ...CATALOG, models: [{ id: "a/free", pricing: { prompt: "-1", completion: "0" } }, { id: "a/half", pricing: { prompt: "0.000001" } }] }, "f.json")).toThrow(/models\[0\] \(a\/free\) has pricing .*; it must be \{"prompt", "completion"\} in USD per token, each a number of at least 0; models\[1\] \(a\/half\) has pricing/);
+    expect(costOf(pricing, { promptTokens: 1_000_000, completionTokens: 100_000, cachedTokens: 400_000 })).toBeCloseTo(0.6 * 3 + 0.4 * 0.3 + 0.1 * 15, 10);
+    expect(costOf({ prompt: 0.000001, completion: 0.000002 }, { promptTokens: 1000, completionTokens: 100, cachedTokens: 500 })).toBeCloseTo(0.0012, 10);
   });
 
   test("a bad catalog is refused naming every problem", () => {
@@ -34,15 +43,21 @@ describe("the model catalog", () => {
     expect(loadCatalog(undefined, { XDG_CONFIG_HOME: join(ws.root, "config") }).catalog.source).toBe("user");
     const shipped = loadCatalog(undefined, { XDG_CONFIG_HOME: join(ws.root, "nowhere") });
     expect(shipped.path).toBe(join(import.meta.dirname, "../../catalog/models.json"));
-    expect(modelInfo(shipped.catalog, "openai/gpt-4o-mini")).toEqual({ contextLength: 128000, vision: true });
+    expect(modelInfo(shipped.catalog, "openai/gpt-4o-mini")).toEqual({ contextLength: 128000, vision: true, pricing: { prompt: 0.00000015, completion: 0.0000006 } });
   });
 
-  test("gg models refresh rewrites the user's copy from the list a server gives; gg models lists it", async () => {
+  test("gg models refresh rewrites the user's copy from the list a server gives, prices kept (a router's -1 is none); gg models lists it", async () => {
     using ws = tempWorkspace();
     const http = createServer((request, response) => {
       if (request.url !== "/api/v1/models") return void response.writeHead(404).end();
       response.writeHead(200, { "content-type": "application/json" }).end(
-        JSON.stringify({ data: [{ id: "z/text", context_length: 8192, architecture: { input_modalities: ["text"] } }, { id: "y/seeing", context_length: 4096, architecture: { input_modalities: ["image", "text"] } }, { id: "x/bare" }] }),
+        JSON.stringify({
+          data: [
+            { id: "z/text", context_length: 8192, architecture: { input_modalities: ["text"] }, pricing: { prompt: "0.00000015", completion: "0.0000006", input_cache_read: "0.000000075" } },
+            { id: "y/seeing", context_length: 4096, architecture: { input_modalities: ["image", "text"] }, pricing: { prompt: "-1", completion: "-1" } },
+            { id: "x/bare" },
+          ],
+        }),
       );
     });
     await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
@@ -61,9 +76,10 @@ describe("the model catalog", () => {
         });
       expect(await gg(["models", "refresh", "--base-url", baseURL])).toMatchObject({ status: 0, stdout: `Wrote 3 models from ${baseURL}/models.\n` });
       const written = JSON.parse(readFileSync(join(ws.root, "config/gg/models.json"), "utf8")) as { models: unknown[] };
-      expect(written.models).toEqual([{ id: "x/bare" }, { id: "y/seeing", context_length: 4096, input_modalities: ["image", "text"] }, { id: "z/text", context_length: 8192, input_modalities: ["text"] }]);
+      expect(written.models).toEqual([{ id: "x/bare" }, { id: "y/seeing", context_length: 4096, input_modalities: ["image", "text"] }, { id: "z/text", context_length: 8192, input_modalities: ["text"], pricing: { prompt: 0.00000015, completion: 0.0000006, input_cache_read: 0.000000075 } }]);
       const listed = spawnSync(process.execPath, [bin, "models"], { env, encoding: "utf8" });
-      expect(listed.stdout).toContain("z/text  8192 tokens  text\n");
+      expect(listed.stdout).toContain("z/text  8192 tokens  text  $0.15 in, $0.6 out per million tokens\n");
+      expect(listed.stdout).toContain("y/seeing  4096 tokens  image,text\n");
       expect(listed.stdout).toContain("x/bare  ? tokens  modalities unknown\n");
       const failed = await gg(["models", "refresh", "--base-url", `${baseURL}/nothing`]);
       expect(failed).toMatchObject({ status: 1, stderr: expect.stringContaining("the catalog in force is unchanged") });

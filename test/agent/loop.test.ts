@@ -58,11 +58,12 @@ describe("runAgent", () => {
     const turns: number[] = [];
     const report = await runAgent({ provider: server.provider, model: "m", arm: "tools", task: "Finalise the notes.", workspace: ws.root, onTurn: (turn) => turns.push(turn.turn) });
     expect(report).toMatchObject({ ok: true, answer: "Done: notes.txt says final." });
+    // Each call with its arguments as the model sent them: parsed, or the text that was not JSON.
     expect(report.calls).toMatchObject([
-      { name: "read_file", ok: true },
-      { name: "edit_file", ok: true },
-      { name: "read_file", ok: false, code: "not-found" },
-      { name: "search", ok: false, code: "invalid-argument" },
+      { name: "read_file", args: { path: "notes.txt" }, ok: true },
+      { name: "edit_file", args: { path: "notes.txt", old: "draft", new: "final" }, ok: true },
+      { name: "read_file", args: { path: "missing.txt" }, ok: false, code: "not-found" },
+      { name: "search", args: "{not json", ok: false, code: "invalid-argument" },
     ]);
     expect(turns).toEqual([1, 2, 3]);
     expect(readFileSync(join(ws.root, "notes.txt"), "utf8")).toBe("final\n");
@@ -98,6 +99,15 @@ describe("runAgent", () => {
     ]);
     const report = await runAgent({ provider: server.provider, model: "m", arm: "code", task: "Look at a.txt.", workspace: ws.root });
     expect(report).toMatchObject({ ok: true, answer: "All done.", calls: [{ name: "run_program", ok: true }, { name: "run_program", ok: true }] });
+    // Each program with its source, and the gg calls it made nested under it, as its run report lists them.
+    expect(report.calls[1]).toMatchObject({
+      args: { language: "ts", source: "await gg.views.close('a.txt');\nawait gg.files.writeFile('b.txt', 'beta');\nreturn 'closed';\n" },
+      calls: [
+        { name: "views.close", args: '["a.txt"]', ok: true },
+        { name: "files.writeFile", args: '["b.txt","beta"]', ok: true },
+      ],
+    });
+    expect(report.calls[0]?.calls?.map((made) => made.name)).toEqual(["views.openFile", "files.listDir"]);
     expect(readFileSync(join(ws.root, "b.txt"), "utf8")).toBe("beta");
     expect(report.filesChanged).toEqual({ created: ["b.txt"], modified: [], deleted: [] });
     const [first, second, third] = server.requests.map((request) => request.messages);
@@ -232,7 +242,7 @@ describe("runAgent", () => {
 });
 
 describe("gg agent", () => {
-  test("drives the model at --base-url: a line per turn on stderr, the answer on stdout; no key for a remote URL exits 2", async () => {
+  test("drives the model at --base-url: a line per turn and a summary on stderr, the answer on stdout; no key for a remote URL exits 2", async () => {
     const { spawn, spawnSync } = await import("node:child_process");
     using ws = tempWorkspace();
     ws.put({ "a.txt": "alpha\n" });
@@ -249,7 +259,7 @@ describe("gg agent", () => {
     expect({ status, stdout }).toEqual({ status: 0, stdout: "a.txt says alpha\n" });
     // The model's catalog entry is read: this one says text only, so the prompt says so.
     expect(text(server.requests[0]?.messages[0]?.content)).toContain("Reading images is unsupported for this model");
-    expect(stderr).toMatch(/^\[turn 1\] 100 in, 10 out \(gg.s estimate \d+ in\), 1 calls, [\d.]+ s\n\[turn 2\] 100 in, 10 out \(gg.s estimate \d+ in\), 0 calls, [\d.]+ s\n$/);
+    expect(stderr).toMatch(/^\[turn 1\] 100 in, 10 out \(gg.s estimate \d+ in\), 1 call, [\d.]+ s\n\[turn 2\] 100 in, 10 out \(gg.s estimate \d+ in\), 0 calls, [\d.]+ s\nrun {5}2 turns in /);
     expect(spawnSync(process.execPath, [bin, "agent", "--model", "m", "--arm", "code", "--task", "x", "--base-url", "https://example.invalid/v1"], { env, encoding: "utf8" })).toMatchObject({ status: 2, stderr: expect.stringContaining("no API key") });
     expect(spawnSync(process.execPath, [bin, "agent", "--model", "m", "--arm", "code"], { env, encoding: "utf8" })).toMatchObject({ status: 2, stderr: expect.stringContaining("--task TEXT or --task-file FILE") });
   });

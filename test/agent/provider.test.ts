@@ -1,9 +1,10 @@
 // The OpenAI-compatible provider against a local server speaking the chat completions API: bounded retries with
-// Retry-After recorded, refusals that are not worth a retry, the key rules, and what counts as refusing pictures.
+// Retry-After recorded and reported as they are decided, refusals that are not worth a retry, network failures named,
+// the key rules, and what counts as refusing pictures.
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { describe, expect, test } from "vitest";
-import { apiKeyFor, isPictureRefusal, openAIProvider, ProviderError, retryAfterMs } from "../../agent/provider.ts";
+import { apiKeyFor, isPictureRefusal, openAIProvider, ProviderError, type Retry, retryAfterMs, shownURL, withholdKey } from "../../agent/provider.ts";
 
 type Handler = (body: Record<string, unknown>, response: ServerResponse) => void;
 
@@ -38,6 +39,49 @@ describe("the OpenAI-compatible provider", () => {
     expect(local.seen).toHaveLength(3);
   });
 
+  test("each retry is reported when it is decided, before its wait and the request sent again", async () => {
+    const told: { retry: Retry; maxRetries: number; requests: number }[] = [];
+    await using local = await server([status(503), status(502), reply("done")]);
+    const provider = openAIProvider({ baseURL: local.baseURL, backoffMs: 1, maxRetries: 3, onRetry: (retry, maxRetries) => told.push({ retry, maxRetries, requests: local.seen.length }) });
+    await provider.complete({ model: "m", messages: [{ role: "user", content: "hi" }] });
+    expect(told).toMatchObject([
+      { retry: { attempt: 1, status: 503, waitMs: 1 }, maxRetries: 3, requests: 1 },
+      { retry: { attempt: 2, status: 502, waitMs: 2 }, maxRetries: 3, requests: 2 },
+    ]);
+  });
+
+  test("a server nothing answers for is named as a network failure with the URL tried, never as a refusal", async () => {
+    const http = createServer();
+    await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
+    const { port } = http.address() as AddressInfo;
+    await new Promise<void>((resolve) => http.close(() => resolve()));
+    const provider = openAIProvider({ baseURL: `http://127.0.0.1:${port}/v1/`, backoffMs: 1, maxRetries: 1 });
+    const failed = await provider.complete({ model: "m", messages: [{ role: "user", content: "hi" }] }).catch((error: unknown) => error);
+    const named = `could not connect to 127.0.0.1:${port} (connection refused)`;
+    expect(failed).toMatchObject({ status: undefined, retries: [{ attempt: 1, reason: named }] });
+    expect((failed as Error).message).toBe(`Cannot reach the model at http://127.0.0.1:${port}/v1/chat/completions: ${named}, after 1 retry; check that the server is up and that the base URL names it`);
+  });
+
+  test("a request the server never answers is named by its timeout", async () => {
+    await using local = await server([() => {}, () => {}]);
+    const provider = openAIProvider({ baseURL: local.baseURL, backoffMs: 1, maxRetries: 0, timeoutMs: 200 });
+    const failed = await provider.complete({ model: "m", messages: [{ role: "user", content: "hi" }] }).catch((error: unknown) => error);
+    expect((failed as Error).message).toMatch(/^Cannot reach the model at http:\/\/127\.0\.0\.1:\d+\/v1\/chat\/completions: no answer from 127\.0\.0\.1:\d+ within 0\.2 s; /);
+  });
+
+  test("an HTTP failure names its status and the URL, and says what to check", async () => {
+    await using local = await server([status(401, {}, "bad key")]);
+    const failed = await openAIProvider({ baseURL: local.baseURL }).complete({ model: "m", messages: [] }).catch((error: unknown) => error);
+    expect((failed as Error).message).toBe(`Cannot get an answer from the model at ${local.baseURL}/chat/completions: the provider answered HTTP 401 (bad key); check the API key (GG_API_KEY, OPENAI_API_KEY or OPENROUTER_API_KEY)`);
+  });
+
+  test("URLs in messages lose their credentials and query; the key's variable is withheld from commands", () => {
+    expect(shownURL("https://user:secret@example.com:8443/v1/chat/completions?key=secret")).toBe("https://example.com:8443/v1/chat/completions");
+    const env: Record<string, string | undefined> = { GG_API_KEY: "k1", OPENAI_API_KEY: "k2", OPENROUTER_API_KEY: "k1", HOME: "/home" };
+    withholdKey("k1", env);
+    expect(env).toEqual({ OPENAI_API_KEY: "k2", HOME: "/home" });
+  });
+
   test("a 400 is not retried; retries are bounded", async () => {
     await using local = await server([status(400, {}, "bad request"), status(503), status(503), status(503)]);
     const provider = openAIProvider({ baseURL: local.baseURL, backoffMs: 1, maxRetries: 2 });
@@ -49,8 +93,8 @@ describe("the OpenAI-compatible provider", () => {
   });
 
   test("the key comes from GG_API_KEY, OPENAI_API_KEY or OPENROUTER_API_KEY; none is refused unless the server is local", () => {
-    expect(apiKeyFor("https://openrouter.ai/api/v1", { OPENAI_API_KEY: "b", OPENROUTER_API_KEY: "c" })).toEqual({ key: "b" });
-    expect(apiKeyFor("https://openrouter.ai/api/v1", { GG_API_KEY: "a", OPENAI_API_KEY: "b" })).toEqual({ key: "a" });
+    expect(apiKeyFor("https://openrouter.ai/api/v1", { OPENAI_API_KEY: "b", OPENROUTER_API_KEY: "c" })).toEqual({ key: "b", variable: "OPENAI_API_KEY" });
+    expect(apiKeyFor("https://openrouter.ai/api/v1", { GG_API_KEY: "a", OPENAI_API_KEY: "b" })).toEqual({ key: "a", variable: "GG_API_KEY" });
     expect(apiKeyFor("https://openrouter.ai/api/v1", {})).toEqual({ refused: expect.stringContaining("no API key; set GG_API_KEY") });
     expect(apiKeyFor("http://127.0.0.1:9/v1", {})).toEqual({ key: "none" });
     expect(() => openAIProvider({ baseURL: "https://example.invalid/v1", env: {} })).toThrow(/no API key/);

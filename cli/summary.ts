@@ -1,0 +1,99 @@
+// What `gg agent` tells a person on stderr in text mode: a line per turn, a line per retry as it is decided, and a
+// closing summary of the run (turns, calls by name, files changed, tokens, cost, wall time). Stdout keeps the answer.
+import { costOf, type Pricing } from "../agent/catalog.ts";
+import { type AgentReport, bandsTotal, type CallOutcome, type TurnRecord } from "../agent/loop.ts";
+import type { Arm } from "../agent/prompts.ts";
+import type { Retry } from "../agent/provider.ts";
+import { plural } from "../host/lines.ts";
+
+/** Names a file list shows before "and N more". */
+const NAMES_SHOWN = 5;
+
+const count = (value: number): string => value.toLocaleString("en-US");
+const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
+
+/** `retry 2/4 in 1.0 s: 503`, or the network failure named in place of the status. */
+export const retryLine = (retry: Retry, maxRetries: number): string => `retry ${retry.attempt}/${maxRetries} in ${seconds(retry.waitMs)}: ${retry.status ?? retry.reason}\n`;
+
+/** `[turn 2] 100 in (40 cached), 10 out (gg's estimate 95 in), 1 call, 1 retry, 3.2 s`: `elapsedMs` since the start. */
+export function turnLine(turn: TurnRecord, arm: Arm, elapsedMs: number): string {
+  const { usage } = turn;
+  const billed = usage ? `${usage.promptTokens} in${usage.cachedTokens === undefined ? "" : ` (${usage.cachedTokens} cached)`}, ${usage.completionTokens} out` : "usage not reported";
+  const retries = turn.retries.length > 0 ? `, ${plural(turn.retries.length, "retry", "retries")}` : "";
+  return `[turn ${turn.turn}] ${billed} (gg's estimate ${bandsTotal(turn.estimate)} in), ${plural(turn.calls, arm === "tools" ? "call" : "program")}${retries}, ${seconds(elapsedMs)}\n`;
+}
+
+/** Calls counted by name in the order first made: "read_file 2, edit_file 1 (1 failed)". */
+function byName(calls: { name: string; ok: boolean }[]): string {
+  const seen = new Map<string, { made: number; failed: number }>();
+  for (const call of calls) {
+    const entry = seen.get(call.name) ?? { made: 0, failed: 0 };
+    entry.made++;
+    if (!call.ok) entry.failed++;
+    seen.set(call.name, entry);
+  }
+  return [...seen].map(([name, { made, failed }]) => `${name} ${made}${failed > 0 ? ` (${failed} failed)` : ""}`).join(", ");
+}
+
+/** The calls line: the tool calls by name, or the programs and the gg calls they made by name. */
+function callsLine(calls: CallOutcome[], arm: Arm): string {
+  if (calls.length === 0) return "none";
+  if (arm === "tools") return `${count(calls.length)}: ${byName(calls)}`;
+  const failed = calls.filter((call) => !call.ok).length;
+  const inner = calls.flatMap((call) => call.calls ?? []);
+  const dropped = calls.reduce((sum, call) => sum + (call.callsDropped ?? 0), 0);
+  const programs = `${plural(calls.length, "program")}${failed > 0 ? ` (${failed} failed)` : ""}`;
+  if (inner.length === 0) return `${programs}, no gg calls`;
+  return `${programs}, ${plural(inner.length + dropped, "gg call")}: ${byName(inner)}${dropped > 0 ? `, and ${count(dropped)} not listed` : ""}`;
+}
+
+/** The files line: "1 created (b.txt), 2 modified (a.txt, c.txt)", each list cut at a few names. */
+function filesLine(changed: AgentReport["filesChanged"]): string {
+  const kinds = (["created", "modified", "deleted"] as const).filter((kind) => changed[kind].length > 0);
+  if (kinds.length === 0) return "none changed";
+  return kinds
+    .map((kind) => {
+      const paths = changed[kind];
+      const more = paths.length > NAMES_SHOWN ? `, and ${count(paths.length - NAMES_SHOWN)} more` : "";
+      return `${count(paths.length)} ${kind} (${paths.slice(0, NAMES_SHOWN).join(", ")}${more})`;
+    })
+    .join(", ");
+}
+
+/** The tokens line: billed as the provider counted them, entered as gg estimated what it sent. */
+function tokensLine(report: AgentReport): string {
+  const { usage, turnsWithoutUsage, estimate } = report.totals;
+  const entered = `entered ${count(bandsTotal(estimate))} in (gg's estimate)`;
+  if (report.turns.length === 0) return "none billed";
+  if (turnsWithoutUsage === report.turns.length) return `billed: not reported by the provider; ${entered}`;
+  const cached = usage.cachedTokens ? ` (${count(usage.cachedTokens)} cached)` : "";
+  const missing = turnsWithoutUsage > 0 ? `, not reported for ${plural(turnsWithoutUsage, "turn")}` : "";
+  return `billed ${count(usage.promptTokens + usage.completionTokens)}: ${count(usage.promptTokens)} in${cached}, ${count(usage.completionTokens)} out${missing}; ${entered}`;
+}
+
+/** Dollars as a person reads them: cents for a dollar or more, two significant digits below. */
+const dollars = (usd: number): string => (usd === 0 ? "$0" : usd >= 1 ? `$${usd.toFixed(2)}` : `$${Number(usd.toPrecision(2))}`);
+
+/** The cost line, or undefined when the catalog has no prices for the model. */
+function costLine(report: AgentReport, pricing: Pricing | undefined): string | undefined {
+  if (!pricing || report.turns.length === report.totals.turnsWithoutUsage) return undefined;
+  const { usage, turnsWithoutUsage } = report.totals;
+  const notes = [
+    ...(turnsWithoutUsage > 0 ? [`${plural(turnsWithoutUsage, "turn")} without usage not counted`] : []),
+    ...(usage.cachedTokens && pricing.input_cache_read === undefined ? ["cached tokens at the prompt price"] : []),
+  ];
+  return `${dollars(costOf(pricing, usage))} at the catalog's prices${notes.length > 0 ? ` (${notes.join("; ")})` : ""}`;
+}
+
+/** The closing summary of a run, a labelled line each (run, calls, files, tokens, cost); `wallMs` is the command's time. */
+export function summaryText(report: AgentReport, run: { arm: Arm; wallMs: number; pricing?: Pricing }): string {
+  const retries = report.totals.retries > 0 ? `, ${plural(report.totals.retries, "retry", "retries")}` : "";
+  const lines: [string, string | undefined][] = [
+    ["run", `${plural(report.turns.length, "turn")} in ${seconds(run.wallMs)}${retries}`],
+    ["calls", callsLine(report.calls, run.arm)],
+    ["files", filesLine(report.filesChanged)],
+    ["tokens", tokensLine(report)],
+    ["cost", costLine(report, run.pricing)],
+  ];
+  return lines.flatMap(([label, text]) => (text === undefined ? [] : [`${label.padEnd(8)}${text}\n`])).join("");
+}
