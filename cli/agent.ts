@@ -1,109 +1,84 @@
-// gg agent: drives a model through either arm on a workspace, with a progress line per turn and per retry and a closing
-// summary on stderr, and the answer on stdout (or the agent report with --json).
-import { readFileSync } from "node:fs";
-import type { Configuration } from "../bindings/config.ts";
-import { errorText } from "../bindings/define.ts";
-import { runAgent } from "../agent/loop.ts";
+// gg agent: drives a model (an OpenAI-compatible endpoint) through either arm on a workspace, or replays a transcript.
+// The model client is loaded only when the command runs: it is not every command's cost.
+import { Option } from "commander";
+import { DEFAULT_BASE_URL } from "../agent/catalog.ts";
 import type { Arm } from "../agent/prompts.ts";
-import { CatalogError, loadCatalog, modelInfo } from "../agent/catalog.ts";
-import { apiKeyFor, openAIProvider, withholdKey } from "../agent/provider.ts";
-import { differences, readTranscript, recordedCalls, replayOptions, TranscriptError, transcriptWriter } from "../agent/transcript.ts";
-import { plural } from "../host/lines.ts";
-import { retryLine, summaryText, turnLine } from "./summary.ts";
+import { stopCommandsOnSignals } from "../host/shell.ts";
+import { agentOf, type Common, defineCommand, type Io, loadConfiguration, options, positive, UsageError, workspaceOf } from "./command.ts";
 
-/** What `gg agent` is given, checked by the caller. */
-export interface AgentFlags {
-  model: string;
-  arm: Arm;
-  task: string;
-  baseURL: string;
-  /** A catalog file instead of the user's copy or the shipped one. */
+interface AgentOptions extends Common {
+  model?: string;
+  arm?: Arm;
+  task?: string;
+  taskFile?: string;
+  baseUrl?: string;
   catalog?: string;
-  workspace: string;
-  config: Configuration;
-  agent?: string;
   maxTurns?: number;
   budget?: number;
-  /** Where to write the run as JSON Lines. */
   transcript?: string;
-  json: boolean;
+  replay?: string;
 }
 
-/** The task of --task or --task-file; `refuse` throws the command line's refusal. */
-export function taskOf(task: string | undefined, file: string | undefined, refuse: (message: string) => never): string {
-  if ((task === undefined) === (file === undefined)) refuse("gg agent needs one of --task TEXT or --task-file FILE");
-  if (task !== undefined) return task;
-  try {
-    return readFileSync(file as string, "utf8");
-  } catch (error) {
-    return refuse(`Cannot read the task file ${file}: ${(error as Error).message}`);
-  }
+/** What --replay runs with; any other option is refused, since the transcript fixes it. */
+const REPLAY_TAKES = new Set(["replay", "workspace", "json"]);
+
+export function agentCommand(io: Io) {
+  return defineCommand(
+    io,
+    "agent",
+    "drive a model through either arm (key from GG_API_KEY, OPENAI_API_KEY or OPENROUTER_API_KEY): a line per turn and a summary on stderr, the answer on stdout",
+    ['gg agent --model openai/gpt-4o-mini --arm code --task "Count the TODOs per file"', "gg agent --replay run.jsonl --workspace ."],
+    async (flags: AgentOptions) => {
+      const refuse = (message: string): never => {
+        throw new UsageError(message);
+      };
+      if (flags.replay !== undefined) {
+        const extra = Object.keys(flags).filter((key) => !REPLAY_TAKES.has(key) && flags[key as keyof AgentOptions] !== undefined);
+        if (extra.length > 0) refuse(`--replay takes only --workspace and --json (the transcript fixes the rest), got ${extra.map(optionName).join(", ")}`);
+        const { replayCommand } = await import("./agent_run.ts");
+        return await replayCommand(flags.replay, workspaceOf(flags.workspace), flags.json === true, io.out, refuse);
+      }
+      if (flags.model === undefined) refuse("gg agent needs --model ID, e.g. --model openai/gpt-4o-mini");
+      if (flags.arm === undefined) refuse("gg agent needs --arm tools or --arm code");
+      const config = loadConfiguration(flags.config, flags.agent);
+      const workspace = workspaceOf(flags.workspace);
+      stopCommandsOnSignals();
+      const { runAgentCommand, taskOf } = await import("./agent_run.ts");
+      return await runAgentCommand(
+        {
+          model: flags.model as string,
+          arm: flags.arm as Arm,
+          task: taskOf(flags.task, flags.taskFile, refuse),
+          baseURL: flags.baseUrl ?? DEFAULT_BASE_URL,
+          ...(flags.catalog === undefined ? {} : { catalog: flags.catalog }),
+          workspace,
+          config,
+          ...agentOf(flags.agent),
+          ...(flags.maxTurns === undefined ? {} : { maxTurns: flags.maxTurns }),
+          ...(flags.budget === undefined ? {} : { budget: flags.budget }),
+          ...(flags.transcript === undefined ? {} : { transcript: flags.transcript }),
+          json: flags.json === true,
+        },
+        io.out,
+        io.err,
+      );
+    },
+  )
+    .addOption(new Option("--model <id>", "the model, as the provider names it (the catalog gives its context length and vision)"))
+    .addOption(options.arm())
+    .addOption(new Option("--task <text>", "the task, as the first user message"))
+    .addOption(new Option("--task-file <file>", "the task, read from a file"))
+    .addOption(new Option("--base-url <url>", `an OpenAI-compatible endpoint (default ${DEFAULT_BASE_URL})`))
+    .addOption(options.workspace())
+    .addOption(options.config())
+    .addOption(options.agent())
+    .addOption(options.catalog())
+    .addOption(new Option("--max-turns <n>", "the most model turns before the run stops").argParser(positive(true)))
+    .addOption(options.budget("wall-clock budget of the whole run"))
+    .addOption(new Option("--transcript <file>", "write the run as JSON Lines, for --replay"))
+    .addOption(new Option("--replay <file>", "re-execute a transcript's recorded answers on the workspace; exit 0 when every outcome matches"))
+    .addOption(options.json("print the agent report as one JSON object"));
 }
 
-/**
- * A scrubber taking `key` out of text: whatever the model read (a file, a command's output) may hold it, and nothing
- * gg prints or writes must. A short key (a local server's placeholder) would garble text, and guards nothing.
- */
-const scrubberOf = (key: string): ((text: string) => string) => (key.length < 8 ? (text) => text : (text) => text.split(key).join("[API key]"));
-
-/** Runs the agent: exit 0 when the model answered, 1 when the run ended otherwise, 2 when the provider cannot be used. */
-export async function runAgentCommand(flags: AgentFlags, out: (text: string) => void, err: (text: string) => void): Promise<number> {
-  const found = apiKeyFor(flags.baseURL);
-  if ("refused" in found) {
-    err(`gg: ${found.refused}\n`);
-    return 2;
-  }
-  const scrub = scrubberOf(found.key);
-  const [print, warn] = [(text: string) => out(scrub(text)), (text: string) => err(scrub(text))];
-  withholdKey(found.key);
-  const provider = openAIProvider({ baseURL: flags.baseURL, apiKey: found.key, onRetry: (retry, maxRetries) => warn(retryLine(retry, maxRetries)) });
-  let info;
-  try {
-    info = modelInfo(loadCatalog(flags.catalog).catalog, flags.model);
-  } catch (error) {
-    if (!(error instanceof CatalogError)) throw error;
-    warn(`gg: ${error.message}\n`);
-    return 2;
-  }
-  const started = performance.now();
-  const transcript = flags.transcript === undefined ? undefined : transcriptWriter(flags.transcript, { model: flags.model, arm: flags.arm, task: flags.task, config: flags.config, ...(flags.agent === undefined ? {} : { agent: flags.agent }) }, scrub);
-  const report = await runAgent({
-    ...(transcript ? { onRecord: transcript.onRecord } : {}),
-    ...(info.vision === undefined ? {} : { vision: info.vision }),
-    ...(info.contextLength === undefined ? {} : { contextLength: info.contextLength }),
-    provider,
-    model: flags.model,
-    arm: flags.arm,
-    task: flags.task,
-    workspace: flags.workspace,
-    config: flags.config,
-    ...(flags.agent === undefined ? {} : { agent: flags.agent }),
-    ...(flags.maxTurns === undefined ? {} : { maxTurns: flags.maxTurns }),
-    ...(flags.budget === undefined ? {} : { budgetSecs: flags.budget }),
-    onTurn: (turn) => warn(turnLine(turn, flags.arm, performance.now() - started)),
-  });
-  transcript?.end(report);
-  if (flags.json) print(`${JSON.stringify(report)}\n`);
-  else {
-    if (report.ok) print(`${report.answer ?? ""}\n`);
-    warn(summaryText(report, { arm: flags.arm, wallMs: performance.now() - started, ...(info.pricing ? { pricing: info.pricing } : {}) }));
-    if (report.error) warn(`gg: ${errorText(report.error)}\n`);
-  }
-  return report.ok ? 0 : 1;
-}
-
-/** gg agent --replay: re-executes a transcript's recorded answers on `workspace`; exit 0 when every outcome matches. */
-export async function replayCommand(file: string, workspace: string, json: boolean, out: (text: string) => void, refuse: (message: string) => never): Promise<number> {
-  let transcript;
-  try {
-    transcript = readTranscript(file);
-  } catch (error) {
-    if (!(error instanceof TranscriptError)) throw error;
-    return refuse(error.message);
-  }
-  const report = await runAgent(replayOptions(transcript.start, transcript.entries, workspace));
-  const found = differences(recordedCalls(transcript.entries), report.calls);
-  if (json) out(`${JSON.stringify({ matches: found.length === 0, differences: found, report })}\n`);
-  else out(found.length === 0 ? `Replayed ${plural(report.turns.length, "turn")} and ${plural(report.calls.length, "call")}: every outcome matches the recording.\n` : `${found.join("\n")}\n`);
-  return found.length === 0 ? 0 : 1;
-}
+/** `taskFile` as the command line spells it: --task-file. */
+const optionName = (key: string): string => `--${key.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)}`;

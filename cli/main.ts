@@ -3,7 +3,7 @@
 import { Command, CommanderError } from "commander";
 import { ConfigError } from "../bindings/config.ts";
 import { ggPackage } from "../host/package.ts";
-import { agentCommand } from "./agent_command.ts";
+import { agentCommand } from "./agent.ts";
 import { callCommand } from "./call.ts";
 import { type Io, UsageError } from "./command.ts";
 import { docsCommand } from "./docs.ts";
@@ -85,7 +85,7 @@ const plain = (message: string): string =>
   message
     .replace(/^error: /, "")
     .replace(/\n\(Did you mean (.*)\?\)$/, " (did you mean $1?)")
-    .replace(/ is invalid\. /, " is invalid: ")
+    .replace(/ is invalid\. (Allowed choices are)?/, (_, choices: string | undefined) => ` is invalid: ${choices ? "the choices are" : ""}`)
     .replace(/\.$/, "");
 
 /** An option `command` does not take, named, with the commands that do take it and commander's nearest guess. */

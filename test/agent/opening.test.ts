@@ -107,7 +107,7 @@ describe("runtime.openingTurn()", () => {
     const tools = gg(["prompt", "--arm", "tools", "--workspace", ws.root]);
     expect(tools.stdout).toMatch(/^You are a coding agent[\s\S]*# Running Commands/);
     expect(tools.stdout).not.toContain("Opening turn");
-    expect(gg(["prompt", "--arm", "both"])).toMatchObject({ status: 2, stderr: 'gg: gg prompt needs --arm tools or --arm code, got "both"\n' });
+    expect(gg(["prompt", "--arm", "both"])).toMatchObject({ status: 2, stderr: "gg: option '--arm <arm>' argument 'both' is invalid: the choices are tools, code; gg prompt --help lists its usage\n" });
   });
 });
 

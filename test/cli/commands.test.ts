@@ -65,7 +65,7 @@ describe("refusals", () => {
 
   test("a bad value names the option and why, negative numbers included", () => {
     expect(gg("call", "tree", "--budget", "-1")).toMatchObject({ status: 2, stderr: "gg: option '--budget <seconds>' argument '-1' is invalid: it must be a positive number; gg call --help lists its usage\n" });
-    expect(gg("prompt", "--arm", "x").stderr).toContain("'--arm <arm>' argument 'x' is invalid: Allowed choices are tools, code");
+    expect(gg("prompt", "--arm", "x").stderr).toContain("'--arm <arm>' argument 'x' is invalid: the choices are tools, code");
     expect(gg("prompt").stderr).toContain("required option '--arm <arm>' not specified");
     expect(gg("call", "a", "b", "c").stderr).toContain("too many arguments for 'call'");
   });

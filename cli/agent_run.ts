@@ -1,0 +1,110 @@
+// What gg agent does once its command line is accepted: drives a model through either arm on a workspace, with a
+// progress line per turn and per retry and a closing summary on stderr, and the answer on stdout (or the agent report
+// with --json); or replays a transcript. Loaded only by gg agent.
+import { readFileSync } from "node:fs";
+import type { Configuration } from "../bindings/config.ts";
+import { errorText } from "../bindings/define.ts";
+import { runAgent } from "../agent/loop.ts";
+import type { Arm } from "../agent/prompts.ts";
+import { CatalogError, loadCatalog, modelInfo } from "../agent/catalog.ts";
+import { apiKeyFor, openAIProvider, withholdKey } from "../agent/provider.ts";
+import { differences, readTranscript, recordedCalls, replayOptions, TranscriptError, transcriptWriter } from "../agent/transcript.ts";
+import { plural } from "../host/lines.ts";
+import { retryLine, summaryText, turnLine } from "./summary.ts";
+
+/** What `gg agent` is given, checked by the caller. */
+export interface AgentFlags {
+  model: string;
+  arm: Arm;
+  task: string;
+  baseURL: string;
+  /** A catalog file instead of the user's copy or the shipped one. */
+  catalog?: string;
+  workspace: string;
+  config: Configuration;
+  agent?: string;
+  maxTurns?: number;
+  budget?: number;
+  /** Where to write the run as JSON Lines. */
+  transcript?: string;
+  json: boolean;
+}
+
+/** The task of --task or --task-file; `refuse` throws the command line's refusal. */
+export function taskOf(task: string | undefined, file: string | undefined, refuse: (message: string) => never): string {
+  if ((task === undefined) === (file === undefined)) refuse("gg agent needs one of --task TEXT or --task-file FILE");
+  if (task !== undefined) return task;
+  try {
+    return readFileSync(file as string, "utf8");
+  } catch (error) {
+    return refuse(`Cannot read the task file ${file}: ${(error as Error).message}`);
+  }
+}
+
+/**
+ * A scrubber taking `key` out of text: whatever the model read (a file, a command's output) may hold it, and nothing
+ * gg prints or writes must. A short key (a local server's placeholder) would garble text, and guards nothing.
+ */
+const scrubberOf = (key: string): ((text: string) => string) => (key.length < 8 ? (text) => text : (text) => text.split(key).join("[API key]"));
+
+/** Runs the agent: exit 0 when the model answered, 1 when the run ended otherwise, 2 when the provider cannot be used. */
+export async function runAgentCommand(flags: AgentFlags, out: (text: string) => void, err: (text: string) => void): Promise<number> {
+  const found = apiKeyFor(flags.baseURL);
+  if ("refused" in found) {
+    err(`gg: ${found.refused}\n`);
+    return 2;
+  }
+  const scrub = scrubberOf(found.key);
+  const [print, warn] = [(text: string) => out(scrub(text)), (text: string) => err(scrub(text))];
+  withholdKey(found.key);
+  const provider = openAIProvider({ baseURL: flags.baseURL, apiKey: found.key, onRetry: (retry, maxRetries) => warn(retryLine(retry, maxRetries)) });
+  let info;
+  try {
+    info = modelInfo(loadCatalog(flags.catalog).catalog, flags.model);
+  } catch (error) {
+    if (!(error instanceof CatalogError)) throw error;
+    warn(`gg: ${error.message}\n`);
+    return 2;
+  }
+  const started = performance.now();
+  const transcript = flags.transcript === undefined ? undefined : transcriptWriter(flags.transcript, { model: flags.model, arm: flags.arm, task: flags.task, config: flags.config, ...(flags.agent === undefined ? {} : { agent: flags.agent }) }, scrub);
+  const report = await runAgent({
+    ...(transcript ? { onRecord: transcript.onRecord } : {}),
+    ...(info.vision === undefined ? {} : { vision: info.vision }),
+    ...(info.contextLength === undefined ? {} : { contextLength: info.contextLength }),
+    provider,
+    model: flags.model,
+    arm: flags.arm,
+    task: flags.task,
+    workspace: flags.workspace,
+    config: flags.config,
+    ...(flags.agent === undefined ? {} : { agent: flags.agent }),
+    ...(flags.maxTurns === undefined ? {} : { maxTurns: flags.maxTurns }),
+    ...(flags.budget === undefined ? {} : { budgetSecs: flags.budget }),
+    onTurn: (turn) => warn(turnLine(turn, flags.arm, performance.now() - started)),
+  });
+  transcript?.end(report);
+  if (flags.json) print(`${JSON.stringify(report)}\n`);
+  else {
+    if (report.ok) print(`${report.answer ?? ""}\n`);
+    warn(summaryText(report, { arm: flags.arm, wallMs: performance.now() - started, ...(info.pricing ? { pricing: info.pricing } : {}) }));
+    if (report.error) warn(`gg: ${errorText(report.error)}\n`);
+  }
+  return report.ok ? 0 : 1;
+}
+
+/** gg agent --replay: re-executes a transcript's recorded answers on `workspace`; exit 0 when every outcome matches. */
+export async function replayCommand(file: string, workspace: string, json: boolean, out: (text: string) => void, refuse: (message: string) => never): Promise<number> {
+  let transcript;
+  try {
+    transcript = readTranscript(file);
+  } catch (error) {
+    if (!(error instanceof TranscriptError)) throw error;
+    return refuse(error.message);
+  }
+  const report = await runAgent(replayOptions(transcript.start, transcript.entries, workspace));
+  const found = differences(recordedCalls(transcript.entries), report.calls);
+  if (json) out(`${JSON.stringify({ matches: found.length === 0, differences: found, report })}\n`);
+  else out(found.length === 0 ? `Replayed ${plural(report.turns.length, "turn")} and ${plural(report.calls.length, "call")}: every outcome matches the recording.\n` : `${found.join("\n")}\n`);
+  return found.length === 0 ? 0 : 1;
+}
