@@ -139,7 +139,7 @@ async function runProgramFile(rest: string[], flags: RunFlags, out: (text: strin
     ...(flags.cpu === undefined ? {} : { limits: { cpuSecs: flags.cpu } }),
     ...(flags.check ? { check: true } : {}),
   };
-  const problems = runProblems(options);
+  const problems = runProblems(options, { budget: "--budget", memory: "--memory", "limits.cpuSecs": "--cpu" });
   if (problems.length > 0) throw new UsageError(`Cannot run with these limits: ${problems.join("; ")}`);
   const runtime = createRuntime({ workspace: flags.workspace, config: flags.config, ...(flags.agent === undefined ? {} : { agent: flags.agent }) });
   try {
