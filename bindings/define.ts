@@ -64,6 +64,8 @@ export interface CallContext {
   signal?: AbortSignal;
   /** A long-lived runtime's listings and contents, which walks and searches reuse while their stats hold. */
   warm?: WarmCache;
+  /** True when a program calls: a message names a parameter as the gg global does (see {@link parameterName}). */
+  program?: true;
 }
 
 /** How a call appears on the `gg` global of a program. */
@@ -76,6 +78,11 @@ export interface CodeSurface<Data> {
   brief?: string;
   /** Parameters taken positionally, in order; the others go in a trailing options object. */
   positional: readonly string[];
+  /**
+   * Parameters the gg global names otherwise than the tool call, by their JSON name: a word JavaScript reserves
+   * (new) cannot name a positional parameter. Its docs, and the messages a program gets, use these names.
+   */
+  names?: Readonly<Record<string, string>>;
   /**
    * What a program needs beyond the compact signature and the brief, in one short line: units, defaults, limits. The
    * opening turn's docs show it after the brief.
@@ -116,6 +123,10 @@ export interface CallDefinition<Schema extends TSchema = TSchema, Data = unknown
   /** Pictures that travel with the text. */
   attachments?(data: Data): Attachment[] | undefined;
 }
+
+/** A parameter of `call` as its caller names it: a program by the gg global's name (CodeSurface.names), a tool call by its JSON one. */
+export const parameterName = (call: { code: { names?: Readonly<Record<string, string>> } }, name: string, context: CallContext): string =>
+  (context.program && call.code.names?.[name]) || name;
 
 /** Declares a call (identity at run time; it fixes the argument type to the schema and the data to `run`'s). */
 export const defineCall = <Schema extends TSchema, Data>(definition: CallDefinition<Schema, Data>): CallDefinition<Schema, Data> => definition;
