@@ -5,7 +5,7 @@ import { type Static, type TSchema, Type } from "typebox";
 import { Compile } from "typebox/compile";
 import { Value } from "typebox/value";
 import { CALL_ERROR_CODES, type CallError, callError, clampMessage, fromSystemError, GgError, isGgError, quote } from "../host/errors.ts";
-import { resolvePath } from "../host/paths.ts";
+import { resolvePath, showPathsIn } from "../host/paths.ts";
 import type { FileHost } from "../host/files.ts";
 import type { WarmCache } from "../host/warm.ts";
 import { BATCH, type CapabilityId, type Configuration } from "./capabilities.ts";
@@ -210,14 +210,24 @@ export const forHoldings = (message: string, config: Configuration): string =>
     return counterpart && config.capabilities[counterpart.capability].implementation === BATCH ? counterpart.batch : undefined;
   });
 
-/** A failure as the caller sees it: its file named as the caller spelled it, not as the host resolved it. */
+/** The paths a call's arguments name: its path, and each of its files' (a batch read's). */
+const givenPaths = (args: unknown): string[] => {
+  const { path, files } = (args ?? {}) as { path?: unknown; files?: unknown };
+  const paths = Array.isArray(files) ? files.map((file: { path?: unknown } | undefined) => file?.path) : [];
+  return [path, ...paths].filter((given): given is string => typeof given === "string");
+};
+
+/**
+ * A failure as the caller sees it: its file named as the caller spelled it, not as the host resolved it, and a path
+ * holding a line break shown on one line (host/paths.ts shownPath).
+ */
 const failed = (name: string, error: unknown, args: unknown, context: CallContext): { ok: false; error: CallError } => {
   const typed = isGgError(error) ? error : fromSystemError(`run ${name} on`, "its arguments", error);
   const path = (args as { path?: unknown } | undefined)?.path;
   const relative = typeof path === "string" && path !== "" && !path.startsWith("/") && !path.includes("\0");
   const absolute = relative ? resolvePath(context.cwd, path) : undefined;
   const message = absolute ? typed.message.replaceAll(`${absolute}:`, `${path}:`).replaceAll(`${absolute} `, `${path} `) : typed.message;
-  return { ok: false, error: { code: typed.code, message: forHoldings(message, context.config) } };
+  return { ok: false, error: { code: typed.code, message: forHoldings(showPathsIn(message, givenPaths(args)), context.config) } };
 };
 
 /** Validates `args` and runs the call; every failure, however it arises, comes back as a typed error. */

@@ -4,7 +4,7 @@ import { type Static, Type } from "typebox";
 import { GgError } from "../host/errors.ts";
 import { notRegular } from "../host/files.ts";
 import { countLines, countNewlines, grouped, lineCounter, plural } from "../host/lines.ts";
-import { resolvePath } from "../host/paths.ts";
+import { resolvePath, shownPath } from "../host/paths.ts";
 import { encodeText, requireEncodable } from "../host/utf8.ts";
 import { defineCall, parameterName } from "./define.ts";
 
@@ -132,6 +132,6 @@ export const editFile = defineCall({
     context.files.writeAtomic(absolute, edited);
     return { path, line: found.shown[0] as number, oldLines: countLines(needle), newLines: countLines(insert) };
   },
-  render: (edit) => `Edited ${edit.path}: replaced ${plural(edit.oldLines, "line")} at line ${edit.line} with ${plural(edit.newLines, "line")}`,
+  render: (edit) => `Edited ${shownPath(edit.path)}: replaced ${plural(edit.oldLines, "line")} at line ${edit.line} with ${plural(edit.newLines, "line")}`,
 });
 

@@ -22,6 +22,7 @@ import { type Configuration, forAgent } from "../bindings/config.ts";
 import { checkArguments, type Attachment, errorText } from "../bindings/define.ts";
 import { createTools } from "../bindings/index.ts";
 import { ggPackage } from "../host/package.ts";
+import { shownPath } from "../host/paths.ts";
 import { killAllCommands } from "../host/shell.ts";
 import { renderApiDoc, renderDts, searchDocs } from "../runtime/docs.ts";
 import { createRuntime, type OpenedView, type ViewContent } from "../runtime/index.ts";
@@ -132,9 +133,9 @@ export function createMcpServer(options: McpOptions) {
       shown.add(view.id);
       // One reply stays within what a client reads in one message; the views past that stay open, and are named.
       const size = Buffer.byteLength(opened.text) + (opened.dataUrl?.length ?? 0);
-      if (bytes + size > REPLY_VIEW_BYTES) return held.push(view.path);
+      if (bytes + size > REPLY_VIEW_BYTES) return held.push(shownPath(view.path));
       bytes += size;
-      content.push({ type: "text", text: `[view ${view.path}, ${view.tokens} tokens]\n${opened.text}` });
+      content.push({ type: "text", text: `[view ${shownPath(view.path)}, ${view.tokens} tokens]\n${opened.text}` });
       if (opened.dataUrl) content.push(imageBlock(opened.dataUrl));
     });
     if (held.length > 0) content.push({ type: "text", text: `[${held.length} more views opened, not repeated here: this reply holds at most ${REPLY_VIEW_BYTES / 1024 / 1024} MiB of them: ${held.join(", ")}]` });
