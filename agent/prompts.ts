@@ -5,6 +5,7 @@
 import { type Configuration, defaultConfiguration, forAgent } from "../bindings/config.ts";
 import { enabledCalls } from "../bindings/index.ts";
 import { BUDGET } from "../bindings/batch.ts";
+import { shownPath } from "../host/paths.ts";
 import { capRule, FOOTER_RULE, imageRule, readFile } from "../bindings/read_file.ts";
 import { outputRule, shell } from "../bindings/shell.ts";
 import { ggFunctions } from "../runtime/api.ts";
@@ -117,5 +118,5 @@ function codePrompt(config: Configuration, options: PromptOptions): string {
 
 /** Views as the text of a message: each one under its label and cost (what `gg prompt --arm code` shows of the opening turn). */
 export function viewsText(views: readonly { path: string; text: string; tokens: number }[]): string {
-  return views.map((view) => `## ${view.path} (${view.tokens} tokens)\n\n${view.text.endsWith("\n") ? view.text : `${view.text}\n`}`).join("\n");
+  return views.map((view) => `## ${shownPath(view.path)} (${view.tokens} tokens)\n\n${view.text.endsWith("\n") ? view.text : `${view.text}\n`}`).join("\n");
 }

@@ -5,7 +5,7 @@ import { type Static, type TSchema, Type } from "typebox";
 import { Compile } from "typebox/compile";
 import { Value } from "typebox/value";
 import { CALL_ERROR_CODES, type CallError, callError, clampMessage, fromSystemError, GgError, isGgError, quote } from "../host/errors.ts";
-import { resolvePath } from "../host/paths.ts";
+import { resolvePath, showPathsIn } from "../host/paths.ts";
 import type { FileHost } from "../host/files.ts";
 import type { WarmCache } from "../host/warm.ts";
 import { BATCH, type CapabilityId, type Configuration } from "./capabilities.ts";
@@ -64,6 +64,8 @@ export interface CallContext {
   signal?: AbortSignal;
   /** A long-lived runtime's listings and contents, which walks and searches reuse while their stats hold. */
   warm?: WarmCache;
+  /** True when a program calls: a message names a parameter as the gg global does (see {@link parameterName}). */
+  program?: true;
 }
 
 /** How a call appears on the `gg` global of a program. */
@@ -76,6 +78,11 @@ export interface CodeSurface<Data> {
   brief?: string;
   /** Parameters taken positionally, in order; the others go in a trailing options object. */
   positional: readonly string[];
+  /**
+   * Parameters the gg global names otherwise than the tool call, by their JSON name: a word JavaScript reserves
+   * (new) cannot name a positional parameter. Its docs, and the messages a program gets, use these names.
+   */
+  names?: Readonly<Record<string, string>>;
   /**
    * What a program needs beyond the compact signature and the brief, in one short line: units, defaults, limits. The
    * opening turn's docs show it after the brief.
@@ -116,6 +123,10 @@ export interface CallDefinition<Schema extends TSchema = TSchema, Data = unknown
   /** Pictures that travel with the text. */
   attachments?(data: Data): Attachment[] | undefined;
 }
+
+/** A parameter of `call` as its caller names it: a program by the gg global's name (CodeSurface.names), a tool call by its JSON one. */
+export const parameterName = (call: { code: { names?: Readonly<Record<string, string>> } }, name: string, context: CallContext): string =>
+  (context.program && call.code.names?.[name]) || name;
 
 /** Declares a call (identity at run time; it fixes the argument type to the schema and the data to `run`'s). */
 export const defineCall = <Schema extends TSchema, Data>(definition: CallDefinition<Schema, Data>): CallDefinition<Schema, Data> => definition;
@@ -199,14 +210,24 @@ export const forHoldings = (message: string, config: Configuration): string =>
     return counterpart && config.capabilities[counterpart.capability].implementation === BATCH ? counterpart.batch : undefined;
   });
 
-/** A failure as the caller sees it: its file named as the caller spelled it, not as the host resolved it. */
+/** The paths a call's arguments name: its path, and each of its files' (a batch read's). */
+const givenPaths = (args: unknown): string[] => {
+  const { path, files } = (args ?? {}) as { path?: unknown; files?: unknown };
+  const paths = Array.isArray(files) ? files.map((file: { path?: unknown } | undefined) => file?.path) : [];
+  return [path, ...paths].filter((given): given is string => typeof given === "string");
+};
+
+/**
+ * A failure as the caller sees it: its file named as the caller spelled it, not as the host resolved it, and a path
+ * holding a line break shown on one line (host/paths.ts shownPath).
+ */
 const failed = (name: string, error: unknown, args: unknown, context: CallContext): { ok: false; error: CallError } => {
   const typed = isGgError(error) ? error : fromSystemError(`run ${name} on`, "its arguments", error);
   const path = (args as { path?: unknown } | undefined)?.path;
   const relative = typeof path === "string" && path !== "" && !path.startsWith("/") && !path.includes("\0");
   const absolute = relative ? resolvePath(context.cwd, path) : undefined;
   const message = absolute ? typed.message.replaceAll(`${absolute}:`, `${path}:`).replaceAll(`${absolute} `, `${path} `) : typed.message;
-  return { ok: false, error: { code: typed.code, message: forHoldings(message, context.config) } };
+  return { ok: false, error: { code: typed.code, message: forHoldings(showPathsIn(message, givenPaths(args)), context.config) } };
 };
 
 /** Validates `args` and runs the call; every failure, however it arises, comes back as a typed error. */

@@ -4,9 +4,9 @@ import { type Static, Type } from "typebox";
 import { GgError } from "../host/errors.ts";
 import { notRegular } from "../host/files.ts";
 import { countLines, countNewlines, grouped, lineCounter, plural } from "../host/lines.ts";
-import { resolvePath } from "../host/paths.ts";
+import { resolvePath, shownPath } from "../host/paths.ts";
 import { encodeText, requireEncodable } from "../host/utf8.ts";
-import { defineCall } from "./define.ts";
+import { defineCall, parameterName } from "./define.ts";
 
 /** An edit, as data. */
 export const EditResult = Type.Object(
@@ -88,7 +88,7 @@ export const editFile = defineCall({
   capability: "edit-file",
   effects: true,
   brief: "Replace one exact, unique occurrence of a string in a file.",
-  code: { module: "files", name: "editFile", positional: ["path", "old", "new"] },
+  code: { module: "files", name: "editFile", positional: ["path", "old", "new"], names: { new: "replacement" } },
   result: EditResult,
   parameters: () =>
     Type.Object(
@@ -105,9 +105,10 @@ export const editFile = defineCall({
     "more than once it fails with ambiguous, listing the lines (add surrounding lines to old to make it unique). " +
     "Line endings in the file are kept: LF text edits a CRLF file.",
   run({ path, old, new: replacement }, context): EditResult {
-    if (old === replacement) throw new GgError("invalid-argument", `Cannot edit ${path}: old and new are identical, so there is nothing to change`);
+    const named = parameterName(editFile, "new", context);
+    if (old === replacement) throw new GgError("invalid-argument", `Cannot edit ${path}: old and ${named} are identical, so there is nothing to change`);
     let needle = encodeText(old, `edit ${path}`, "old");
-    requireEncodable(replacement, `edit ${path}`, "new");
+    requireEncodable(replacement, `edit ${path}`, named);
     const absolute = resolvePath(context.cwd, path);
     if (context.files.stat(absolute, "edit").kind !== "file") throw notRegular(path, "edit");
     const bytes = context.files.readFile(absolute);
@@ -131,6 +132,6 @@ export const editFile = defineCall({
     context.files.writeAtomic(absolute, edited);
     return { path, line: found.shown[0] as number, oldLines: countLines(needle), newLines: countLines(insert) };
   },
-  render: (edit) => `Edited ${edit.path}: replaced ${plural(edit.oldLines, "line")} at line ${edit.line} with ${plural(edit.newLines, "line")}`,
+  render: (edit) => `Edited ${shownPath(edit.path)}: replaced ${plural(edit.oldLines, "line")} at line ${edit.line} with ${plural(edit.newLines, "line")}`,
 });
 

@@ -2,7 +2,7 @@
 import { type Static, Type } from "typebox";
 import { GgError } from "../host/errors.ts";
 import type { EntryKind as HostKind } from "../host/files.ts";
-import { resolvePath } from "../host/paths.ts";
+import { resolvePath, shownPath } from "../host/paths.ts";
 import { defineCall } from "./define.ts";
 
 /** What a directory entry is; a symbolic link is a "symlink" whatever it points to. */
@@ -63,5 +63,5 @@ export const listDir = defineCall({
     requireDirectory(context.files.stat(absolute, "list").kind, path, "list");
     return { entries: context.files.readDir(absolute).map((entry) => ({ name: entry.name, ...entryKind(entry.kind, entry.symlink) })) };
   },
-  render: ({ entries }) => (entries.length === 0 ? "(empty directory)" : entries.map((entry) => (isDirLike(entry) ? `${entry.name}/` : entry.name)).join("\n")),
+  render: ({ entries }) => (entries.length === 0 ? "(empty directory)" : entries.map((entry) => `${shownPath(entry.name)}${isDirLike(entry) ? "/" : ""}`).join("\n")),
 });

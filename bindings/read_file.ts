@@ -3,7 +3,7 @@ import { type Static, Type } from "typebox";
 import { GgError } from "../host/errors.ts";
 import { detectImage, IMAGE_SNIFF_BYTES, imageDimensions, type ImageFormat } from "../host/image.ts";
 import { plural } from "../host/lines.ts";
-import { resolvePath } from "../host/paths.ts";
+import { resolvePath, shownPath } from "../host/paths.ts";
 import { type LineWindow, notRegular } from "../host/files.ts";
 import type { Configuration } from "./capabilities.ts";
 import { type Attachment, type CallContext, defineCall } from "./define.ts";
@@ -87,7 +87,7 @@ function renderRead(data: ReadData): string {
   if ("text" in data) return data.text;
   const { image } = data;
   const pixels = image.width !== undefined ? `${image.width}x${image.height} pixels` : "dimensions unreadable";
-  const description = `${image.label}: ${image.format} image, ${pixels}, ${plural(image.bytes, "byte")}`;
+  const description = `${shownPath(image.label)}: ${image.format} image, ${pixels}, ${plural(image.bytes, "byte")}`;
   return `${description}; ${data.attachment ? "attached" : `not attached: ${data.withheld}`}.`;
 }
 

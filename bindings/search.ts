@@ -3,7 +3,7 @@ import { type Static, Type } from "typebox";
 import { GgError } from "../host/errors.ts";
 import { isIgnoredFile } from "../host/ignore.ts";
 import { plural } from "../host/lines.ts";
-import { joinDisplay, resolvePath } from "../host/paths.ts";
+import { joinDisplay, resolvePath, shownPath } from "../host/paths.ts";
 import { createScanner, scanFile, searchWalk } from "../host/search.ts";
 import { walkFiles, walkRoot } from "../host/walk.ts";
 import { defineCall } from "./define.ts";
@@ -42,7 +42,7 @@ export const SearchResult = Type.Object(
 export type SearchResult = Static<typeof SearchResult>;
 
 /** A matching line as the tool shows it: path:line:text, a cut line annotated with how many characters were left out. */
-const shown = (match: SearchMatch): string => `${match.path}:${match.line}:${match.text}${match.cut ? ` (${match.cut} more chars...)` : ""}`;
+const shown = (match: SearchMatch): string => `${shownPath(match.path)}:${match.line}:${match.text}${match.cut ? ` (${match.cut} more chars...)` : ""}`;
 
 export const search = defineCall({
   name: "search",
@@ -99,5 +99,5 @@ export const search = defineCall({
     return { matches, filesSearched, limitReached: matches.length === wanted };
   },
   render: ({ matches, filesSearched }, { query, path }) =>
-    matches.length > 0 ? matches.map(shown).join("\n") : `No matches for ${JSON.stringify(query)} in ${path ?? "."} (${plural(filesSearched, "file")} searched).`,
+    matches.length > 0 ? matches.map(shown).join("\n") : `No matches for ${JSON.stringify(query)} in ${shownPath(path ?? ".")} (${plural(filesSearched, "file")} searched).`,
 });

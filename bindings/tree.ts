@@ -2,7 +2,7 @@
 // flood a turn. The walk stops when the output is full, so its cost follows its output, not the workspace.
 import { type Static, Type } from "typebox";
 import { type CallErrorCode, fromSystemError, GgError } from "../host/errors.ts";
-import { joinDisplay, resolvePath } from "../host/paths.ts";
+import { joinDisplay, resolvePath, shownPath } from "../host/paths.ts";
 import { enter, listDir, type WalkDir, type WalkEntry, walkRoot } from "../host/walk.ts";
 import { defineCall, ErrorCode } from "./define.ts";
 import { EntryKind, entryKind, LinkTarget, requireDirectory } from "./list_dir.ts";
@@ -86,11 +86,12 @@ function render(root: WalkDir, display: string, depth: number): TreeResult {
     }
     for (const found of listing.entries) {
       const entry = shown(found, level);
+      const name = shownPath(found.name);
       if (!found.directory) {
-        if (!emit({ text: `${indent}${found.name}`, entry })) return false;
+        if (!emit({ text: `${indent}${name}`, entry })) return false;
       } else if (found.symlink) {
         // Never entered (no cycles, no walking out of the tree), and said so: it is not an empty directory.
-        if (!emit({ text: `${indent}${found.name}/ (symbolic link, not followed)`, entry })) return false;
+        if (!emit({ text: `${indent}${name}/ (symbolic link, not followed)`, entry })) return false;
       } else if (level === depth) {
         let note = "";
         try {
@@ -102,8 +103,8 @@ function render(root: WalkDir, display: string, depth: number): TreeResult {
           entry.unreadable = fromSystemError("list", found.relative, error).code as CallErrorCode;
           note = " (unreadable)";
         }
-        if (!emit({ text: `${indent}${found.name}/${note}`, entry })) return false;
-      } else if (!emit({ text: `${indent}${found.name}/`, entry }) || !walk(enter(listing.scope, found, dir.warm), level + 1, `${indent}  `, entry)) {
+        if (!emit({ text: `${indent}${name}/${note}`, entry })) return false;
+      } else if (!emit({ text: `${indent}${name}/`, entry }) || !walk(enter(listing.scope, found, dir.warm), level + 1, `${indent}  `, entry)) {
         return false;
       }
     }

@@ -1,7 +1,7 @@
 // write_file: create or replace a whole file, atomically unless that would break its hard links.
 import { type Static, Type } from "typebox";
 import { countLines, plural } from "../host/lines.ts";
-import { resolvePath } from "../host/paths.ts";
+import { resolvePath, shownPath } from "../host/paths.ts";
 import { encodeText } from "../host/utf8.ts";
 import { defineCall } from "./define.ts";
 
@@ -42,5 +42,5 @@ export const writeFile = defineCall({
     const { created } = context.files.writeAtomic(resolvePath(context.cwd, path), bytes);
     return { path, bytes: bytes.length, lines: countLines(bytes), created };
   },
-  render: (written) => `${written.created ? "Created" : "Overwrote"} ${written.path} (${plural(written.bytes, "byte")}, ${plural(written.lines, "line")})`,
+  render: (written) => `${written.created ? "Created" : "Overwrote"} ${shownPath(written.path)} (${plural(written.bytes, "byte")}, ${plural(written.lines, "line")})`,
 });

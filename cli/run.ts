@@ -2,6 +2,7 @@
 // it failed or was stopped.
 import { readFileSync } from "node:fs";
 import { errorText } from "../bindings/define.ts";
+import { shownPath } from "../host/paths.ts";
 import { stopCommandsOnSignals } from "../host/shell.ts";
 import { createRuntime, type RunReport } from "../runtime/index.ts";
 import { type RunOptions, runProblems } from "../runtime/limits.ts";
@@ -64,7 +65,7 @@ function runOptions(file: string, flags: RunFlags): RunOptions {
     ...(flags.cpu === undefined ? {} : { limits: { cpuSecs: flags.cpu } }),
     ...(flags.check ? { check: true } : {}),
   };
-  const problems = runProblems(options);
+  const problems = runProblems(options, { budget: "--budget", memory: "--memory", "limits.cpuSecs": "--cpu" });
   if (problems.length > 0) throw new UsageError(`Cannot run with these limits: ${problems.join("; ")}`);
   return options;
 }
@@ -87,8 +88,8 @@ function describeView(view: ViewSummary): string {
   if (view.image) {
     const size = view.image.width ? ` ${view.image.width}x${view.image.height}` : "";
     const state = view.image.retired ? ", retired" : view.image.attached ? "" : ", not attached";
-    return `${view.path} (${view.image.format}${size}${state}, ${view.image.estimated ? "~" : ""}${cost})`;
+    return `${shownPath(view.path)} (${view.image.format}${size}${state}, ${view.image.estimated ? "~" : ""}${cost})`;
   }
   const window = view.window && view.window.total > 0 ? ` lines ${view.window.first}-${view.window.last} of ${view.window.total}` : " (empty)";
-  return `${view.path}${window} (~${cost})`;
+  return `${shownPath(view.path)}${window} (~${cost})`;
 }

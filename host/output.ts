@@ -5,11 +5,11 @@ import { chmodSync, closeSync, mkdirSync, openSync, writeSync } from "node:fs";
 import { StringDecoder } from "node:string_decoder";
 import { fromSystemError } from "./errors.ts";
 import { plural } from "./lines.ts";
+import { holdLogs, releaseLogs, retainOnStart, SHELL_LOG_DIR } from "./logs.ts";
 
 /** Bytes of inline output at most, under every mode. */
 export const OUTPUT_BYTE_CAP = 16 * 1024;
-/** Where offloaded streams are written: outside any workspace, so a run's diff holds only the agent's work. */
-export const SHELL_LOG_DIR = "/tmp/gg-shell";
+export { SHELL_LOG_DIR };
 
 /**
  * What comes back inline. `offload`: the tail (last maxLines lines and at most maxChars characters, the tighter
@@ -157,6 +157,8 @@ function openLogFiles(agent: string): { paths: { stdout: string; stderr: string 
   } catch (error) {
     throw fromSystemError("create", SHELL_LOG_DIR, error);
   }
+  // Before this command's files exist: the week and the 1 GiB the logs are kept within (host/logs.ts).
+  retainOnStart();
   const name = fileSafe(agent);
   for (;;) {
     const sequence = (sequences.get(name) ?? 0) + 1;
@@ -166,7 +168,9 @@ function openLogFiles(agent: string): { paths: { stdout: string; stderr: string 
     try {
       const stdout = openSync(paths.stdout, "wx", 0o600);
       try {
-        return { paths, fds: { stdout, stderr: openSync(paths.stderr, "wx", 0o600) } };
+        const fds = { stdout, stderr: openSync(paths.stderr, "wx", 0o600) };
+        holdLogs([paths.stdout, paths.stderr]);
+        return { paths, fds };
       } catch (error) {
         closeSync(stdout);
         throw error;
@@ -242,6 +246,7 @@ export function createOutputSink(policy: OutputPolicy, agent: string): OutputSin
     closed = true;
     closeSync(logs.fds.stdout);
     closeSync(logs.fds.stderr);
+    releaseLogs([logs.paths.stdout, logs.paths.stderr]);
   };
 
   return {

@@ -36,3 +36,27 @@ export function joinDisplay(root: string | undefined, relative: string): string 
   if (root === undefined || root === "." || root === "./") return relative;
   return root.endsWith("/") ? root + relative : `${root}/${relative}`;
 }
+
+// What breaks a line or hides text where a path is shown: C0 and C1 controls, DEL, the Unicode line and paragraph
+// separators, and the bidirectional controls that reorder what is shown.
+const UNSHOWABLE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+const UNSHOWABLE_ALL = new RegExp(UNSHOWABLE.source, "g");
+
+/**
+ * A path or file name as text shows it, on one line: as it is, or, when it holds a control character (or begins
+ * with a quote, so a shown name that begins with one is always quoted), as a JSON string, quotes included:
+ * `"a\nb.txt"`. That literal is the name as a tool call's JSON or a program's string spells it, so it can be given
+ * back as it is shown.
+ */
+export function shownPath(path: string): string {
+  if (!UNSHOWABLE.test(path) && !path.startsWith('"')) return path;
+  // JSON.stringify escapes C0 alone; the rest become \u escapes, which JSON and JavaScript read back the same.
+  return JSON.stringify(path).replace(UNSHOWABLE_ALL, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
+/** `message` with each of `paths` it quotes raw shown as {@link shownPath} shows it, so the message stays one line. */
+export function showPathsIn(message: string, paths: readonly string[]): string {
+  let shown = message;
+  for (const path of paths) if (path !== "" && shownPath(path) !== path) shown = shown.replaceAll(path, shownPath(path));
+  return shown;
+}

@@ -22,11 +22,12 @@ import { type Configuration, forAgent } from "../bindings/config.ts";
 import { checkArguments, type Attachment, errorText } from "../bindings/define.ts";
 import { createTools } from "../bindings/index.ts";
 import { ggPackage } from "../host/package.ts";
+import { shownPath } from "../host/paths.ts";
 import { killAllCommands } from "../host/shell.ts";
 import { renderApiDoc, renderDts, searchDocs } from "../runtime/docs.ts";
 import { createRuntime, type OpenedView, type ViewContent } from "../runtime/index.ts";
 import { VIEW_HEADINGS } from "../runtime/window.ts";
-import { DEFAULT_LIMITS } from "../runtime/limits.ts";
+import { DEFAULT_LIMITS, type OptionNames, type RunOptions, runProblems } from "../runtime/limits.ts";
 import { quote } from "./messages.ts";
 import { lineTransport } from "./transport.ts";
 
@@ -46,6 +47,9 @@ const RunProgram = Type.Object(
   },
   { additionalProperties: false },
 );
+
+/** run_program's arguments as its schema names them, for the problems of the limits they set. */
+const RUN_PROGRAM_OPTIONS: OptionNames = { budget: "budget", language: "language", check: "check" };
 
 const SearchDocs = Type.Object({ query: Type.String({ description: "Words of what you want to do, e.g. read a file, run a command." }) }, { additionalProperties: false });
 
@@ -115,7 +119,10 @@ export function createMcpServer(options: McpOptions) {
   };
 
   const runProgram = async (args: Static<typeof RunProgram>, signal: AbortSignal): Promise<CallToolResult> => {
-    const report = await runtime.run(args.source, { ...(args.language ? { language: args.language } : {}), ...(args.budget ? { budget: args.budget } : {}), ...(args.check ? { check: true } : {}) }, { signal });
+    const run: RunOptions = { ...(args.language ? { language: args.language } : {}), ...(args.budget ? { budget: args.budget } : {}), ...(args.check ? { check: true } : {}) };
+    const problems = runProblems(run, RUN_PROGRAM_OPTIONS);
+    if (problems.length > 0) return failure("invalid-argument", `Cannot run the program with these arguments: ${problems.join("; ")}`);
+    const report = await runtime.run(args.source, run, { signal });
     const contents: ViewContent[] = report.views.some((view) => !shown.has(view.id)) ? await runtime.views() : [];
     const content: CallToolResult["content"] = [{ type: "text", text: reportText(report) }];
     let bytes = 0;
@@ -126,9 +133,9 @@ export function createMcpServer(options: McpOptions) {
       shown.add(view.id);
       // One reply stays within what a client reads in one message; the views past that stay open, and are named.
       const size = Buffer.byteLength(opened.text) + (opened.dataUrl?.length ?? 0);
-      if (bytes + size > REPLY_VIEW_BYTES) return held.push(view.path);
+      if (bytes + size > REPLY_VIEW_BYTES) return held.push(shownPath(view.path));
       bytes += size;
-      content.push({ type: "text", text: `[view ${view.path}, ${view.tokens} tokens]\n${opened.text}` });
+      content.push({ type: "text", text: `[view ${shownPath(view.path)}, ${view.tokens} tokens]\n${opened.text}` });
       if (opened.dataUrl) content.push(imageBlock(opened.dataUrl));
     });
     if (held.length > 0) content.push({ type: "text", text: `[${held.length} more views opened, not repeated here: this reply holds at most ${REPLY_VIEW_BYTES / 1024 / 1024} MiB of them: ${held.join(", ")}]` });

@@ -27,6 +27,8 @@ export interface GgFunction {
   note?(config: Configuration): string;
   /** Parameters taken positionally, in order; the rest go in a trailing options object. */
   positional: readonly string[];
+  /** Parameters named otherwise than in `parameters`, by their name there (see CodeSurface.names). */
+  names?: Readonly<Record<string, string>>;
   /** Schema of all parameters, as one object. */
   parameters(config: Configuration): TSchema;
   /** Schema of what it resolves to (named by its `$id` in gg.d.ts). */
@@ -72,6 +74,7 @@ function fromCall(call: CallDefinition): GgFunction {
     brief: call.code.brief ?? call.brief,
     ...(call.code.note ? { note: call.code.note } : {}),
     positional: call.code.positional,
+    ...(call.code.names ? { names: call.code.names } : {}),
     parameters: call.parameters,
     result: call.result,
     errors: ERRORS[call.batch && call.name === "search" ? "search (batch)" : call.name] ?? [],
@@ -166,8 +169,25 @@ export function argumentsObject(fn: GgFunction, given: unknown[], config: Config
     for (const [key, value] of Object.entries(options)) Object.defineProperty(args, key, { value, enumerable: true, writable: true, configurable: true });
   }
   positional.forEach((name, i) => {
-    if (given[i] !== undefined) args[name] = given[i];
+    if (given[i] !== undefined) args[fn.names?.[name] ?? name] = given[i];
   });
-  const refused = checkArguments(label, parametersOf(fn, config), args);
-  return refused ? { ok: false, message: refused.message } : { ok: true, args };
+  const schema = parametersOf(fn, config);
+  const refused = checkArguments(label, fn.names ? renamed(schema, fn.names) : schema, args);
+  if (refused) return { ok: false, message: refused.message };
+  if (!fn.names) return { ok: true, args };
+  const back = new Map(Object.entries(fn.names).map(([name, asNamed]) => [asNamed, name]));
+  return { ok: true, args: Object.fromEntries(Object.entries(args).map(([key, value]) => [back.get(key) ?? key, value])) };
+}
+
+const renamedSchemas = new WeakMap<TSchema, TSchema>();
+
+/** An object schema with its properties renamed as `names` says (by their name in it), built once per schema. */
+function renamed(schema: TSchema, names: Readonly<Record<string, string>>): TSchema {
+  let built = renamedSchemas.get(schema);
+  if (built) return built;
+  const { properties = {}, required = [] } = schema as { properties?: Record<string, TSchema>; required?: string[] };
+  const name = (key: string): string => names[key] ?? key;
+  built = { ...schema, properties: Object.fromEntries(Object.entries(properties).map(([key, value]) => [name(key), value])), required: required.map(name) } as TSchema;
+  renamedSchemas.set(schema, built);
+  return built;
 }

@@ -43,13 +43,67 @@ export function compileProgram(source: string, language: Language): CompiledProg
     });
     return { code: out.code, map: new TraceMap(out.map), lines: source.split("\n").length };
   } catch (error) {
-    const first = (error as { errors?: { text: string; location?: { line: number; column: number } }[] }).errors?.[0];
-    if (!first) return { message: clampMessage(String(error)) };
-    const position = first.location ? { line: first.location.line - 1, column: first.location.column + 1 } : {};
-    const text = first.location ? (source.split("\n")[first.location.line - 2] ?? "") : "";
-    // esbuild quotes the token it met, which can be a whole line of the program.
-    return { message: clampMessage(`${first.text}${hint(text)}`), ...position };
+    return failure(source, language, error);
   }
+}
+
+/** An error esbuild reports: its text and where, a 1-based line and a 0-based column. */
+interface EsbuildMessage {
+  text: string;
+  location?: { line: number; column: number } | null;
+}
+
+function errorsOf(error: unknown): EsbuildMessage[] {
+  return (error as { errors?: EsbuildMessage[] }).errors ?? [];
+}
+
+// What a script may not hold and a function body may (top-level return beside await, yield, new.target): the bare
+// parse reports these, but they are no error in a program.
+const SCRIPT_ONLY = /^(Top-level |Cannot use "(await|yield|new\.target)"|The keyword "await")/;
+
+/**
+ * Why a program does not compile, at its own position. esbuild parsed it inside the wrapper, so an error in the
+ * wrapper's tail (an unclosed brace or string, or a stray "}" that closed the wrapper) names a token the author never
+ * wrote: the program alone is parsed again, and its error stands when it comes first.
+ */
+function failure(source: string, language: Language, error: unknown): CompileFailure {
+  const wrapped = errorsOf(error)[0];
+  if (!wrapped?.location) return { message: clampMessage(wrapped?.text ?? String(error)) };
+  const lines = source.split("\n");
+  const at = { line: wrapped.location.line - 1, column: wrapped.location.column };
+  const inProgram = at.line >= 1 && at.line <= lines.length;
+  const bare = bareError(source, language);
+  if (bare?.location && (!inProgram || before(bare.location, at))) {
+    // The wrapped parse took this "}" as the end of the function around the program.
+    const stray = bare.text === 'Unexpected "}"' ? '; no "{" of the program is open here' : "";
+    return described(`${bare.text}${stray}`, bare.location, lines);
+  }
+  if (inProgram) return described(wrapped.text, at, lines);
+  // In the wrapper, and the program alone parses: the error is pinned to the program's end.
+  return described(wrapped.text, { line: lines.length, column: (lines.at(-1) ?? "").length }, lines);
+}
+
+/** The syntax error of the program parsed alone, as a script, leaving out what only the wrapper makes legal. */
+function bareError(source: string, language: Language): EsbuildMessage | undefined {
+  try {
+    transformSync(source, { loader: language, target: "es2024", logLevel: "silent" });
+    return undefined;
+  } catch (error) {
+    // esbuild stops at a syntax error, so the last error is the one that ended the parse.
+    const last = errorsOf(error).at(-1);
+    return last && !SCRIPT_ONLY.test(last.text) ? last : undefined;
+  }
+}
+
+function before(a: { line: number; column: number }, b: { line: number; column: number }): boolean {
+  return a.line < b.line || (a.line === b.line && a.column < b.column);
+}
+
+/** A failure at a 1-based line and 0-based column of the program, in words about the program. */
+function described(text: string, at: { line: number; column: number }, lines: string[]): CompileFailure {
+  const message = text.replace(/\bend of file\b/, "end of the program").replace(/^Expected (.*) but found end/, "Expected $1 but found the end");
+  // esbuild quotes the token it met, which can be a whole line of the program.
+  return { message: clampMessage(`${message}${hint(lines[at.line - 1] ?? "")}`), line: at.line, column: at.column + 1 };
 }
 
 /** Why a statement that only a module may hold fails here, for the line a syntax error points at. */

@@ -9,10 +9,6 @@ import { ErrorCode } from "../bindings/define.ts";
 import { type CompactStyle, compactDeclaration, compactTypeOf, declarations, docComment, type NamedTypes, namedUses, typeOf } from "../bindings/types.ts";
 import { type GgFunction, ggFunctions } from "./api.ts";
 
-// Parameter names a declaration cannot use as they are.
-const RESERVED: Record<string, string> = { new: "replacement" };
-const label = (name: string): string => RESERVED[name] ?? name;
-
 interface Property {
   description?: string;
 }
@@ -30,7 +26,7 @@ function parts(fn: GgFunction, config: Configuration) {
 function signatureWith(fn: GgFunction, config: Configuration, render: (schema: TSchema, result: boolean) => string, optionsName = "options", pad = " "): string {
   const { properties, required, positional, options } = parts(fn, config);
   const typed = (name: string): string => `${required.has(name) ? "" : "?"}: ${render(properties[name] as TSchema, false)}`;
-  const params = positional.map((name) => `${label(name)}${typed(name)}`);
+  const params = positional.map((name) => `${fn.names?.[name] ?? name}${typed(name)}`);
   if (options.length > 0) {
     params.push(`${optionsName}${options.some((name) => required.has(name)) ? "" : "?"}: {${pad}${options.map((name) => `${name}${typed(name)}`).join("; ")}${pad}}`);
   }
@@ -111,7 +107,7 @@ function functionSection(fn: GgFunction, config: Configuration, named: NamedType
   const { properties, required } = parts(fn, config);
   const out = [`### gg.${fn.module}.${fn.name}`, "", "```ts", signature(fn, config, named), "```", "", fn.brief, ""];
   for (const [name, property] of Object.entries(properties)) {
-    out.push(`- \`${name}\` (${typeOf(property, named)}${required.has(name) ? "" : ", optional"}): ${property.description ?? ""}`);
+    out.push(`- \`${fn.names?.[name] ?? name}\` (${typeOf(property, named)}${required.has(name) ? "" : ", optional"}): ${property.description ?? ""}`);
   }
   out.push(`- Errors: ${["invalid-argument", ...fn.errors].map((code) => `\`${code}\``).join(", ")}`);
   return out;

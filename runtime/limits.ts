@@ -40,23 +40,43 @@ export interface RunOptions {
 }
 
 /** Bounds each limit must fall in; isolated-vm refuses heaps under 8 MB, and Node's timers stop at ~24.8 days. */
-const BOUNDS: Record<keyof Limits, { min: number; max: number; unit: string; whole?: boolean }> = {
-  budgetSecs: { min: 0.001, max: 24 * 3600, unit: "seconds" },
-  cpuSecs: { min: 0.001, max: 24 * 3600, unit: "seconds" },
-  memoryMb: { min: 8, max: 65536, unit: "MB", whole: true },
-  logBytes: { min: 0, max: 64 * 1024 * 1024, unit: "bytes", whole: true },
-  resultChars: { min: 2, max: 64 * 1024 * 1024, unit: "characters", whole: true },
+const BOUNDS: Record<keyof Limits, { min: number; max: number; unit: string; what: string; whole?: boolean }> = {
+  budgetSecs: { min: 0.001, max: 24 * 3600, unit: "seconds", what: "budget" },
+  cpuSecs: { min: 0.001, max: 24 * 3600, unit: "seconds", what: "CPU limit" },
+  memoryMb: { min: 8, max: 65536, unit: "MB", what: "heap", whole: true },
+  logBytes: { min: 0, max: 64 * 1024 * 1024, unit: "bytes", what: "log limit", whole: true },
+  resultChars: { min: 2, max: 64 * 1024 * 1024, unit: "characters", what: "result limit", whole: true },
 };
 
-/** What is wrong with `limits`, one line per bad value; empty when they can be honoured. */
-export function limitProblems(limits: Limits): string[] {
-  const problems: string[] = [];
-  for (const [name, bound] of Object.entries(BOUNDS) as [keyof Limits, (typeof BOUNDS)[keyof Limits]][]) {
-    const value = limits[name];
-    const ok = typeof value === "number" && Number.isFinite(value) && value >= bound.min && value <= bound.max && (!bound.whole || Number.isInteger(value));
-    if (!ok) problems.push(`${name} ${String(value)} is not ${bound.whole ? "a whole number" : "a number"} of ${bound.unit} from ${bound.min} to ${bound.max}`);
+/** The options of a run a caller can set, as RunOptions names them. */
+export type RunOption = "budget" | "memory" | `limits.${keyof Limits}` | "check" | "language" | "baseline";
+
+/**
+ * How a caller names the options it takes (the command line's flags, an MCP tool's arguments), so a problem is
+ * worded as its user set it; an option left out keeps its RunOptions name.
+ */
+export type OptionNames = Partial<Record<RunOption, string>>;
+
+/** What is wrong with `value` as the limit `limit`, or undefined when it can be honoured. */
+function limitProblem(limit: keyof Limits, value: unknown): string | undefined {
+  const { min, max, unit, what, whole } = BOUNDS[limit];
+  if (typeof value !== "number" || !Number.isFinite(value)) return `is not a number of ${unit}`;
+  if (value > max) return `is over the largest ${what}, ${max} ${unit}`;
+  if (value < min) return `is under the smallest ${what}, ${min} ${unit}`;
+  if (whole && !Number.isInteger(value)) return `is not a whole number of ${unit}`;
+  return undefined;
+}
+
+/** The option that set each limit of `run`: its own field under `limits`, else `budget` or `memory`. */
+function limitSources(run: RunOptions): [RunOption, keyof Limits, unknown][] {
+  const sources: [RunOption, keyof Limits, unknown][] = [];
+  for (const limit of Object.keys(BOUNDS) as (keyof Limits)[]) {
+    const own = run.limits?.[limit];
+    const shared = limit === "memoryMb" ? run.memory : limit === "budgetSecs" || limit === "cpuSecs" ? run.budget : undefined;
+    if (own !== undefined) sources.push([`limits.${limit}`, limit, own]);
+    else if (shared !== undefined) sources.push([limit === "memoryMb" ? "memory" : "budget", limit, shared]);
   }
-  return problems;
+  return sources;
 }
 
 /** The limits of a run: defaults, then `budget` and `memory`, then explicit `limits`. */
@@ -65,20 +85,33 @@ export function runLimits(run: RunOptions): Limits {
     ...DEFAULT_LIMITS,
     ...(run.budget === undefined ? {} : { budgetSecs: run.budget, cpuSecs: run.budget }),
     ...(run.memory === undefined ? {} : { memoryMb: run.memory }),
-    ...run.limits,
+    // A limit given as undefined keeps its default, as runProblems takes it.
+    ...Object.fromEntries(Object.entries(run.limits ?? {}).filter(([, value]) => value !== undefined)),
   };
 }
 
-/** What is wrong with a run's options: its limits, and a baseline that is not counts of tokens. */
-export function runProblems(run: RunOptions): string[] {
-  const problems = limitProblems(runLimits(run));
-  if (run.check !== undefined && typeof run.check !== "boolean") problems.push(`check ${String(run.check)} is not true or false`);
-  if (run.language !== undefined && run.language !== "ts" && run.language !== "js") problems.push(`language ${String(run.language)} is not "ts" or "js"`);
+/**
+ * What is wrong with a run's options, one line per option its caller set, named as `names` spells it: a limit that
+ * another option set (the CPU limit from the budget) is reported against that option, once.
+ */
+export function runProblems(run: RunOptions, names: OptionNames = {}): string[] {
+  const name = (option: RunOption): string => names[option] ?? option;
+  const problems: string[] = [];
+  const reported = new Set<RunOption>();
+  for (const [option, limit, value] of limitSources(run)) {
+    const problem = reported.has(option) ? undefined : limitProblem(limit, value);
+    if (!problem) continue;
+    reported.add(option);
+    problems.push(`${name(option)} ${String(value)} ${problem}`);
+  }
+  if (run.check !== undefined && typeof run.check !== "boolean") problems.push(`${name("check")} ${String(run.check)} is not true or false`);
+  if (run.language !== undefined && run.language !== "ts" && run.language !== "js") problems.push(`${name("language")} ${String(run.language)} is not "ts" or "js"`);
+  const baseline = name("baseline");
   for (const [band, tokens] of Object.entries(run.baseline ?? {})) {
     if (band === "viewMessages") {
-      if (typeof tokens !== "boolean") problems.push(`baseline.viewMessages ${String(tokens)} is not true or false`);
-    } else if (!["system", "messages", "toolResults"].includes(band)) problems.push(`baseline has an unknown band "${band}"; the bands are system, messages, toolResults`);
-    else if (!(typeof tokens === "number" && Number.isInteger(tokens) && tokens >= 0)) problems.push(`baseline.${band} ${String(tokens)} is not a whole number of tokens, 0 or more`);
+      if (typeof tokens !== "boolean") problems.push(`${baseline}.viewMessages ${String(tokens)} is not true or false`);
+    } else if (!["system", "messages", "toolResults"].includes(band)) problems.push(`${baseline} has an unknown band "${band}"; the bands are system, messages, toolResults`);
+    else if (!(typeof tokens === "number" && Number.isInteger(tokens) && tokens >= 0)) problems.push(`${baseline}.${band} ${String(tokens)} is not a whole number of tokens, 0 or more`);
   }
   return problems;
 }

@@ -182,7 +182,7 @@ async function execute(prepared: Prepared, program: CompiledProgram, how: Sandbo
   const deadline = Date.now() + watchdog.msLeft() - Math.min(1000, (limits.budgetSecs * 1000) / 20);
   // Ending the run stops what its calls started: a command the program did not await does not outlive it.
   const ending = new AbortController();
-  const callEnv = { ...env, context: { ...env.context, deadline, signal: ending.signal } };
+  const callEnv = { ...env, context: { ...env.context, deadline, signal: ending.signal, program: true as const } };
   prepared.slot.run = { report, program, guard: watchdog.guard, failures: new Map(), inFlight: frame.inFlight, observer, callEnv, ending, logBytes: 0, logLimit: limits.logBytes, nextSeq: 0 };
   // The synchronous run's own timeout, and the limit it stands for should it fire.
   const sync = watchdog.syncLimit();

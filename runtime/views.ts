@@ -7,7 +7,7 @@ import type { CallResult } from "../bindings/define.ts";
 import type { ReadData, ReadWindow } from "../bindings/read_file.ts";
 import { GgError, quote } from "../host/errors.ts";
 import { plural } from "../host/lines.ts";
-import { pathKey } from "../host/paths.ts";
+import { pathKey, shownPath } from "../host/paths.ts";
 import { type Baseline, type Breakdown, imageTokens, textTokens } from "./context.ts";
 import { GG_LABEL, partsTokens, type ViewContent, viewMessages } from "./window.ts";
 
@@ -93,7 +93,7 @@ function costOf(view: View): number {
 /** Refuses a text window over the caps, naming the window asked for and a request that fits, or what to use instead. */
 function refuseOverCap(path: string, window: ReadWindow, text: string, caps: ViewCaps): void {
   const lines = window.asked - window.first + 1;
-  const asked = lines === 1 ? `line ${window.first} of ${path}` : `lines ${window.first}-${window.asked} of ${path}`;
+  const asked = `${lines === 1 ? `line ${window.first}` : `lines ${window.first}-${window.asked}`} of ${shownPath(path)}`;
   const quoted = JSON.stringify(path);
   if (lines > caps.lines) {
     throw new GgError("over-cap", `Cannot open a view of ${asked}: ${plural(lines, "line")} is over the view cap of ${caps.lines}; open at most ${caps.lines} at a time, e.g. gg.views.openFile(${quoted}, { offset: ${window.first}, limit: ${caps.lines} })`);
@@ -111,7 +111,7 @@ function refuseOverCap(path: string, window: ReadWindow, text: string, caps: Vie
 }
 
 /** What a picture taken out of the window leaves in its place: where it was, and why it went. */
-export const pictureRemoved = (path: string): string => `[The picture of ${path} was removed: this model cannot see images.]`;
+export const pictureRemoved = (path: string): string => `[The picture of ${shownPath(path)} was removed: this model cannot see images.]`;
 
 /** The views of one agent whose relative paths resolve against `cwd`, and what they cost its context window. */
 export function createViews(read: ViewRead, cwd: string, caps: ViewCaps = DEFAULT_VIEW_CAPS, baseline: Baseline = {}, firstId = 1) {

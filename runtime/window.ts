@@ -1,6 +1,7 @@
 // The open views as a request carries them, in two user messages: the opening turn's views that are still open, right
 // after the system prompt, byte-identical from request to request so that providers' prompt caches hit; and every
 // other open view, last. The agent loop sends these parts and gg.context.breakdown() counts them, so the two agree.
+import { shownPath } from "../host/paths.ts";
 import { textTokens } from "./context.ts";
 
 /** How the labels of views gg opens itself begin: no path on disk does. */
@@ -36,7 +37,7 @@ export function viewMessages(views: readonly ViewContent[], pictures = true): Vi
   for (const view of views) {
     const parts = view.path.startsWith(GG_LABEL) ? messages.opening : messages.later;
     if (parts.length === 0) parts.push({ text: VIEW_HEADINGS[parts === messages.opening ? "opening" : "later"] });
-    parts.push({ text: `## ${view.path}\n\n${view.text}` });
+    parts.push({ text: `## ${shownPath(view.path)}\n\n${view.text}` });
     if (pictures && view.dataUrl) parts.push({ picture: { path: view.path, dataUrl: view.dataUrl, tokens: view.pictureTokens ?? 0 } });
   }
   return messages;

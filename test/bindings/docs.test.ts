@@ -17,6 +17,13 @@ test("docs/api.md and docs/gg.d.ts are what the declarations generate (run npm r
   expect(readFileSync(new URL("../../docs/gg.d.ts", import.meta.url), "utf8")).toBe(renderDts());
 });
 
+test("gg.files.editFile's third parameter is replacement in its signature and its parameter list alike", () => {
+  const section = renderApiDoc().split("### gg.files.editFile")[1]?.split("###")[0] ?? "";
+  expect(section).toContain("editFile(path: string, old: string, replacement: string)");
+  expect(section).toContain("- `replacement` (string)");
+  expect(section).not.toContain("`new`");
+});
+
 test("docs/gg.d.ts is valid TypeScript", () => {
   const { diagnostics } = ts.transpileModule(renderDts(), { reportDiagnostics: true, fileName: "gg.ts" });
   expect(diagnostics?.map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n"))).toEqual([]);

@@ -117,6 +117,15 @@ describe("edit_file", () => {
     expect(readFileSync(join(ws.root, "f.txt"), "utf8")).toBe(before);
   });
 
+  test("old and new identical is invalid-argument naming the parameters as the JSON does", async () => {
+    using ws = tempWorkspace();
+    ws.put({ "f.txt": "one\n" });
+    expect(await ws.call("edit_file", { path: "f.txt", old: "one", new: "one" })).toMatchObject({
+      ok: false,
+      error: { code: "invalid-argument", message: "Cannot edit f.txt: old and new are identical, so there is nothing to change" },
+    });
+  });
+
   test("a failed edit leaves the file byte for byte unchanged", async () => {
     using ws = tempWorkspace();
     const before = Buffer.from("one\r\ntwo\r\ntwo\r\n\xff\n", "latin1");

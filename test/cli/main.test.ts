@@ -132,8 +132,9 @@ describe("gg run", () => {
     expect(gg(["run", "loop.js", "--budget", "20", "--cpu", "0.5"], ws.root)).toMatchObject({ status: 1, stdout: expect.stringMatching(/^error\[timeout\]: The program was stopped at its CPU limit of 0.5 s/) });
     expect(gg(["run", "missing.ts"], ws.root).status).toBe(2);
     expect(gg(["run", "loop.js", "--memory", "lots"], ws.root).status).toBe(2);
-    expect(gg(["run", "loop.js", "--memory", "4"], ws.root)).toMatchObject({ status: 2, stderr: expect.stringContaining("memoryMb 4 is not a whole number of MB from 8 to 65536") });
-    expect(gg(["run", "loop.js", "--budget", "3000000"], ws.root)).toMatchObject({ status: 2, stderr: expect.stringContaining("budgetSecs 3000000") });
+    expect(gg(["run", "loop.js", "--memory", "4"], ws.root)).toMatchObject({ status: 2, stderr: expect.stringContaining("--memory 4 is under the smallest heap, 8 MB") });
+    expect(gg(["run", "loop.js", "--budget", "3000000"], ws.root)).toMatchObject({ status: 2, stderr: expect.stringContaining("--budget 3000000 is over the largest budget, 86400 seconds") });
+    expect(gg(["run", "loop.js", "--budget", "1e12"], ws.root).stderr).not.toMatch(/budgetSecs|cpuSecs|--cpu/);
   });
 
   test("gg run --check reports every type error with its position and runs nothing; without it the program runs", () => {

@@ -80,6 +80,11 @@ describe("gg mcp", () => {
     expect(text(missing)).toMatch(/^error\[not-found\]: Cannot read missing\.txt/);
     expect(await mcp.call("read_file", { path: 3 })).toMatchObject({ isError: true, structuredContent: { code: "invalid-argument" } });
     expect(await mcp.call("run_program", { source: "return 1", language: "py" })).toMatchObject({ isError: true, structuredContent: { code: "invalid-argument" } });
+    // A budget the schema lets through but the limits cannot honour is named as run_program's argument.
+    expect(await mcp.call("run_program", { source: "return 1", budget: 0.0001 })).toMatchObject({
+      isError: true,
+      structuredContent: { code: "invalid-argument", message: "Cannot run the program with these arguments: budget 0.0001 is under the smallest budget, 0.001 seconds" },
+    });
   });
 
   test("run_program: one runtime for the session; the value, the console and the views a program opened come back", async () => {

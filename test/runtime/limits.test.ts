@@ -1,5 +1,26 @@
 import { describe, expect, test } from "vitest";
+import { runProblems } from "../../runtime/limits.ts";
 import { engineWorkspace } from "./engine.ts";
+
+describe("runProblems", () => {
+  test("names the option its caller set, with the bound it broke, in the caller's words", () => {
+    expect(runProblems({ budget: 1e12 }, { budget: "--budget" })).toEqual(["--budget 1000000000000 is over the largest budget, 86400 seconds"]);
+    expect(runProblems({ memory: 4 }, { memory: "--memory" })).toEqual(["--memory 4 is under the smallest heap, 8 MB"]);
+    expect(runProblems({ budget: 10, limits: { cpuSecs: 0 } }, { budget: "--budget", "limits.cpuSecs": "--cpu" })).toEqual(["--cpu 0 is under the smallest CPU limit, 0.001 seconds"]);
+  });
+
+  test("a limit derived from another option (the CPU limit from the budget) is reported once, against that option", () => {
+    expect(runProblems({ budget: Number.NaN })).toEqual(["budget NaN is not a number of seconds"]);
+    expect(runProblems({ budget: 1e12, limits: { cpuSecs: 5 } })).toEqual(["budget 1000000000000 is over the largest budget, 86400 seconds"]);
+    expect(runProblems({ budget: 5, limits: { budgetSecs: 1e12 } })).toEqual(["limits.budgetSecs 1000000000000 is over the largest budget, 86400 seconds"]);
+  });
+
+  test("without names, the library's option names; a whole number where one is needed; defaults never complain", () => {
+    expect(runProblems({ memory: 16.5, limits: { logBytes: 1.5 } })).toEqual(["memory 16.5 is not a whole number of MB", "limits.logBytes 1.5 is not a whole number of bytes"]);
+    expect(runProblems({ limits: { budgetSecs: undefined as unknown as number } })).toEqual([]);
+    expect(runProblems({})).toEqual([]);
+  });
+});
 
 // Each test is named after the failure it provokes.
 describe("limits", () => {

@@ -130,6 +130,18 @@ describe("the gg global", () => {
     expect(report.result).toEqual([true, "ambiguous", true]);
   });
 
+  test("gg.files.editFile's messages name its third parameter replacement, as its docs do (the tool call's JSON names it new)", async () => {
+    using ws = engineWorkspace();
+    ws.put({ "a.txt": "x\n" });
+    const message = async (call: string): Promise<string | undefined> => (await ws.run(`await ${call}`)).error?.message;
+    expect(await message("gg.files.editFile('a.txt', 'x', 5)")).toBe('Cannot call gg.files.editFile: "replacement" must be string; gg.files.editFile takes "path", "old", "replacement"');
+    expect(await message("gg.files.editFile('a.txt', 'x')")).toContain('missing "replacement"');
+    expect(await message("gg.files.editFile('a.txt', 'x', 'x')")).toBe("Cannot edit a.txt: old and replacement are identical, so there is nothing to change");
+    expect(await message("gg.files.editFile('a.txt', 'x', '\\uD800')")).toMatch(/^Cannot edit a\.txt: replacement holds a lone surrogate/);
+    expect(await message("gg.files.editFile('a.txt', 'x', 'y', { new: 'z' })")).toContain('unknown parameter "new"');
+    expect((await ws.run("return gg.files.editFile('a.txt', 'x', 'y')")).result).toMatchObject({ path: "a.txt", line: 1 });
+  });
+
   test("gg.files.readFile of a picture returns its descriptor and costs the window nothing", async () => {
     using ws = engineWorkspace();
     ws.put({ "mock.dat": Buffer.from("R0lGODlhAQABAIAAAP///wAAACH5BAEAAAAALAAAAAABAAEAAAICRAEAOw==", "base64") });

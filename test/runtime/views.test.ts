@@ -1,5 +1,6 @@
 import { describe, expect, test } from "vitest";
 import { IMAGE_MODELS, imageTokens, textTokens } from "../../runtime/context.ts";
+import { viewMessages } from "../../runtime/window.ts";
 import { engineWorkspace } from "./engine.ts";
 
 // A 1x1 GIF, and a PNG whose header says 1024x768 (its pixels are never decoded).
@@ -189,4 +190,13 @@ describe("views", () => {
     const report = await ws.run("return await gg.context.breakdown()");
     expect(report.result).toEqual({ system: 1200, messages: 3000, toolResults: 50, fileViews: 0, images: 0, total: 4250 });
   });
+});
+
+test("a view of a file whose name holds a line break is headed by the name on one line, and an over-cap refusal names it so", async () => {
+  using ws = engineWorkspace();
+  ws.put({ "a\nb.txt": "x\n".repeat(5000) });
+  const { later } = viewMessages([{ path: "a\nb.txt", text: "x\n" }]);
+  expect(later.map((part) => ("text" in part ? part.text : ""))).toEqual(["# Open views", '## "a\\nb.txt"\n\nx\n']);
+  const refused = await ws.run("await gg.views.openFile('a\\nb.txt', { limit: 5000 })");
+  expect(refused.error?.message).toMatch(/^Cannot open a view of lines 1-5000 of "a\\nb\.txt": /);
 });
