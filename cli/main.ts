@@ -7,13 +7,14 @@ import { agentCommand } from "./agent.ts";
 import { callCommand } from "./call.ts";
 import { type Io, UsageError } from "./command.ts";
 import { docsCommand } from "./docs.ts";
+import { logsCommand } from "./logs.ts";
 import { mcpCommand } from "./mcp.ts";
 import { modelsCommand } from "./models.ts";
 import { promptCommand } from "./prompt.ts";
 import { runCommand } from "./run.ts";
 import { toolsCommand } from "./tools.ts";
 
-const COMMANDS = [callCommand, runCommand, toolsCommand, docsCommand, promptCommand, mcpCommand, agentCommand, modelsCommand];
+const COMMANDS = [callCommand, runCommand, toolsCommand, docsCommand, promptCommand, mcpCommand, agentCommand, modelsCommand, logsCommand];
 
 /** Runs the CLI on `argv` (without node and script), writing to `out` and `err`; returns the exit status. */
 export async function main(argv: readonly string[], out: (text: string) => void = (t) => process.stdout.write(t), err: (text: string) => void = (t) => process.stderr.write(t)): Promise<number> {

@@ -1,16 +1,17 @@
 // The command line as a person meets it: help per command, the version, suggestions for typos, options a command
 // does not take refused by name, and refusals as JSON under --json.
 import { spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
+import { tempWorkspace } from "../workspace.ts";
 
 const bin = join(import.meta.dirname, "../../bin/gg.js");
 const gg = (...args: string[]) => {
   const run = spawnSync(process.execPath, [bin, ...args], { encoding: "utf8" });
   return { status: run.status, stdout: run.stdout, stderr: run.stderr };
 };
-const COMMANDS = ["call", "run", "tools", "docs", "prompt", "mcp", "agent", "models"];
+const COMMANDS = ["call", "run", "tools", "docs", "prompt", "mcp", "agent", "models", "logs"];
 
 describe("help", () => {
   test.each(COMMANDS)("gg help %s and gg COMMAND --help print its own usage, options and two examples", (name) => {
@@ -78,5 +79,20 @@ describe("refusals", () => {
     }
     expect(JSON.parse(gg("call", "tree", "--check", "--json").stdout).error.message).toContain("--check");
     expect(JSON.parse(gg("call", "tree", "--budget", "-1", "--json").stdout).error.message).toContain("--budget");
+  });
+});
+
+describe("gg logs", () => {
+  test("lists what the log folder holds, and clean removes every log no running command holds", () => {
+    using ws = tempWorkspace();
+    ws.put({ "cmd-1-0001.stdout": "out\n", "cmd-1-0001.stderr": "", "cmd-1-0002.stdout": "x".repeat(2048), "cmd-1-0002.stderr": "", "notes.txt": "not a log" });
+    expect(gg("logs", "--dir", ws.root)).toMatchObject({ status: 0, stdout: expect.stringMatching(new RegExp(`^4 shell log files \\(0\\.0 MB\\) in ${ws.root}, the oldest written .* UTC; 0 held by running commands\\. gg logs clean removes the others\\.\\n$`)) });
+    const listed = JSON.parse(gg("logs", "--dir", ws.root, "--json").stdout) as { logs: { path: string; bytes: number; held: boolean }[] };
+    expect(listed.logs.map((log) => log.path).sort()).toEqual(["cmd-1-0001.stderr", "cmd-1-0001.stdout", "cmd-1-0002.stderr", "cmd-1-0002.stdout"].map((name) => join(ws.root, name)));
+    expect(JSON.parse(gg("logs", "clean", "--dir", ws.root, "--json").stdout)).toEqual({ ok: true, dir: ws.root, files: 4, bytes: 2052 });
+    expect(readdirSync(ws.root)).toEqual(["notes.txt"]);
+    expect(gg("logs", "clean", "--dir", ws.root).stdout).toBe(`Removed 0 files (0.0 MB) from ${ws.root}.\n`);
+    expect(gg("logs", "--dir", ws.root).stdout).toBe(`No shell logs in ${ws.root}.\n`);
+    expect(gg("logs", "purge").status).toBe(2);
   });
 });
