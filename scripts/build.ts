@@ -168,7 +168,7 @@ async function main(args: string[]): Promise<number> {
     tryOut(out);
   } catch (error) {
     rmSync(out, { recursive: true, force: true });
-    process.stderr.write(`build: cannot build gg: ${(error as Error).message}; dist/ keeps its previous build\n`);
+    process.stderr.write(`build: Cannot build gg: ${(error as Error).message}; dist/ keeps its previous build, so fix what is reported above and build again\n`);
     return 1;
   }
   writeFileSync(join(out, "inputs.sha256"), digest);
