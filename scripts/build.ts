@@ -82,7 +82,8 @@ function replaceFile(path: string, text: string): void {
 export function swapTo(dist: string, build: string): string[] {
   return withSwapLock(dist, () => {
     const previous = currentBuilds(dist);
-    for (const entry of ENTRIES) replaceFile(join(dist, entry), `export * from "./${build}/${entry}";\n`);
+    // TypeScript finds index.d.ts for index.js, and refuses a .d.ts named in an export.
+    for (const entry of ENTRIES) replaceFile(join(dist, entry), `export * from "./${build}/${entry.replace(/\.d\.ts$/, ".js")}";\n`);
     // npm pack ships the entries and the current build only.
     replaceFile(join(dist, ".npmignore"), ["/*", ...ENTRIES.map((entry) => `!/${entry}`), `!/${build}/`, ""].join("\n"));
     const keep = new Set([build, ...previous, ".npmignore", ".swap-lock", ...ENTRIES]);
