@@ -94,6 +94,7 @@ describe("scripts/build.ts", () => {
     // The flat dist/ is the previous build: its files stay; a build long superseded goes.
     expect(swapTo(ws.root, "build-a")).toEqual(["build-old"]);
     expect(readFileSync(join(ws.root, "main.mjs"), "utf8")).toBe('export * from "./build-a/main.mjs";\n');
+    expect(readFileSync(join(ws.root, "index.d.ts"), "utf8")).toBe('export * from "./build-a/index.js";\n');
     expect(existsSync(join(ws.root, "chunk-X.mjs"))).toBe(true);
 
     expect(swapTo(ws.root, "build-b").sort()).toEqual(["chunk-X.mjs", "host"]);
