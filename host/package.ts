@@ -1,5 +1,5 @@
-// gg's own package folder: where its package.json and shipped data (the model catalog) are, from the sources, from
-// dist/ (tsc's output, one level deeper) and from the CLI's bundle alike.
+// gg's own package folder: where its package.json and shipped data (the model catalog) are, from the sources, from a
+// build under dist/ (dist/build-<id>/: tsc's output two levels deeper, the CLI's bundle one) alike.
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
