@@ -80,7 +80,7 @@ function failure(source: string, language: Language, error: unknown): CompileFai
   }
   if (inProgram) return described(wrapped.text, at, lines);
   // In the wrapper, and the program alone parses: the error is pinned to the program's end.
-  return described(wrapped.text, { line: lines.length, column: (lines.at(-1) ?? "").length }, lines);
+  return described(wrapped.text, programEnd(lines), lines);
 }
 
 /** The syntax error of the program parsed alone, as a script, leaving out what only the wrapper makes legal. */
@@ -95,12 +95,21 @@ function bareError(source: string, language: Language): EsbuildMessage | undefin
   }
 }
 
+/** Just after the program's last character that is not white space (1-based line, 0-based column). */
+function programEnd(lines: readonly string[]): { line: number; column: number } {
+  let line = lines.length;
+  while (line > 1 && (lines[line - 1] ?? "").trim() === "") line--;
+  return { line, column: (lines[line - 1] ?? "").trimEnd().length };
+}
+
 function before(a: { line: number; column: number }, b: { line: number; column: number }): boolean {
   return a.line < b.line || (a.line === b.line && a.column < b.column);
 }
 
 /** A failure at a 1-based line and 0-based column of the program, in words about the program. */
 function described(text: string, at: { line: number; column: number }, lines: string[]): CompileFailure {
+  // The parser's end is after any trailing newline; the author's is after the last thing written.
+  if (/\bend of file\b/.test(text)) at = programEnd(lines);
   const message = text.replace(/\bend of file\b/, "end of the program").replace(/^Expected (.*) but found end/, "Expected $1 but found the end");
   // esbuild quotes the token it met, which can be a whole line of the program.
   return { message: clampMessage(`${message}${hint(lines[at.line - 1] ?? "")}`), line: at.line, column: at.column + 1 };

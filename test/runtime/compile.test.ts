@@ -5,6 +5,7 @@ import { engineWorkspace } from "./engine.ts";
 // Each case: a program, and the failure it reports at its own line and column (1-based), never in the wrapper.
 const cases: [string, string, { message: string; line: number; column: number }][] = [
   ["an expression cut short", "return 1+", { message: "Unexpected end of the program", line: 1, column: 10 }],
+  ["an expression cut short, then blank lines (a file's final newline)", "return 1+\n\n  \n", { message: "Unexpected end of the program", line: 1, column: 10 }],
   ["an unclosed brace", "if (x) {\n  return 1;", { message: "Unexpected end of the program", line: 2, column: 12 }],
   ["an unclosed parenthesis", "return (1", { message: 'Expected ")" but found the end of the program', line: 1, column: 10 }],
   ["an unterminated string", "const s = 'abc", { message: "Unterminated string literal", line: 1, column: 15 }],
