@@ -10,6 +10,7 @@ import { CatalogError, loadCatalog, modelInfo } from "../agent/catalog.ts";
 import { apiKeyFor, openAIProvider, withholdKey } from "../agent/provider.ts";
 import { differences, readTranscript, recordedCalls, replayOptions, TranscriptError, transcriptWriter } from "../agent/transcript.ts";
 import { plural } from "../host/lines.ts";
+import { UsageError } from "./command.ts";
 import { retryLine, summaryText, turnLine } from "./summary.ts";
 
 /** What `gg agent` is given, checked by the caller. */
@@ -47,13 +48,10 @@ export function taskOf(task: string | undefined, file: string | undefined, refus
  */
 const scrubberOf = (key: string): ((text: string) => string) => (key.length < 8 ? (text) => text : (text) => text.split(key).join("[API key]"));
 
-/** Runs the agent: exit 0 when the model answered, 1 when the run ended otherwise, 2 when the provider cannot be used. */
+/** Runs the agent: exit 0 when the model answered, 1 when the run ended otherwise; a provider or catalog that cannot be used is refused (exit 2). */
 export async function runAgentCommand(flags: AgentFlags, out: (text: string) => void, err: (text: string) => void): Promise<number> {
   const found = apiKeyFor(flags.baseURL);
-  if ("refused" in found) {
-    err(`gg: ${found.refused}\n`);
-    return 2;
-  }
+  if ("refused" in found) throw new UsageError(found.refused);
   const scrub = scrubberOf(found.key);
   const [print, warn] = [(text: string) => out(scrub(text)), (text: string) => err(scrub(text))];
   withholdKey(found.key);
@@ -62,9 +60,7 @@ export async function runAgentCommand(flags: AgentFlags, out: (text: string) => 
   try {
     info = modelInfo(loadCatalog(flags.catalog).catalog, flags.model);
   } catch (error) {
-    if (!(error instanceof CatalogError)) throw error;
-    warn(`gg: ${error.message}\n`);
-    return 2;
+    throw error instanceof CatalogError ? new UsageError(error.message) : error;
   }
   const started = performance.now();
   const transcript = flags.transcript === undefined ? undefined : transcriptWriter(flags.transcript, { model: flags.model, arm: flags.arm, task: flags.task, config: flags.config, ...(flags.agent === undefined ? {} : { agent: flags.agent }) }, scrub);
