@@ -8,6 +8,7 @@ import { CALL_ERROR_CODES, type CallError, callError, clampMessage, fromSystemEr
 import { resolvePath } from "../host/paths.ts";
 import type { FileHost } from "../host/files.ts";
 import type { WarmCache } from "../host/warm.ts";
+import type { Approval, ApprovalContext } from "./approval_match.ts";
 import { BATCH, type CapabilityId, type Configuration } from "./capabilities.ts";
 
 /** Whether a call is offered under its capability's `implementation`: batch calls under batch, the others otherwise. */
@@ -45,8 +46,8 @@ export interface CallOutput<Data = unknown> {
 /** A failure as a model reads it: `error[CODE]: message`. */
 export const errorText = (error: { code: string; message: string }): string => `error[${error.code}]: ${error.message}`;
 
-/** The outcome of any call. */
-export type CallResult<Data = unknown> = ({ ok: true } & CallOutput<Data>) | { ok: false; error: CallError };
+/** The outcome of any call, with the approval it ran (or was denied) under once it passed the gate (gate.ts). */
+export type CallResult<Data = unknown> = (({ ok: true } & CallOutput<Data>) | { ok: false; error: CallError }) & { approval?: Approval };
 
 /** What an implementation may use. */
 export interface CallContext {
@@ -64,6 +65,8 @@ export interface CallContext {
   signal?: AbortSignal;
   /** A long-lived runtime's listings and contents, which walks and searches reuse while their stats hold. */
   warm?: WarmCache;
+  /** Who is asked about calls whose verdict is ask, and what the approval hook is told of the run. */
+  approvals?: ApprovalContext;
 }
 
 /** How a call appears on the `gg` global of a program. */
