@@ -106,8 +106,13 @@ export interface CallDefinition<Schema extends TSchema = TSchema, Data = unknown
   code: CodeSurface<Data>;
   /** What `gg call --json` prints for a success, beside `"ok": true`; default `{text, attachments}`. */
   json?(output: CallOutput<Data>): Record<string, unknown>;
-  /** True when the call changes the disk or starts a process: a run's report lists it even if its runner dies. */
+  /**
+   * True when the call changes the disk or starts a process: a run's report lists it even if its runner dies, an
+   * approvalDefault of ask asks for it, and MCP clients are told it is destructive. Without it, a call is read-only.
+   */
   effects?: true;
+  /** True when what the call reaches is not bounded by its arguments (a command can do anything): MCP's openWorldHint. */
+  openWorld?: true;
   /** True for a batch call (seed 003): offered when its capability's implementation is "batch", and only then. */
   batch?: true;
   /** True when `run` returns a promise (it waits on a process); every other call completes before it returns. */

@@ -31,6 +31,17 @@ export const toolDefinitions = (config: Configuration): ToolDefinition[] =>
     parameters: JSON.parse(JSON.stringify(call.parameters(config))) as TSchema,
   }));
 
+/** What an MCP client is told of a call's effects, from its declaration, so it can apply its own policies too. */
+export interface ToolAnnotations {
+  readOnlyHint: boolean;
+  destructiveHint?: boolean;
+  openWorldHint?: boolean;
+}
+
+/** The MCP annotations of a call with `effects` (and `openWorld`) as declared: read-only unless it has effects. */
+export const toolAnnotations = (call: { effects?: true; openWorld?: true }): ToolAnnotations =>
+  call.effects ? { readOnlyHint: false, destructiveHint: true, ...(call.openWorld ? { openWorldHint: true } : {}) } : { readOnlyHint: true };
+
 /** Options for {@link createTools}. */
 export interface ToolsOptions {
   /** Workspace root; relative paths resolve against it. */
@@ -81,6 +92,11 @@ export function createTools(options: ToolsOptions) {
   let seq = 0;
   return {
     definitions: (): ToolDefinition[] => toolDefinitions(context.config),
+    /** The MCP annotations of tool `name` (read-only, destructive, open-world), from its declaration. */
+    annotations: (name: string): ToolAnnotations | undefined => {
+      const call = calls.get(name);
+      return call && toolAnnotations(call);
+    },
     /** The names of the tools, without building their definitions (a CLI call checks its tool by them). */
     names: (): string[] => [...calls.keys()],
     /** What `gg call --json` prints for `result` of call `name`. */

@@ -154,6 +154,7 @@ export const shell = defineCall({
   name: "shell",
   capability: "shell",
   effects: true,
+  openWorld: true,
   async: true,
   brief: "Run a shell command and get its exit code and output.",
   code: {
