@@ -96,6 +96,8 @@ export interface Place {
  * path inside both become `src/a.ts`, the root itself "."), or absolute when it lies outside.
  */
 export function rulePath(path: string, place: Place): string {
+  // Already in its resolved form (the common case, spared the resolving).
+  if (place.cwd === place.workspace && !path.startsWith("/") && !/(^|\/)\.\.?(\/|$)|\/\/|\/$/.test(path) && path !== "") return path;
   const absolute = resolve(place.cwd, path);
   const inside = relative(place.workspace, absolute);
   if (inside === "") return ".";
@@ -154,8 +156,20 @@ const NO_RULES: ApprovalSettings = { rules: [] };
 
 /** True when `config` has no approval rule, no hook and no ask by default: every call is allowed at once. */
 export const allowsEverything = (config: Configuration): boolean => {
-  const levels = [config.approvals, config.agentApproval];
-  return levels.every((level) => level === undefined || (level.rules.length === 0 && level.hook === undefined && level.default !== "ask"));
+  const { approvals: top, agentApproval: agent } = config;
+  const idle = (level: ApprovalSettings | undefined): boolean => level === undefined || (level.rules.length === 0 && level.hook === undefined && level.default !== "ask");
+  return idle(top) && idle(agent);
+};
+
+/** Whether any rule of `config` matches a path, known once per configuration. */
+const pathRules = new WeakMap<Configuration, boolean>();
+const usesPaths = (config: Configuration): boolean => {
+  let uses = pathRules.get(config);
+  if (uses === undefined) {
+    uses = [config.approvals, config.agentApproval].some((level) => level?.rules.some((rule) => rule.when !== undefined && PATH in rule.when));
+    pathRules.set(config, uses);
+  }
+  return uses;
 };
 
 /**
@@ -167,8 +181,7 @@ export function ruleVerdict(config: Configuration, call: CallTraits, args: Recor
   const { name, effects } = call;
   const top = config.approvals ?? NO_RULES;
   const agent = config.agentApproval;
-  const usesPath = [top, agent ?? NO_RULES].some((level) => level.rules.some((rule) => rule.when !== undefined && PATH in rule.when));
-  const paths = usesPath && call.paths ? pathsOf(args).map((path) => rulePath(path, place)) : [undefined];
+  const paths = usesPaths(config) && call.paths ? pathsOf(args).map((path) => rulePath(path, place)) : [undefined];
   let decided = ALLOWED;
   for (const path of paths) {
     for (const level of [levelVerdict(top, 1, name, effects, args, path), agent && levelVerdict(agent, top.rules.length + 1, name, effects, args, path)]) {

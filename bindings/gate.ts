@@ -172,7 +172,9 @@ export async function runApproved<Data>(definition: CallDefinition<TSchema, Data
   const approval = decideNow(definition, args, context) ?? (await decide(definition, args, context, origin));
   origin.approval = approval;
   if (approval.verdict === "deny") return refusal(definition.name, approval);
-  return { ...(await runChecked(definition, args, context)), approval };
+  const result = await runChecked(definition, args, context);
+  result.approval = approval;
+  return result;
 }
 
 /**
@@ -184,7 +186,9 @@ export function runApprovedSync<Data>(definition: CallDefinition<TSchema, Data>,
   if (!approval) throw new Undecided();
   origin.approval = approval;
   if (approval.verdict === "deny") return refusal(definition.name, approval);
-  return { ...runCheckedSync(definition, args, context), approval };
+  const result = runCheckedSync(definition, args, context);
+  result.approval = approval;
+  return result;
 }
 
 /** Validates `args` and runs the call through the gate; every outcome, a refusal included, is a result. */
