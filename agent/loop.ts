@@ -13,6 +13,8 @@ import type {
 } from "openai/resources/chat/completions";
 import { type Configuration, defaultConfiguration, isConfiguration, parseConfiguration } from "../bindings/config.ts";
 import { errorText } from "../bindings/define.ts";
+import { randomUUID } from "node:crypto";
+import type { Approval, Approve } from "../bindings/gate.ts";
 import { createTools } from "../bindings/index.ts";
 import { plural } from "../host/lines.ts";
 import { walkFiles, walkRoot } from "../host/walk.ts";
@@ -49,6 +51,8 @@ export interface AgentOptions {
   onTurn?(turn: TurnRecord): void;
   /** Called with every request as sent, every answer, and every call's outcome (transcripts). */
   onRecord?(entry: LoopRecord): void;
+  /** Asked about each call whose verdict is ask (see ToolsOptions.approve); absent, an ask is a deny. */
+  approve?: Approve;
 }
 
 /** One call's outcome as a transcript and a replay compare it: what the model was told, by its hash. */
@@ -67,6 +71,8 @@ export interface CallOutcome {
   calls?: CallRecord[];
   /** A program's gg calls past the listed ones, counted. */
   callsDropped?: number;
+  /** A tool call's approval: its verdict, who decided, and how long it waited for a person. */
+  approval?: Approval;
 }
 
 /** What the loop reports as it goes. */
@@ -290,7 +296,7 @@ async function answerCall(
     : await tools.call(call.function.name, args);
   const text = result.ok ? result.text : errorText(result.error);
   const sent = args === undefined ? call.function.arguments : args;
-  const outcome: CallOutcome = { name: call.function.name, args: sent, ok: result.ok, ...(result.ok ? {} : { code: result.error.code }), hash: hashOf(text) };
+  const outcome: CallOutcome = { name: call.function.name, args: sent, ok: result.ok, ...(result.ok ? {} : { code: result.error.code }), hash: hashOf(text), ...(result.approval ? { approval: result.approval } : {}) };
   // A picture travels in its tool message, as multi-part content: the openai types allow text parts only there, which
   // is narrower than what the providers accept.
   const image = result.ok && typeof result.data === "object" && result.data !== null && "image" in result.data ? (result.data.image as { width?: number; height?: number; bytes: number }) : undefined;
@@ -338,12 +344,14 @@ async function drive(options: AgentOptions): Promise<Omit<AgentReport, "filesCha
   // Declared text-only, or learned so earlier in this process: read_file describes pictures, views show descriptions.
   const config = options.vision === false || TEXT_ONLY.has(options.model) ? { ...given, vision: false } : given;
   const agent = options.agent === undefined ? {} : { agent: options.agent };
+  // The calls of one run share its id and its approver, whether tools or programs make them.
+  const calls = { ...agent, ...(options.approve ? { approve: options.approve } : {}), runId: randomUUID() };
   const system = systemPrompt({ arm: options.arm, config, ...agent });
   const report: Omit<AgentReport, "filesChanged" | "totals"> = { ok: false, turns: [], calls: [], visionEvents: [], wastedRequests: 0 };
   const deadline = Date.now() + (options.budgetSecs ?? 1800) * 1000;
   const maxTurns = options.maxTurns ?? 50;
-  let tools = options.arm === "tools" ? createTools({ workspace: options.workspace, config, ...agent }) : undefined;
-  const runtime = options.arm === "code" ? createRuntime({ workspace: options.workspace, config, ...agent }) : undefined;
+  let tools = options.arm === "tools" ? createTools({ workspace: options.workspace, config, ...calls }) : undefined;
+  const runtime = options.arm === "code" ? createRuntime({ workspace: options.workspace, config, ...calls }) : undefined;
   const functionsOf = (held: typeof tools): ChatCompletionTool[] | undefined =>
     held?.definitions().map((tool) => ({ type: "function", function: { name: tool.name, description: tool.description, parameters: tool.parameters as Record<string, unknown> } }));
   const conversation: Conversation = {
@@ -388,7 +396,7 @@ async function drive(options: AgentOptions): Promise<Omit<AgentReport, "filesCha
         // up their pictures and stop being charged for them.
         const textOnly = { ...config, vision: false };
         messages[0] = { role: "system", content: (conversation.system = systemPrompt({ arm: options.arm, config: textOnly, ...agent })) };
-        if (tools) conversation.functionTools = functionsOf((tools = createTools({ workspace: options.workspace, config: textOnly, ...agent })));
+        if (tools) conversation.functionTools = functionsOf((tools = createTools({ workspace: options.workspace, config: textOnly, ...calls })));
         await runtime?.textOnly();
         turn--;
         continue;

@@ -56,4 +56,41 @@ export interface Configuration {
    * whose text fits `treeTokens` (0: no tree), and these modules' docs.
    */
   openingTurn: { treeDepth: number; treeTokens: number; modules: readonly GgModule[] };
+  /** The approval settings for every agent (absent in a configuration parsed before approvals existed: none). */
+  approvals?: ApprovalSettings;
+  /** Each agent's own approval settings, by agent id: they can only add restrictions to the top level's. */
+  agentApprovals?: Record<string, ApprovalSettings>;
+  /** The approval settings of the agent this configuration was selected for ({@link forAgent}). */
+  agentApproval?: ApprovalSettings;
+}
+
+/** What approvals decide for a call: run it, put it to a person, or refuse it. */
+export const VERDICTS = ["allow", "ask", "deny"] as const;
+/** One of {@link VERDICTS}. */
+export type Verdict = (typeof VERDICTS)[number];
+
+/** One approval rule: calls named `call` (a tool name, or "*") whose arguments match every glob of `when`. */
+export interface ApprovalRule {
+  call: string;
+  /** Argument name to glob: a command line's glob for text, a path glob for "path". */
+  when?: Record<string, string>;
+  verdict: Verdict;
+  reason?: string;
+}
+
+/** A script hook that sees every call and answers with a verdict. */
+export interface ApprovalHook {
+  command: string;
+  /** Seconds it may run before its silence counts as a deny. */
+  timeoutSecs?: number;
+}
+
+/** Approval settings, at the top level or in an agent's entry. */
+export interface ApprovalSettings {
+  rules: readonly ApprovalRule[];
+  /** What a call with effects that no rule matches gets; absent: allow. */
+  default?: "allow" | "ask";
+  hook?: ApprovalHook;
+  /** Seconds a call may wait for a person before the wait is a deny. */
+  timeoutSecs?: number;
 }

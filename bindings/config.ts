@@ -2,6 +2,7 @@
 // A configuration gg cannot honour exactly as written is refused whole, naming every bad value at once.
 import { BATCH, CAPABILITIES, type Capability, type CapabilityId, type Configuration, GG_MODULES, type GgModule } from "./capabilities.ts";
 import { CALLS } from "./calls.ts";
+import { APPROVAL_FIELDS, checkApprovalSettings } from "./approval_rules.ts";
 import { offeredBy } from "./define.ts";
 import { MAX_RANGE_LINES } from "./batch.ts";
 import { TREE_DEFAULT_DEPTH, TREE_MAX_DEPTH } from "./tree.ts";
@@ -62,7 +63,8 @@ export function isConfiguration(value: unknown): value is Configuration {
  */
 export function forAgent(config: Configuration, agent: string | undefined): Configuration {
   if (agent === undefined || !Object.hasOwn(config.agents, agent)) return config;
-  return { ...config, allow: config.agents[agent] };
+  const approval = config.agentApprovals && Object.hasOwn(config.agentApprovals, agent) ? config.agentApprovals[agent] : undefined;
+  return { ...config, allow: config.agents[agent], ...(approval ? { agentApproval: approval } : {}) };
 }
 
 /** Checks the "openingTurn" field; every bad value lands in `problems`. */
@@ -95,43 +97,61 @@ function checkOpeningTurn(input: unknown, problems: string[]): Configuration["op
 }
 
 /** Checks the "agents" field against the parsed capabilities; every bad value lands in `problems`. */
-function checkAgents(input: unknown, config: Configuration, problems: string[]): Record<string, readonly string[]> {
+function checkAgents(input: unknown, config: Configuration, problems: string[]): Pick<Configuration, "agents" | "agentApprovals"> {
   // No prototype: an agent may be called "constructor" or "__proto__" like any other.
   const agents: Record<string, readonly string[]> = Object.create(null) as Record<string, readonly string[]>;
+  const agentApprovals: NonNullable<Configuration["agentApprovals"]> = Object.create(null) as NonNullable<Configuration["agentApprovals"]>;
   if (!Array.isArray(input)) {
     problems.push(`"agents" must be an array of entries like {"id": "reviewer", "allow": ["read_file", "search"]}`);
-    return agents;
+    return { agents, agentApprovals };
   }
   // A name may be declared twice (search: classic and batch), each offered under its own implementations.
   const calls = new Map<string, (typeof CALLS)[number][]>();
   for (const call of CALLS) calls.set(call.name, [...(calls.get(call.name) ?? []), call]);
+  const fields = ["id", "allow", ...APPROVAL_FIELDS];
   input.forEach((entry, index) => {
     const where = `agent #${index + 1}`;
     if (!isRecord(entry)) return problems.push(`${where} must be an object like {"id": "reviewer", "allow": ["read_file", "search"]}`);
-    for (const key of Object.keys(entry)) if (key !== "id" && key !== "allow") problems.push(`${where} has an unknown field "${key}"; the fields are "id", "allow"`);
+    for (const key of Object.keys(entry)) if (!fields.includes(key)) problems.push(`${where} has an unknown field "${key}"; the fields are ${quote(fields)}`);
     const { id, allow } = entry;
     const name = typeof id === "string" && id !== "" ? `agent "${id}"` : where;
     if (typeof id !== "string" || id === "") problems.push(`${where} has id ${show(id)}; an agent id is a non-empty string`);
     else if (Object.hasOwn(agents, id)) problems.push(`${name} is listed more than once; keep one entry`);
-    if (!Array.isArray(allow)) return problems.push(`${name} has allow ${show(allow)}; it must be an array of call names, e.g. ["read_file", "search"]`);
-    for (const call of allow) {
-      const declared = typeof call === "string" ? calls.get(call) : undefined;
-      if (declared === undefined) problems.push(`${name} allows unknown call ${show(call)}; the calls are ${quote([...calls.keys()])}`);
-      else {
-        const capability = declared[0]?.capability as CapabilityId;
-        const { enabled, implementation } = config.capabilities[capability];
-        // An unknown implementation is refused already; what it would offer is not known.
-        const known = (CAPABILITIES[capability].implementations as readonly string[]).includes(implementation);
-        if (!enabled) problems.push(`${name} allows ${call}, whose capability "${capability}" is disabled; enable it or drop ${call}`);
-        else if (known && !declared.some((definition) => offeredBy(definition, implementation))) {
-          const offered = CALLS.filter((definition) => definition.capability === capability && offeredBy(definition, implementation)).map((definition) => definition.name);
-          problems.push(`${name} allows ${call}, which capability "${capability}" does not offer under implementation "${implementation}" (it offers ${quote(offered)}); drop ${call} or change the implementation`);
-        }
+    const approvals = checkApprovalSettings(entry, name, config, problems);
+    // An entry with approvals alone holds every call: its allowlist is every call's name.
+    if (allow === undefined && approvals) {
+      if (typeof id === "string" && id !== "" && !Object.hasOwn(agents, id)) {
+        agents[id] = [...calls.keys()];
+        agentApprovals[id] = approvals;
       }
+      return;
     }
-    if (typeof id === "string" && id !== "" && !Object.hasOwn(agents, id)) agents[id] = allow.filter((call): call is string => typeof call === "string");
+    if (!Array.isArray(allow)) return problems.push(`${name} has allow ${show(allow)}; it must be an array of call names, e.g. ["read_file", "search"]`);
+    for (const call of allow) checkAllowed(call, name, calls, config, problems);
+    if (typeof id === "string" && id !== "" && !Object.hasOwn(agents, id)) {
+      agents[id] = allow.filter((call): call is string => typeof call === "string");
+      if (approvals) agentApprovals[id] = approvals;
+    }
   });
-  return agents;
+  return { agents, agentApprovals };
+}
+
+/** Checks one call of agent `name`'s allowlist: declared, enabled, and offered by its capability's implementation. */
+function checkAllowed(call: unknown, name: string, calls: Map<string, (typeof CALLS)[number][]>, config: Configuration, problems: string[]): void {
+  const declared = typeof call === "string" ? calls.get(call) : undefined;
+  if (declared === undefined) {
+    problems.push(`${name} allows unknown call ${show(call)}; the calls are ${quote([...calls.keys()])}`);
+    return;
+  }
+  const capability = declared[0]?.capability as CapabilityId;
+  const { enabled, implementation } = config.capabilities[capability];
+  // An unknown implementation is refused already; what it would offer is not known.
+  const known = (CAPABILITIES[capability].implementations as readonly string[]).includes(implementation);
+  if (!enabled) problems.push(`${name} allows ${String(call)}, whose capability "${capability}" is disabled; enable it or drop ${String(call)}`);
+  else if (known && !declared.some((definition) => offeredBy(definition, implementation))) {
+    const offered = CALLS.filter((definition) => definition.capability === capability && offeredBy(definition, implementation)).map((definition) => definition.name);
+    problems.push(`${name} allows ${String(call)}, which capability "${capability}" does not offer under implementation "${implementation}" (it offers ${quote(offered)}); drop ${String(call)} or change the implementation`);
+  }
 }
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
@@ -198,7 +218,9 @@ function checkEntry(entry: unknown, index: number, seen: Set<string>, problems: 
 
 /**
  * Validates a configuration: either an array of capability entries, or an object
- * `{"capabilities": [...], "model": {"vision": false}, "agents": [{"id": "reviewer", "allow": ["read_file"]}]}`.
+ * `{"capabilities": [...], "model": {"vision": false}, "agents": [{"id": "reviewer", "allow": ["read_file"]}]}`, with
+ * approval settings ("approvals", "approvalDefault", "approvalHook", "approvalTimeoutSecs") at the top level and in
+ * agents' entries.
  * Capabilities it does not list keep their fresh defaults.
  * Throws {@link ConfigError} naming every problem.
  */
@@ -206,7 +228,7 @@ export function parseConfiguration(input: unknown): Configuration {
   const config = defaultConfiguration();
   const problems: string[] = [];
   let entries: unknown = input;
-  const fields = ["capabilities", "model", "agents", "openingTurn"];
+  const fields = ["capabilities", "model", "agents", "openingTurn", ...APPROVAL_FIELDS];
   if (isRecord(input)) {
     for (const key of Object.keys(input)) {
       if (!fields.includes(key)) problems.push(`the configuration has an unknown field "${key}"; the fields are ${quote(fields)}`);
@@ -229,7 +251,13 @@ export function parseConfiguration(input: unknown): Configuration {
     if (capability && isRecord(entry)) config.capabilities[entry.id as CapabilityId] = capability;
   });
   // Agents are checked against the capabilities as parsed: an allowlist may not name a disabled call.
-  if (isRecord(input) && input.agents !== undefined) config.agents = checkAgents(input.agents, config, problems);
+  if (isRecord(input) && input.agents !== undefined) {
+    const { agents, agentApprovals } = checkAgents(input.agents, config, problems);
+    config.agents = agents;
+    if (Object.keys(agentApprovals ?? {}).length > 0) config.agentApprovals = agentApprovals;
+  }
+  const approvals = isRecord(input) ? checkApprovalSettings(input, "", config, problems) : undefined;
+  if (approvals) config.approvals = approvals;
   if (isRecord(input) && input.openingTurn !== undefined) config.openingTurn = checkOpeningTurn(input.openingTurn, problems);
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

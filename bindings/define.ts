@@ -8,6 +8,7 @@ import { CALL_ERROR_CODES, type CallError, callError, clampMessage, fromSystemEr
 import { resolvePath, showPathsIn } from "../host/paths.ts";
 import type { FileHost } from "../host/files.ts";
 import type { WarmCache } from "../host/warm.ts";
+import type { Approval, ApprovalContext } from "./approval_match.ts";
 import { BATCH, type CapabilityId, type Configuration } from "./capabilities.ts";
 
 /** Whether a call is offered under its capability's `implementation`: batch calls under batch, the others otherwise. */
@@ -45,8 +46,8 @@ export interface CallOutput<Data = unknown> {
 /** A failure as a model reads it: `error[CODE]: message`. */
 export const errorText = (error: { code: string; message: string }): string => `error[${error.code}]: ${error.message}`;
 
-/** The outcome of any call. */
-export type CallResult<Data = unknown> = ({ ok: true } & CallOutput<Data>) | { ok: false; error: CallError };
+/** The outcome of any call, with the approval it ran (or was denied) under once it passed the gate (gate.ts). */
+export type CallResult<Data = unknown> = (({ ok: true } & CallOutput<Data>) | { ok: false; error: CallError }) & { approval?: Approval };
 
 /** What an implementation may use. */
 export interface CallContext {
@@ -66,6 +67,8 @@ export interface CallContext {
   warm?: WarmCache;
   /** True when a program calls: a message names a parameter as the gg global does (see {@link parameterName}). */
   program?: true;
+  /** Who is asked about calls whose verdict is ask, and what the approval hook is told of the run. */
+  approvals?: ApprovalContext;
 }
 
 /** How a call appears on the `gg` global of a program. */
@@ -110,8 +113,13 @@ export interface CallDefinition<Schema extends TSchema = TSchema, Data = unknown
   code: CodeSurface<Data>;
   /** What `gg call --json` prints for a success, beside `"ok": true`; default `{text, attachments}`. */
   json?(output: CallOutput<Data>): Record<string, unknown>;
-  /** True when the call changes the disk or starts a process: a run's report lists it even if its runner dies. */
+  /**
+   * True when the call changes the disk or starts a process: a run's report lists it even if its runner dies, an
+   * approvalDefault of ask asks for it, and MCP clients are told it is destructive. Without it, a call is read-only.
+   */
   effects?: true;
+  /** True when what the call reaches is not bounded by its arguments (a command can do anything): MCP's openWorldHint. */
+  openWorld?: true;
   /** True for a batch call (seed 003): offered when its capability's implementation is "batch", and only then. */
   batch?: true;
   /** True when `run` returns a promise (it waits on a process); every other call completes before it returns. */

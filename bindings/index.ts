@@ -4,7 +4,9 @@ import { callError, quote } from "../host/errors.ts";
 import { nodeFileHost } from "../host/files.ts";
 import { createWarmCache, warmFileHost } from "../host/warm.ts";
 import { type Configuration, defaultConfiguration, forAgent, isConfiguration, parseConfiguration } from "./config.ts";
-import { type CallContext, type CallDefinition, type CallResult, holdsCall, invoke } from "./define.ts";
+import { randomUUID } from "node:crypto";
+import { type CallContext, type CallDefinition, type CallResult, holdsCall } from "./define.ts";
+import { type Approve, invokeApproved } from "./gate.ts";
 import { CALLS } from "./calls.ts";
 
 export { CALLS } from "./calls.ts";
@@ -29,6 +31,17 @@ export const toolDefinitions = (config: Configuration): ToolDefinition[] =>
     parameters: JSON.parse(JSON.stringify(call.parameters(config))) as TSchema,
   }));
 
+/** What an MCP client is told of a call's effects, from its declaration, so it can apply its own policies too. */
+export interface ToolAnnotations {
+  readOnlyHint: boolean;
+  destructiveHint?: boolean;
+  openWorldHint?: boolean;
+}
+
+/** The MCP annotations of a call with `effects` (and `openWorld`) as declared: read-only unless it has effects. */
+export const toolAnnotations = (call: { effects?: true; openWorld?: true }): ToolAnnotations =>
+  call.effects ? { readOnlyHint: false, destructiveHint: true, ...(call.openWorld ? { openWorldHint: true } : {}) } : { readOnlyHint: true };
+
 /** Options for {@link createTools}. */
 export interface ToolsOptions {
   /** Workspace root; relative paths resolve against it. */
@@ -47,6 +60,13 @@ export interface ToolsOptions {
    * default with a cap of 256 MiB of contents; false for a one-shot call, which gains nothing from it.
    */
   warm?: false | { capBytes?: number };
+  /**
+   * Asked about each call whose verdict is ask (by a rule, approvalDefault or the hook), with what the hook receives;
+   * the call waits for its answer, up to approvalTimeoutSecs. Absent, an ask is a deny saying no one could be asked.
+   */
+  approve?: Approve;
+  /** The run's id, as the approval hook and `approve` receive it (default: a fresh one). */
+  runId?: string;
 }
 
 /** The context calls run in, from the options of a run. */
@@ -60,6 +80,7 @@ export function callContext(options: ToolsOptions): CallContext {
     agent: options.agent ?? String(process.pid),
     ...(options.budgetSecs === undefined ? {} : { deadline: Date.now() + options.budgetSecs * 1000 }),
     ...(warm ? { warm } : {}),
+    approvals: { arm: "tools", runId: options.runId ?? randomUUID(), ...(options.approve ? { approve: options.approve } : {}) },
   };
 }
 
@@ -67,8 +88,15 @@ export function callContext(options: ToolsOptions): CallContext {
 export function createTools(options: ToolsOptions) {
   const context = callContext(options);
   const calls = new Map(enabledCalls(context.config).map((call) => [call.name, call]));
+  /** The next call's number in this run. */
+  let seq = 0;
   return {
     definitions: (): ToolDefinition[] => toolDefinitions(context.config),
+    /** The MCP annotations of tool `name` (read-only, destructive, open-world), from its declaration. */
+    annotations: (name: string): ToolAnnotations | undefined => {
+      const call = calls.get(name);
+      return call && toolAnnotations(call);
+    },
     /** The names of the tools, without building their definitions (a CLI call checks its tool by them). */
     names: (): string[] => [...calls.keys()],
     /** What `gg call --json` prints for `result` of call `name`. */
@@ -77,14 +105,17 @@ export function createTools(options: ToolsOptions) {
       const call = calls.get(name);
       return { ok: true, ...(call?.json ? call.json(result) : { text: result.text, attachments: result.attachments ?? [] }) };
     },
-    /** Runs tool `name`; aborting `signal` stops what the call started (a command, with its process group). */
+    /**
+     * Runs tool `name` once its approval is decided (the result carries it); aborting `signal` stops what the call
+     * started (a command, with its process group).
+     */
     async call(name: string, args: unknown, signal?: AbortSignal): Promise<CallResult> {
       const call = calls.get(name);
       if (!call) {
         const known = [...calls.keys()].join(", ");
         return { ok: false, error: callError("invalid-argument", `Cannot call ${quote(name)}: no such tool in this run; the tools are ${known}`) };
       }
-      return invoke(call, args, signal ? { ...context, signal } : context);
+      return invokeApproved(call, args, signal ? { ...context, signal } : context, { from: "tool", seq: seq++ });
     },
   };
 }

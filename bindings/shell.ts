@@ -50,6 +50,8 @@ export interface ExecuteOptions {
   deadline?: number;
   /** Stops the command when aborted (the run that started it ended). */
   signal?: AbortSignal;
+  /** Written to the command's stdin (an approval hook's request); absent, stdin is closed. */
+  input?: string;
 }
 
 /** Milliseconds a command may run: the request (default 3600 s) clamped to 24 hours, then to the budget left. */
@@ -86,7 +88,7 @@ export async function execute(command: string, options: ExecuteOptions): Promise
   const sink = options.policy === "verdict" ? createVerdictSink() : createOutputSink(options.policy ?? WHOLE_OUTPUT, options.agent);
   let outcome: Awaited<ReturnType<typeof runCommand>>;
   try {
-    outcome = await runCommand({ command, cwd: options.cwd, timeoutMs, sink, ...(options.signal ? { signal: options.signal } : {}) });
+    outcome = await runCommand({ command, cwd: options.cwd, timeoutMs, sink, ...(options.signal ? { signal: options.signal } : {}), ...(options.input === undefined ? {} : { input: options.input }) });
   } catch (error) {
     sink.close();
     throw error;
@@ -152,6 +154,7 @@ export const shell = defineCall({
   name: "shell",
   capability: "shell",
   effects: true,
+  openWorld: true,
   async: true,
   brief: "Run a shell command and get its exit code and output.",
   code: {

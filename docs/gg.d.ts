@@ -179,7 +179,7 @@ interface Breakdown {
 }
 
 /** Why a gg call failed. */
-type ErrorCode = "invalid-argument" | "not-found" | "no-match" | "ambiguous" | "permission-denied" | "io-error" | "launch-failed" | "timeout" | "over-cap" | "conflict";
+type ErrorCode = "invalid-argument" | "not-found" | "no-match" | "ambiguous" | "permission-denied" | "io-error" | "launch-failed" | "timeout" | "over-cap" | "conflict" | "denied";
 
 /** Every gg function rejects with an Error carrying the code of what failed. */
 interface GgError extends Error {

@@ -14,6 +14,7 @@ export const CALL_ERROR_CODES = [
   "timeout",
   "over-cap",
   "conflict",
+  "denied",
 ] as const;
 
 /** One of {@link CALL_ERROR_CODES}. */

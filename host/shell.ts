@@ -4,7 +4,7 @@
 import { type ChildProcessByStdio, spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { constants } from "node:os";
-import type { Readable } from "node:stream";
+import type { Readable, Writable } from "node:stream";
 import { GgError } from "./errors.ts";
 import type { OutputSink } from "./output.ts";
 
@@ -34,6 +34,8 @@ export interface CommandSpec {
   sink: OutputSink;
   /** Stops the process group when aborted. */
   signal?: AbortSignal;
+  /** Written to the command's stdin, which is then closed (an approval hook's request); absent, stdin is closed. */
+  input?: string;
 }
 
 const signalled = (pgid: number, signal: NodeJS.Signals | 0): boolean => {
@@ -212,13 +214,18 @@ function launchFailure(error: NodeJS.ErrnoException, spec: CommandSpec): GgError
 export function runCommand(spec: CommandSpec): Promise<CommandOutcome> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
-    let child: ChildProcessByStdio<null, Readable, Readable>;
+    let child: ChildProcessByStdio<Writable | null, Readable, Readable>;
     try {
-      child = spawn("sh", ["-c", spec.command], { cwd: spec.cwd, stdio: ["ignore", "pipe", "pipe"], detached: true });
+      child = spawn("sh", ["-c", spec.command], { cwd: spec.cwd, stdio: [spec.input === undefined ? "ignore" : "pipe", "pipe", "pipe"], detached: true }) as typeof child;
     } catch (error) {
       // Some failures (E2BIG) are thrown rather than emitted.
       reject(launchFailure(error as NodeJS.ErrnoException, spec));
       return;
+    }
+    if (child.stdin) {
+      // A command that exits without reading its input is no failure of ours.
+      child.stdin.on("error", () => {});
+      child.stdin.end(spec.input);
     }
     if (child.pid !== undefined) {
       liveGroups.add(child.pid);

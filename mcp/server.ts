@@ -20,7 +20,7 @@ import { type Arm, programRules, systemPrompt, viewsText } from "../agent/prompt
 import { reportText } from "../agent/report.ts";
 import { type Configuration, forAgent } from "../bindings/config.ts";
 import { checkArguments, type Attachment, errorText } from "../bindings/define.ts";
-import { createTools } from "../bindings/index.ts";
+import { createTools, toolAnnotations } from "../bindings/index.ts";
 import { ggPackage } from "../host/package.ts";
 import { shownPath } from "../host/paths.ts";
 import { killAllCommands } from "../host/shell.ts";
@@ -103,8 +103,10 @@ export function createMcpServer(options: McpOptions) {
         "The gg global's types are the resource gg://types/gg.d.ts; search_docs finds a function.",
       ].join(" "),
       inputSchema: RunProgram,
+      // A program can make any call the session holds, shell included.
+      annotations: toolAnnotations({ effects: true, openWorld: true }),
     },
-    { name: "search_docs", description: "Find the gg functions for what you want to do: ranked matches with their signatures and briefs.", inputSchema: SearchDocs },
+    { name: "search_docs", description: "Find the gg functions for what you want to do: ranked matches with their signatures and briefs.", inputSchema: SearchDocs, annotations: toolAnnotations({}) },
   ];
 
   /** The methods served: the SDK's Server answers initialize and ping itself. */
@@ -143,7 +145,7 @@ export function createMcpServer(options: McpOptions) {
   };
 
   handle(ListToolsRequestSchema, () => ({
-    tools: [...tools.definitions().map((tool) => ({ name: tool.name, description: tool.description, inputSchema: tool.parameters })), ...ownTools],
+    tools: [...tools.definitions().map((tool) => ({ name: tool.name, description: tool.description, inputSchema: tool.parameters, annotations: tools.annotations(tool.name) })), ...ownTools],
   }) as never);
 
   handle(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {

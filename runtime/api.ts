@@ -4,7 +4,8 @@
 import { type TSchema, Type } from "typebox";
 import type { Configuration } from "../bindings/config.ts";
 import type { GgModule } from "../bindings/capabilities.ts";
-import { type CallContext, type CallDefinition, type CallResult, checkArguments, parametersOf, renamePointers, runChecked, runCheckedSync } from "../bindings/define.ts";
+import { type CallContext, type CallDefinition, type CallResult, checkArguments, parametersOf, renamePointers } from "../bindings/define.ts";
+import { type CallOrigin, decide, decideNow, deniedError, runApproved, runApprovedSync, Undecided } from "../bindings/gate.ts";
 import { CALLS, enabledCalls } from "../bindings/index.ts";
 import { readFile } from "../bindings/read_file.ts";
 import { GgError } from "../host/errors.ts";
@@ -39,8 +40,12 @@ export interface GgFunction {
   sync: boolean;
   /** True when it changes the disk or starts a process: recorded before it runs, so a runner's death cannot hide it. */
   effects?: boolean;
-  /** Runs with arguments already checked against `parameters`; returns a promise only when not `sync`. */
-  run(args: Record<string, unknown>, env: GgEnv): unknown;
+  /**
+   * Runs with arguments already checked against `parameters`, through the approval gate for what the agent's calls
+   * can do (the gate writes its decision into `origin`); returns a promise only when not `sync` or not `inline`. Run
+   * inline, it throws {@link Undecided} when its approval must be waited for: call it again not inline.
+   */
+  run(args: Record<string, unknown>, env: GgEnv, origin: CallOrigin, inline: boolean): unknown;
 }
 
 const FILE_ERRORS = ["not-found", "permission-denied", "io-error"];
@@ -77,15 +82,16 @@ function fromCall(call: CallDefinition): GgFunction {
     ...(call.code.names ? { names: call.code.names } : {}),
     parameters: call.parameters,
     result: call.result,
-    errors: ERRORS[call.batch && call.name === "search" ? "search (batch)" : call.name] ?? [],
+    // Any call the agent makes can be denied by its approvals.
+    errors: [...(ERRORS[call.batch && call.name === "search" ? "search (batch)" : call.name] ?? []), "denied"],
     sync: !call.async,
     effects: call.effects === true,
-    run(args, env) {
+    run(args, env, origin, inline) {
       const unwrap = (result: CallResult): unknown => {
         if (!result.ok) throw new GgError(result.error.code, result.error.message);
         return call.code.value ? call.code.value(result.data) : result.data;
       };
-      return call.async ? runChecked(call, args, env.context).then(unwrap) : unwrap(runCheckedSync(call, args, env.context));
+      return call.async || !inline ? runApproved(call, args, env.context, origin).then(unwrap) : unwrap(runApprovedSync(call, args, env.context, origin));
     },
   };
 }
@@ -100,9 +106,20 @@ const openFile: GgFunction = {
   positional: ["path"],
   parameters: (config) => readFile.parameters(config),
   result: OpenedView,
-  errors: [...FILE_ERRORS, "over-cap"],
+  errors: [...FILE_ERRORS, "over-cap", "denied"],
   sync: true,
-  run: (args, env) => env.views.open(String(args.path), args.offset as number | undefined, args.limit as number | undefined),
+  // A view is read_file's read, so read_file's approvals decide it.
+  run: (args, env, origin, inline) => {
+    const open = (approval: NonNullable<CallOrigin["approval"]>): unknown => {
+      origin.approval = approval;
+      if (approval.verdict === "deny") throw deniedError("gg.views.openFile", approval);
+      return env.views.open(String(args.path), args.offset as number | undefined, args.limit as number | undefined);
+    };
+    const now = decideNow(readFile, args, env.context);
+    if (now) return open(now);
+    if (inline) throw new Undecided();
+    return decide(readFile, args, env.context, origin).then(open);
+  },
 };
 
 /** gg.views.close and gg.context.evictFileView: one operation, offered where each reader looks for it. */

@@ -3,6 +3,7 @@
 // isolate's slot, so an isolate can be prepared before its program arrives.
 import ivm from "isolated-vm";
 import { clampMessage, type ErrorCode, isGgError } from "../host/errors.ts";
+import { type CallOrigin, Undecided } from "../bindings/gate.ts";
 import { argumentsObject, forPrograms, type GgEnv, type GgFunction, ggFunctions } from "./api.ts";
 import { type CompiledProgram, mapStack } from "./compile.ts";
 import { CALL_RECORDS, type CallRecord, type LogEntry, type RunObserver, type RunReport } from "./report.ts";
@@ -12,6 +13,8 @@ import { SHIM, UNSENT_CHARS } from "./shim.ts";
 const clipArgs = (json: string): string => (json.length > 300 ? `${json.slice(0, 300)}...` : json);
 
 const LEVELS = ["log", "info", "warn", "error", "debug"] as const;
+/** The answer to an inline call whose approval must be waited for: the shim makes it again as a promise. */
+const DEFER = '{"defer":true}';
 /** Characters of one call's arguments as JSON accepted from a program (a write of up to 64 MiB of text). */
 const ARGS_CHARS = 64 * 1024 * 1024;
 
@@ -60,6 +63,7 @@ function callDispatch(env: GgEnv, functions: readonly GgFunction[], slot: { run?
     const fn = typeof index === "number" ? functions[index] : undefined;
     const name = fn ? `${fn.module}.${fn.name}` : "unknown";
     const text = typeof argsJson === "string" ? argsJson : "";
+    const origin: CallOrigin = { from: "program", seq };
     const reply = (value: unknown, code?: ErrorCode): string => {
       if (run && !run.ending.signal.aborted) {
         if (code && typeof value === "string" && run.failures.size < CALL_RECORDS) run.failures.set(value, code);
@@ -68,7 +72,7 @@ function callDispatch(env: GgEnv, functions: readonly GgFunction[], slot: { run?
         // counts it as dropped: a crash report then says something happened that it does not list.
         if (full) run.report.callsDropped++;
         if (!full || fn?.effects) {
-          const entry: CallRecord = { name, args: clipArgs(text), ok: !code, ...(code ? { code } : {}), ms: Math.round(performance.now() - started) };
+          const entry: CallRecord = { name, args: clipArgs(text), ok: !code, ...(code ? { code } : {}), ms: Math.round(performance.now() - started), ...(origin.approval ? { approval: origin.approval } : {}) };
           if (!full) run.report.calls.push(entry);
           run.observer.onCall?.(entry, seq);
         } else run.observer.onDropped?.();
@@ -81,8 +85,10 @@ function callDispatch(env: GgEnv, functions: readonly GgFunction[], slot: { run?
       if (!run) return reply("Cannot call gg outside a run", "invalid-argument");
       // A loop of inline calls keeps this thread too busy for the watchdog's timers: each call checks the budget.
       if (inline) run.guard();
-      if (fn && fn.sync === inline && typeof unsent === "string") return reply(unsendable(name, unsent), "invalid-argument");
-      if (!fn || typeof argsJson !== "string" || fn.sync !== inline) return reply("Cannot call an unknown gg function", "invalid-argument");
+      // An inline function comes as a promise too when its approval had to wait (see DEFER).
+      const known = fn !== undefined && (fn.sync || !inline);
+      if (known && typeof unsent === "string") return reply(unsendable(name, unsent), "invalid-argument");
+      if (!known || typeof argsJson !== "string") return reply("Cannot call an unknown gg function", "invalid-argument");
       if (text.length > ARGS_CHARS) return reply(`Cannot call gg.${name}: its arguments are ${text.length} characters as JSON, over the ${ARGS_CHARS} limit`, "invalid-argument");
       const given: unknown = JSON.parse(text);
       if (!Array.isArray(given)) return reply(`Cannot call gg.${name}: arguments did not arrive as a list`, "invalid-argument");
@@ -90,7 +96,16 @@ function callDispatch(env: GgEnv, functions: readonly GgFunction[], slot: { run?
       if (!args.ok) return reply(args.message, "invalid-argument");
       const unfinished = (): CallRecord => ({ name, args: clipArgs(text), ok: false, unfinished: true, ms: 0 });
       if (fn.effects) run.observer.onEffect?.(unfinished(), seq, run.report.calls.length < CALL_RECORDS);
-      if (inline) return reply(fn.run(args.args, run.callEnv));
+      if (inline) {
+        try {
+          return reply(fn.run(args.args, run.callEnv, origin, true));
+        } catch (error) {
+          if (!(error instanceof Undecided)) throw error;
+          // Nothing ran: the call is made again, as a promise, under this number.
+          run.nextSeq--;
+          return DEFER;
+        }
+      }
       run.observer.flush?.();
       const pending = unfinished();
       run.inFlight.set(pending, started);
@@ -98,7 +113,7 @@ function callDispatch(env: GgEnv, functions: readonly GgFunction[], slot: { run?
         run.inFlight.delete(pending);
         return answer;
       };
-      return Promise.resolve(fn.run(args.args, run.callEnv)).then((value) => settle(reply(value)), (error: unknown) => settle(failure(error)));
+      return Promise.resolve(fn.run(args.args, run.callEnv, origin, false)).then((value) => settle(reply(value)), (error: unknown) => settle(failure(error)));
     } catch (error) {
       return failure(error);
     }

@@ -3,6 +3,7 @@
 import { callContext, type ToolsOptions } from "../bindings/index.ts";
 import { readFile } from "../bindings/read_file.ts";
 import { runCheckedSync } from "../bindings/define.ts";
+import type { Approve } from "../bindings/gate.ts";
 import { createChecker } from "./check.ts";
 import type { Baseline } from "./context.ts";
 import { renderDts } from "./docs.ts";
@@ -20,9 +21,13 @@ export interface EngineOptions extends ToolsOptions {
   textOnly?: boolean;
 }
 
-/** An engine; `firstViewId` numbers its first view (a runtime gives each runner its own range). */
-export function createEngine(options: EngineOptions, firstViewId = 1) {
+/**
+ * An engine; `firstViewId` numbers its first view (a runtime gives each runner its own range). Its calls are made from
+ * programs (the code arm); `approve`, when given, is who an ask is put to (the runner's relay to the embedding process).
+ */
+export function createEngine(options: EngineOptions, firstViewId = 1, approve: Approve | undefined = options.approve) {
   const context = callContext(options);
+  context.approvals = { arm: "code", runId: context.approvals?.runId ?? "", ...(approve ? { approve } : {}) };
   if (options.textOnly) context.config = { ...context.config, vision: false };
   const views = createViews(
     (path, offset, limit) => runCheckedSync(readFile, { path, ...(offset === undefined ? {} : { offset }), ...(limit === undefined ? {} : { limit }) }, context),

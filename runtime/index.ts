@@ -6,6 +6,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { constants, tmpdir } from "node:os";
 import { extname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { randomUUID } from "node:crypto";
+import type { ApprovalAnswer, ApprovalRequest } from "../bindings/gate.ts";
 import { endSupervised, killGroups } from "../host/shell.ts";
 import type { EngineOptions } from "./engine.ts";
 import type { FromRunner, ToRunner } from "./runner.ts";
@@ -91,7 +93,10 @@ function spawnRunner(init: Extract<ToRunner, { type: "init" }>, onMessage: (mess
  * The runner process of a runtime: started when first needed and after it dies, serving one run or question at a
  * time (its caller queues them), and closed for good by `close`.
  */
-function superviseRunner(options: EngineOptions) {
+function superviseRunner(given: EngineOptions) {
+  // `approve` stays here (a function cannot cross to the runner): the runner puts its asks to this process.
+  const { approve, ...rest } = given;
+  const options: EngineOptions = { ...rest, runId: given.runId ?? randomUUID() };
   let runner: ChildProcess | undefined;
   /** The current runner's journal. */
   let journal: Journal = { path: "", remove: () => {} };
@@ -113,7 +118,7 @@ function superviseRunner(options: EngineOptions) {
     journal = own;
     // View ids go on from where the last runner's stopped (by a million a runner), so they name one view each for
     // the runtime's life.
-    const init = { type: "init" as const, options: textOnly ? { ...options, textOnly } : options, journal: own.path, firstViewId: generation++ * 1_000_000 + 1 };
+    const init = { type: "init" as const, options: textOnly ? { ...options, textOnly } : options, journal: own.path, firstViewId: generation++ * 1_000_000 + 1, asks: approve !== undefined };
     const spawned = spawnRunner(init, onMessage, (code, signal) => onExit(spawned.child, own, code, signal));
     runner = spawned.child;
     ready = spawned.ready;
@@ -132,12 +137,30 @@ function superviseRunner(options: EngineOptions) {
       requests.delete(message.id);
       return;
     }
+    if (message.type === "approve") return relayAsk(message.id, message.request);
     if (!pending || message.id !== pending.id) return;
+    if (message.type === "pause") return pending.pause(message.on);
     if (message.type === "progress") {
       for (const { seq, record } of message.calls) place(pending, seq, record);
       pending.report.callsDropped += message.dropped;
       pending.report.logs.push(...message.logs);
     } else settle(message.report);
+  };
+
+  /** Puts a runner's ask to `approve` and sends back its answer, as plain data; a failure to answer is a deny. */
+  const relayAsk = (id: number, request: ApprovalRequest): void => {
+    const child = runner;
+    void (async (): Promise<ApprovalAnswer> => {
+      if (!approve) return { verdict: "deny", reason: "no one could be asked in this run" };
+      const answer = await approve(request);
+      const verdict = answer?.verdict === "allow" || answer?.verdict === "ask" ? answer.verdict : "deny";
+      return { verdict, ...(typeof answer?.reason === "string" ? { reason: answer.reason } : {}), ...(answer?.by === "client" ? { by: "client" as const } : {}) };
+    })()
+      .catch((error: unknown): ApprovalAnswer => ({ verdict: "deny", reason: `asking failed: ${error instanceof Error ? error.message : String(error)}` }))
+      .then((answer) => {
+        const message: ToRunner = { type: "approval", id, answer };
+        if (child?.connected) child.send(message);
+      });
   };
 
   /** Runner `child` ended: the run under way is reported with what it did, and the next run starts a fresh runner. */

@@ -1,6 +1,7 @@
 // A run the supervisor waits on: its report, built from the runner's messages and, should the runner die first, from
 // its journal of the calls that change the disk or start a process.
 import { closeSync, fstatSync, openSync, readSync } from "node:fs";
+import type { Approval } from "../bindings/approval_match.ts";
 import { ERROR_CODES, type ErrorCode } from "../host/errors.ts";
 import { blankReport, CALL_RECORDS, type CallRecord, type RunError, type RunReport } from "./report.ts";
 
@@ -23,6 +24,8 @@ export interface Pending {
   dropped: Set<number>;
   done(report: RunReport): void;
   timer: NodeJS.Timeout;
+  /** The runner's clocks stopped (`on`: a call waits for a person) or ran again: the give-up timer follows them. */
+  pause(on: boolean): void;
 }
 
 /** What the supervisor does for a run it waits on. */
@@ -55,8 +58,32 @@ export function awaitRun(id: number, budgetSecs: number, signal: AbortSignal | u
     signal?.removeEventListener("abort", onAbort);
     hooks.done(report);
   };
-  const timer = setTimeout(() => hooks.giveUp({ code: "timeout", message: `The program did not finish within its ${budgetSecs} s budget and its runner was stopped` }), (budgetSecs + RUNNER_GRACE_SECS) * 1000);
-  return { id, report: blankReport(), started: performance.now(), calls: new Map(), dropped: new Set(), done, timer };
+  let due = performance.now() + (budgetSecs + RUNNER_GRACE_SECS) * 1000;
+  const arm = (): NodeJS.Timeout => setTimeout(() => hooks.giveUp({ code: "timeout", message: `The program did not finish within its ${budgetSecs} s budget and its runner was stopped` }), Math.max(0, due - performance.now()));
+  let pauses = 0;
+  let since = 0;
+  const pending: Pending = {
+    id,
+    report: blankReport(),
+    started: performance.now(),
+    calls: new Map(),
+    dropped: new Set(),
+    done: (report) => {
+      clearTimeout(pending.timer);
+      done(report);
+    },
+    timer: arm(),
+    pause(on) {
+      if (on && pauses++ === 0) {
+        since = performance.now();
+        clearTimeout(pending.timer);
+      } else if (!on && pauses > 0 && --pauses === 0) {
+        due += performance.now() - since;
+        pending.timer = arm();
+      }
+    },
+  };
+  return pending;
 }
 
 /**
@@ -85,11 +112,25 @@ const JOURNAL_BYTES = 64 * 1024 * 1024;
 /** A journal line's record, rebuilt field by field: the journal is a file a program's commands could write to. */
 function journalRecord(value: unknown): CallRecord | undefined {
   if (typeof value !== "object" || value === null) return undefined;
-  const { name, args, ok, code, ms, unfinished } = value as Record<string, unknown>;
+  const { name, args, ok, code, ms, unfinished, approval } = value as Record<string, unknown>;
   if (typeof name !== "string" || !/^[a-z]+\.[A-Za-z]+$/.test(name) || typeof args !== "string" || args.length > 400) return undefined;
   if (typeof ok !== "boolean" || typeof ms !== "number" || !Number.isFinite(ms) || (unfinished !== undefined && unfinished !== true)) return undefined;
   if (code !== undefined && !(ERROR_CODES as readonly unknown[]).includes(code)) return undefined;
-  return { name, args, ok, ...(code === undefined ? {} : { code: code as ErrorCode }), ms, ...(unfinished ? { unfinished: true as const } : {}) };
+  const decided = journalApproval(approval);
+  return { name, args, ok, ...(code === undefined ? {} : { code: code as ErrorCode }), ms, ...(unfinished ? { unfinished: true as const } : {}), ...(decided ? { approval: decided } : {}) };
+}
+
+/** A journal record's approval, rebuilt field by field; undefined when there is none or it is not one. */
+function journalApproval(value: unknown): Approval | undefined {
+  if (typeof value !== "object" || value === null) return undefined;
+  const { verdict, by, reason, waitedMs } = value as Record<string, unknown>;
+  if ((verdict !== "allow" && verdict !== "deny") || typeof by !== "string" || !/^(default|hook|person|client|rule \d+)$/.test(by)) return undefined;
+  return {
+    verdict,
+    by: by as Approval["by"],
+    ...(typeof reason === "string" ? { reason: reason.slice(0, 2000) } : {}),
+    ...(typeof waitedMs === "number" && Number.isFinite(waitedMs) ? { waitedMs } : {}),
+  };
 }
 
 /**

@@ -1,5 +1,6 @@
 // What a run reports, apart from the sandbox that fills it in, so the supervisor and the limits can build one
 // without loading isolated-vm.
+import type { Approval } from "../bindings/approval_match.ts";
 import type { ErrorCode } from "../host/errors.ts";
 import type { TypeProblem } from "./check.ts";
 import type { ViewSummary } from "./views.ts";
@@ -26,6 +27,8 @@ export interface CallRecord {
   ms: number;
   /** The run ended while the call was still running (a command the program did not await): it was stopped. */
   unfinished?: true;
+  /** The approval it ran or was denied under: the verdict, who decided, and how long it waited for a person. */
+  approval?: Approval;
 }
 
 /** Why a run failed: a code from the closed set, and the program's own line and column where there is one. */
@@ -76,4 +79,6 @@ export interface RunObserver {
   flush?(): void;
   /** A stopped program's isolate kept running (an isolated-vm race): its thread is lost with this process. */
   abandoned?(): void;
+  /** The run's clocks stopped (a call waits for a person) or ran again: its supervisor stops its own with them. */
+  paused?(on: boolean): void;
 }

@@ -6,20 +6,24 @@ import { stopCommandsOnSignals, watchCommandGroups } from "../host/shell.ts";
 import { compileProgram } from "./compile.ts";
 import { createEngine, type EngineOptions } from "./engine.ts";
 import type { RunOptions } from "./limits.ts";
+import type { ApprovalAnswer, ApprovalRequest } from "../bindings/gate.ts";
 import type { CallRecord, RunReport } from "./report.ts";
 import type { OpenedView } from "./views.ts";
 import type { ViewContent } from "./window.ts";
 
 /** Messages from the embedding process. */
-export type ToRunner = { type: "init"; options: EngineOptions; journal: string; firstViewId: number } | { type: "run"; id: number; source: string; run: RunOptions } | { type: "views" | "opening" | "text-only"; id: number }
-  | { type: "cancel"; id: number };
+export type ToRunner = { type: "init"; options: EngineOptions; journal: string; firstViewId: number; asks: boolean } | { type: "run"; id: number; source: string; run: RunOptions } | { type: "views" | "opening" | "text-only"; id: number }
+  | { type: "cancel"; id: number }
+  | { type: "approval"; id: number; answer: ApprovalAnswer };
 /** Messages to the embedding process. */
 export type FromRunner =
   | { type: "ready" }
   | { type: "progress"; id: number; calls: { seq: number; record: CallRecord }[]; dropped: number; logs: RunReport["logs"] }
   | { type: "report"; id: number; report: RunReport }
   | { type: "group"; pgid: number; live: boolean }
-  | { type: "answer"; id: number; answer: ViewContent[] | OpenedView[] };
+  | { type: "answer"; id: number; answer: ViewContent[] | OpenedView[] }
+  | { type: "approve"; id: number; request: ApprovalRequest }
+  | { type: "pause"; id: number; on: boolean };
 
 const send = (message: FromRunner): void => {
   process.send?.(message);
@@ -36,6 +40,16 @@ const cancels = new Map<number, AbortController>();
 const cancelledEarly = new Set<number>();
 /** The journal file's descriptor, when it could be opened. */
 let journal: number | undefined;
+/** Asks put to the embedding process's `approve` and not yet answered, by id. */
+const asks = new Map<number, (answer: ApprovalAnswer) => void>();
+let nextAsk = 1;
+/** Puts an ask to the embedding process, which holds the `approve` function. */
+const askEmbedder = (request: ApprovalRequest): Promise<ApprovalAnswer> =>
+  new Promise((resolve) => {
+    const id = nextAsk++;
+    asks.set(id, resolve);
+    send({ type: "approve", id, request });
+  });
 
 /** Appends `line` to the journal; a journal that cannot be written leaves the records to the channel alone. */
 function journalWrite(line: string): void {
@@ -54,10 +68,15 @@ process.on("message", (message: ToRunner) => {
     } catch {
       journal = undefined;
     }
-    engine = createEngine(message.options, message.firstViewId);
+    engine = createEngine(message.options, message.firstViewId, message.asks ? askEmbedder : undefined);
     // Start esbuild's service now rather than in the first program's time.
     compileProgram("0", "js");
     send({ type: "ready" });
+    return;
+  }
+  if (message.type === "approval") {
+    asks.get(message.id)?.(message.answer);
+    asks.delete(message.id);
     return;
   }
   const active = engine;
@@ -128,6 +147,7 @@ process.on("message", (message: ToRunner) => {
       abandoned: () => {
         lost = true;
       },
+      paused: (on) => send({ type: "pause", id, on }),
     }, cancel.signal);
     cancels.delete(id);
     progress = undefined;

@@ -182,7 +182,19 @@ async function execute(prepared: Prepared, program: CompiledProgram, how: Sandbo
   const deadline = Date.now() + watchdog.msLeft() - Math.min(1000, (limits.budgetSecs * 1000) / 20);
   // Ending the run stops what its calls started: a command the program did not await does not outlive it.
   const ending = new AbortController();
-  const callEnv = { ...env, context: { ...env.context, deadline, signal: ending.signal, program: true as const } };
+  const callContext = { ...env.context, deadline, signal: ending.signal, program: true as const };
+  // While a call waits for a person the run's clocks stop: its budget, its commands' deadline, and the supervisor's.
+  const pause = (): (() => void) => {
+    const resume = watchdog.pause();
+    observer.paused?.(true);
+    return () => {
+      resume();
+      callContext.deadline = deadline + watchdog.pausedMs();
+      observer.paused?.(false);
+    };
+  };
+  if (env.context.approvals) callContext.approvals = { ...env.context.approvals, pause };
+  const callEnv = { ...env, context: callContext };
   prepared.slot.run = { report, program, guard: watchdog.guard, failures: new Map(), inFlight: frame.inFlight, observer, callEnv, ending, logBytes: 0, logLimit: limits.logBytes, nextSeq: 0 };
   // The synchronous run's own timeout, and the limit it stands for should it fire.
   const sync = watchdog.syncLimit();

@@ -73,7 +73,11 @@ const answer = (reply) => {
   throw error;
 };
 // Calls that finish on the host without waiting are made inline (a few microseconds); the rest cross as promises.
-const callSync = async (index, args) => answer(parse(dispatchSync.applySync(undefined, send(index, args), syncOptions)));
+// A call the host cannot decide inline (its approval waits on a hook or a person) is made again as a promise.
+const callSync = async (index, args) => {
+  const reply = parse(dispatchSync.applySync(undefined, send(index, args), syncOptions));
+  return reply.defer === true ? callAsync(index, args) : answer(reply);
+};
 const callAsync = async (index, args) => answer(parse(await dispatch.apply(undefined, send(index, args), options)));
 const gg = {};
 layout.forEach(([module, name, sync], index) => {

@@ -35,6 +35,13 @@ interface Watchdog {
   syncLimit(): { timeoutMs: number; error: RunError };
   /** CPU milliseconds of the run so far: the isolate's thread and the host work of its calls. */
   cpuSpent(): number;
+  /**
+   * Stops the wall clock (a call waiting for a person is not charged to the budget) until the returned function is
+   * called; pauses may overlap, and the clock runs again when the last one ends.
+   */
+  pause(): () => void;
+  /** Milliseconds the wall clock has been stopped so far. */
+  pausedMs(): number;
   /** Ends the watch: its timers and its cancel listener. */
   end(): void;
 }
@@ -43,8 +50,13 @@ interface Watchdog {
 export function watch(isolate: ivm.Isolate, limits: Limits, started: number, cancel: AbortSignal | undefined, report: RunReport): Watchdog {
   const budgetMs = limits.budgetSecs * 1000;
   const cpuLimitMs = limits.cpuSecs * 1000;
-  // The budget counts from the call to run: compiling, checking and taking an isolate come out of it.
-  const msLeft = (): number => started + budgetMs - performance.now();
+  let pauses = 0;
+  let pausedSince = 0;
+  let pausedBefore = 0;
+  const pausedMs = (): number => pausedBefore + (pauses > 0 ? performance.now() - pausedSince : 0);
+  // The budget counts from the call to run: compiling, checking and taking an isolate come out of it; time spent
+  // waiting for a person does not.
+  const msLeft = (): number => started + budgetMs + pausedMs() - performance.now();
   // A runner runs one program at a time, so the process's own CPU count is the run's.
   const cpuAtStart = process.cpuUsage();
   const cpuSpent = (): number => {
@@ -74,11 +86,26 @@ export function watch(isolate: ivm.Isolate, limits: Limits, started: number, can
   if (cancel?.aborted) onCancel();
   let guarded = 0;
   const guard = (): void => {
-    if (msLeft() < 0) stop(overBudget);
+    if (pauses === 0 && msLeft() < 0) stop(overBudget);
     else if (++guarded % 128 === 0 && cpuSpent() > cpuLimitMs) stop(cpuStop);
   };
   const tick = Math.min(100, Math.max(5, Math.min(budgetMs, cpuLimitMs) / 20));
-  const wallTimer = setTimeout(() => stop(isolate.isDisposed ? memoryLimit : overBudget), Math.max(0, msLeft()));
+  const armWall = (): NodeJS.Timeout => setTimeout(() => stop(isolate.isDisposed ? memoryLimit : overBudget), Math.max(0, msLeft()));
+  let wallTimer = armWall();
+  const pause = (): (() => void) => {
+    if (pauses++ === 0) {
+      pausedSince = performance.now();
+      clearTimeout(wallTimer);
+    }
+    let resumed = false;
+    return () => {
+      if (resumed) return;
+      resumed = true;
+      if (--pauses > 0) return;
+      pausedBefore += performance.now() - pausedSince;
+      if (!stopped) wallTimer = armWall();
+    };
+  };
   const interval = setInterval(() => {
     if (isolate.isDisposed) return stop(memoryLimit);
     if (cpuSpent() > cpuLimitMs) return stop(cpuStop);
@@ -96,6 +123,8 @@ export function watch(isolate: ivm.Isolate, limits: Limits, started: number, can
     abandoned,
     syncLimit: () => ({ timeoutMs: Math.max(1, Math.ceil(Math.min(msLeft(), cpuLimitMs))), error: cpuLimitMs < msLeft() ? cpuStop : overBudget }),
     cpuSpent,
+    pause,
+    pausedMs,
     end(): void {
       cancel?.removeEventListener("abort", onCancel);
       clearInterval(interval);

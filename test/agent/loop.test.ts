@@ -299,3 +299,34 @@ describe("transcripts and replay", () => {
     rmSync(file);
   });
 });
+
+describe("runAgent approvals", () => {
+  test("a tools agent's denied call is answered error[denied], and the report's calls carry every verdict; approve is asked for an ask", async () => {
+    using ws = tempWorkspace();
+    await using server = await scripted([
+      { tool_calls: [call("a", "write_file", { path: "src/a.ts", content: "a" }), call("b", "write_file", { path: "secret.txt", content: "s" }), call("c", "shell", { command: "git push origin main" })] },
+      { content: "Done." },
+    ]);
+    const asked: string[] = [];
+    const report = await runAgent({
+      provider: server.provider,
+      model: "m",
+      arm: "tools",
+      task: "Write.",
+      workspace: ws.root,
+      config: { approvals: [{ call: "write_file", when: { path: "secret*" }, verdict: "ask" }, { call: "shell", when: { command: "git push*" }, verdict: "deny", reason: "pushing is for people" }] },
+      approve: async (request) => {
+        asked.push(request.call);
+        return { verdict: "deny", reason: "no secrets" };
+      },
+    });
+    expect(asked).toEqual(["write_file"]);
+    expect(report.calls.map((made) => [made.name, made.ok, made.code, made.approval?.verdict, made.approval?.by])).toEqual([
+      ["write_file", true, undefined, "allow", "default"],
+      ["write_file", false, "denied", "deny", "person"],
+      ["shell", false, "denied", "deny", "rule 2"],
+    ]);
+    const answers = (server.requests[1]?.messages ?? []).filter((message) => message.role === "tool").map((message) => text(message.content));
+    expect(answers[2]).toMatch(/^error\[denied\]: Cannot run shell: denied by rule 2: pushing is for people/);
+  });
+});

@@ -40,7 +40,7 @@ describe("agent allowlists", () => {
       'agent "a" allows unknown call "grep"; the calls are "read_file", "read", "view_image", "write_file", "edit_file", "edit", "list_dir", "tree", "list", "glob", "search", "shell"',
       'agent "a" allows shell, whose capability "shell" is disabled; enable it or drop shell',
       'agent "a" is listed more than once; keep one entry',
-      'agent #3 has an unknown field "role"; the fields are "id", "allow"',
+      'agent #3 has an unknown field "role"; the fields are "id", "allow", "approvals", "approvalDefault", "approvalHook", "approvalTimeoutSecs"',
       'agent #3 has id ""; an agent id is a non-empty string',
       'agent "b" has allow "search"; it must be an array of call names, e.g. ["read_file", "search"]',
       'agent #5 must be an object like {"id": "reviewer", "allow": ["read_file", "search"]}',

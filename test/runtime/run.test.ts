@@ -77,7 +77,7 @@ describe("running a program", () => {
     using ws = engineWorkspace();
     const report = await ws.run("const x: string = 'a';\nawait gg.files.readFile('missing.txt');");
     expect(report.error).toMatchObject({ code: "not-found", line: 2 });
-    expect(report.calls).toEqual([{ name: "files.readFile", args: '["missing.txt"]', ok: false, code: "not-found", ms: expect.any(Number) }]);
+    expect(report.calls).toEqual([{ name: "files.readFile", args: '["missing.txt"]', ok: false, code: "not-found", ms: expect.any(Number), approval: { verdict: "allow", by: "default" } }]);
   });
 
   test("an import or export statement fails to compile with a hint that a program is a function body", async () => {

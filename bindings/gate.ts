@@ -1,0 +1,200 @@
+// The approval gate: every call an agent makes, as a tool call or from a program, passes here before it runs. Its
+// verdict is the strictest of the rules (or the defaults), the approval hook's, and, for an ask, the answer of the
+// person asked; a denied call comes back as a `denied` error and nothing of it runs.
+import type { Static, TSchema } from "typebox";
+import { GgError } from "../host/errors.ts";
+import { type Approval, type ApprovalAnswer, type ApprovalRequest, allowsEverything, type CallTraits, DEFAULT_APPROVAL_TIMEOUT_SECS, DEFAULT_HOOK_TIMEOUT_SECS, type RuleVerdict, ruleVerdict, stricter } from "./approval_match.ts";
+import type { ApprovalHook, Verdict } from "./capabilities.ts";
+import { type CallContext, type CallDefinition, type CallResult, checkArguments, parametersOf, runChecked, runCheckedSync } from "./define.ts";
+import { execute } from "./shell.ts";
+
+export type { Approval, ApprovalAnswer, ApprovalContext, ApprovalRequest, Approve, DecidedBy } from "./approval_match.ts";
+
+/** Where a call comes from, and the gate's decision on it once made. */
+export interface CallOrigin {
+  from: "tool" | "program";
+  /** The call's number in its run, from 0. */
+  seq: number;
+  approval?: Approval;
+}
+
+/** Thrown by {@link runApprovedSync} when the call must wait (a hook to run, a person to ask): run it with {@link runApproved}. */
+export class Undecided extends Error {
+  constructor() {
+    super("The call must wait for its approval");
+    this.name = "Undecided";
+  }
+}
+
+const ALLOWED: Approval = Object.freeze({ verdict: "allow", by: "default" }) as Approval;
+
+/** The traits rules match a definition by, built once per definition. */
+const traits = new WeakMap<object, CallTraits>();
+function traitsOf(definition: CallDefinition<TSchema, unknown>, context: CallContext): CallTraits {
+  let found = traits.get(definition);
+  if (!found) {
+    const properties = (definition.parameters(context.config) as { properties?: object }).properties ?? {};
+    found = { name: definition.name, effects: definition.effects === true, paths: "path" in properties || "files" in properties };
+    traits.set(definition, found);
+  }
+  return found;
+}
+
+const argsOf = (args: unknown): Record<string, unknown> => (typeof args === "object" && args !== null ? (args as Record<string, unknown>) : {});
+
+/** The hooks that see this context's calls: the top level's, then the agent's. */
+const hooksOf = (context: CallContext): ApprovalHook[] => [context.config.approvals?.hook, context.config.agentApproval?.hook].filter((hook): hook is ApprovalHook => hook !== undefined);
+
+/** Seconds a call may wait for a person: the agent's setting, else the top level's, else 300. */
+const askTimeoutSecs = (context: CallContext): number => context.config.agentApproval?.timeoutSecs ?? context.config.approvals?.timeoutSecs ?? DEFAULT_APPROVAL_TIMEOUT_SECS;
+
+/** The decision when it needs no waiting (no hook, and no ask); undefined when the call must wait for it. */
+export function decideNow(definition: CallDefinition<TSchema, unknown>, args: unknown, context: CallContext): Approval | undefined {
+  if (allowsEverything(context.config)) return ALLOWED;
+  if (hooksOf(context).length > 0) return undefined;
+  const ruled = ruleVerdict(context.config, traitsOf(definition, context), argsOf(args), context);
+  return ruled.verdict === "ask" ? undefined : decided(ruled);
+}
+
+/** A verdict of the rules that needs no one asked, as a decision. */
+const decided = (ruled: RuleVerdict): Approval => ({ verdict: ruled.verdict === "allow" ? "allow" : "deny", by: ruled.by, ...(ruled.reason === undefined ? {} : { reason: ruled.reason }) });
+
+/** What the hook and a person asked are told of a call. */
+function requestOf(definition: CallDefinition<TSchema, unknown>, args: unknown, context: CallContext, origin: CallOrigin): ApprovalRequest {
+  return {
+    agent: context.agent,
+    call: definition.name,
+    args,
+    arm: context.approvals?.arm ?? "tools",
+    from: origin.from,
+    runId: context.approvals?.runId ?? "",
+    seq: origin.seq,
+    workspace: context.workspace,
+  };
+}
+
+/** The whole decision: the rules', each hook's (the strictest standing), then for an ask, the person's. */
+export async function decide(definition: CallDefinition<TSchema, unknown>, args: unknown, context: CallContext, origin: CallOrigin): Promise<Approval> {
+  let verdict: RuleVerdict = ruleVerdict(context.config, traitsOf(definition, context), argsOf(args), context);
+  const request = requestOf(definition, args, context, origin);
+  for (const hook of hooksOf(context)) {
+    const answer = await askHook(hook, request, context);
+    // The hook's verdict stands when it is stricter, or as strict as one the defaults gave.
+    if (stricter(answer.verdict, verdict.verdict) || (answer.verdict === verdict.verdict && verdict.by === "default")) verdict = { verdict: answer.verdict, by: "hook", ...(answer.reason === undefined ? {} : { reason: answer.reason }) };
+  }
+  return verdict.verdict === "ask" ? askPerson(verdict, request, context) : decided(verdict);
+}
+
+/** Reads a hook's stdout: one JSON verdict, `{"verdict": "allow" | "ask" | "deny", "reason"?: string}`. */
+function readVerdict(output: string): ApprovalAnswer | string {
+  let value: unknown;
+  try {
+    value = JSON.parse(output);
+  } catch {
+    return `it printed ${output.trim() === "" ? "nothing" : JSON.stringify(output.slice(0, 200))}, not one JSON verdict`;
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return `it printed ${JSON.stringify(value)}, not a JSON object`;
+  const { verdict, reason, ...rest } = value as Record<string, unknown>;
+  if (verdict !== "allow" && verdict !== "ask" && verdict !== "deny") return `its verdict ${JSON.stringify(verdict)} is not "allow", "ask" or "deny"`;
+  if (reason !== undefined && typeof reason !== "string") return "its reason is not a string";
+  if (Object.keys(rest).length > 0) return `it printed unknown fields ${Object.keys(rest).map((key) => JSON.stringify(key)).join(", ")}`;
+  return { verdict, ...(reason === undefined ? {} : { reason }) };
+}
+
+/** Runs the hook on `request`: a failure, a timeout or anything but one verdict on stdout is a deny saying so. */
+async function askHook(hook: ApprovalHook, request: ApprovalRequest, context: CallContext): Promise<{ verdict: Verdict; reason?: string }> {
+  const timeoutSecs = hook.timeoutSecs ?? DEFAULT_HOOK_TIMEOUT_SECS;
+  const refused = (why: string): { verdict: Verdict; reason: string } => ({ verdict: "deny", reason: `the approval hook ${JSON.stringify(hook.command)} failed: ${why}` });
+  try {
+    const result = await execute(hook.command, {
+      cwd: context.workspace,
+      timeoutSecs,
+      policy: "verdict",
+      agent: context.agent,
+      input: `${JSON.stringify(request)}\n`,
+      ...(context.signal ? { signal: context.signal } : {}),
+    });
+    if (result.exitCode !== 0) return refused(`it exited with status ${result.exitCode}${result.signal ? ` (${result.signal})` : ""}`);
+    const answer = readVerdict(result.output);
+    return typeof answer === "string" ? refused(answer) : answer;
+  } catch (error) {
+    const timedOut = error instanceof GgError && error.code === "timeout";
+    return refused(timedOut ? `it did not answer within its ${timeoutSecs} s timeout` : error instanceof Error ? error.message : String(error));
+  }
+}
+
+/** Puts an ask to the person (or client) who can answer it, the run's clocks stopped while it waits. */
+async function askPerson(ask: RuleVerdict, request: ApprovalRequest, context: CallContext): Promise<Approval> {
+  const approve = context.approvals?.approve;
+  if (!approve) return { verdict: "deny", by: ask.by, reason: `its verdict is ask${ask.reason ? ` (${ask.reason})` : ""}, and no one could be asked in this run` };
+  const timeoutSecs = askTimeoutSecs(context);
+  const started = performance.now();
+  const resume = context.approvals?.pause?.();
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<"late">((resolve) => {
+    timer = setTimeout(() => resolve("late"), timeoutSecs * 1000);
+  });
+  let answer: ApprovalAnswer | "late" | Error;
+  try {
+    answer = await Promise.race([approve(request).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error)))), late]);
+  } finally {
+    clearTimeout(timer);
+    resume?.();
+  }
+  const waitedMs = Math.round(performance.now() - started);
+  if (answer === "late") return { verdict: "deny", by: "person", reason: `no answer came within ${timeoutSecs} s (approvalTimeoutSecs)`, waitedMs };
+  if (answer instanceof Error) return { verdict: "deny", by: "person", reason: `asking failed: ${answer.message}`, waitedMs };
+  const by = answer.by === "client" ? "client" : "person";
+  const reason = answer.verdict === "ask" ? "the answer was ask again, which decides nothing" : answer.reason;
+  return { verdict: answer.verdict === "allow" ? "allow" : "deny", by, ...(reason === undefined ? {} : { reason }), waitedMs };
+}
+
+/** The failure of a denied call: what was refused, by whom and why, and a way forward. */
+export function deniedError(name: string, approval: Approval): GgError {
+  const why = approval.reason ? `: ${approval.reason}` : "";
+  const forward =
+    approval.by === "person" || approval.by === "client"
+      ? "do not repeat it as it is; do the task another way, or ask the person what they want"
+      : approval.by === "hook"
+        ? "the approval hook decides this; do the task another way, or ask the person to change the hook"
+        : "the configuration's approvals forbid it; do the task another way, or ask the person to change the rule";
+  return new GgError("denied", `Cannot run ${name}: denied by ${approval.by}${why}; nothing of it ran; ${forward}`);
+}
+
+/** A denied call's outcome. */
+const refusal = (name: string, approval: Approval): CallResult<never> => {
+  const error = deniedError(name, approval);
+  return { ok: false, error: { code: error.code, message: error.message }, approval };
+};
+
+/** Runs a call whose arguments were checked, once its approval is decided: the gate every call passes. */
+export async function runApproved<Data>(definition: CallDefinition<TSchema, Data>, args: Static<TSchema>, context: CallContext, origin: CallOrigin): Promise<CallResult<Data>> {
+  const approval = decideNow(definition, args, context) ?? (await decide(definition, args, context, origin));
+  origin.approval = approval;
+  if (approval.verdict === "deny") return refusal(definition.name, approval);
+  const result = await runChecked(definition, args, context);
+  result.approval = approval;
+  return result;
+}
+
+/**
+ * {@link runApproved} for a call that is not `async`, inline: throws {@link Undecided} when its approval needs waiting
+ * for, before anything ran.
+ */
+export function runApprovedSync<Data>(definition: CallDefinition<TSchema, Data>, args: Static<TSchema>, context: CallContext, origin: CallOrigin): CallResult<Data> {
+  const approval = decideNow(definition, args, context);
+  if (!approval) throw new Undecided();
+  origin.approval = approval;
+  if (approval.verdict === "deny") return refusal(definition.name, approval);
+  const result = runCheckedSync(definition, args, context);
+  result.approval = approval;
+  return result;
+}
+
+/** Validates `args` and runs the call through the gate; every outcome, a refusal included, is a result. */
+export async function invokeApproved(definition: CallDefinition, args: unknown, context: CallContext, origin: CallOrigin): Promise<CallResult> {
+  const given = args === undefined ? {} : args;
+  const refused = checkArguments(definition.name, parametersOf(definition, context.config), given);
+  if (refused) return { ok: false, error: refused };
+  return runApproved(definition, given as Static<TSchema>, context, origin);
+}
