@@ -29,6 +29,8 @@ export interface ApprovalRequest {
   /** The call's number in its run, from 0. */
   seq: number;
   workspace: string;
+  /** Only in what a person (or client) is asked: the rule, the default or the hook whose verdict is ask, and its reason. */
+  asking?: { by: DecidedBy; reason?: string };
 }
 
 /** A person's (or a client's) answer to an ask. */

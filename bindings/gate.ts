@@ -136,7 +136,8 @@ async function askPerson(ask: RuleVerdict, request: ApprovalRequest, context: Ca
   });
   let answer: ApprovalAnswer | "late" | Error;
   try {
-    answer = await Promise.race([approve(request).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error)))), late]);
+    const asking = { by: ask.by, ...(ask.reason === undefined ? {} : { reason: ask.reason }) };
+    answer = await Promise.race([approve({ ...request, asking }).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error)))), late]);
   } finally {
     clearTimeout(timer);
     resume?.();

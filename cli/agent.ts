@@ -57,6 +57,7 @@ export function agentCommand(io: Io) {
           ...(flags.maxTurns === undefined ? {} : { maxTurns: flags.maxTurns }),
           ...(flags.budget === undefined ? {} : { budget: flags.budget }),
           ...(flags.transcript === undefined ? {} : { transcript: flags.transcript }),
+          ...(flags.approve === undefined ? {} : { approve: flags.approve }),
           json: flags.json === true,
         },
         io.out,
@@ -76,6 +77,7 @@ export function agentCommand(io: Io) {
     .addOption(new Option("--max-turns <n>", "the most model turns before the run stops").argParser(positive(true)))
     .addOption(options.budget("wall-clock budget of the whole run"))
     .addOption(new Option("--transcript <file>", "write the run as JSON Lines, for --replay"))
+    .addOption(options.approve())
     .addOption(new Option("--replay <file>", "re-execute a transcript's recorded answers on the workspace; exit 0 when every outcome matches"))
     .addOption(options.json("print the agent report as one JSON object"));
 }

@@ -10,6 +10,7 @@ import { CatalogError, loadCatalog, modelInfo } from "../agent/catalog.ts";
 import { apiKeyFor, openAIProvider, withholdKey } from "../agent/provider.ts";
 import { differences, readTranscript, recordedCalls, replayOptions, TranscriptError, transcriptWriter } from "../agent/transcript.ts";
 import { plural } from "../host/lines.ts";
+import { approverFor, type StandingAnswer } from "./approve.ts";
 import { UsageError } from "./command.ts";
 import { retryLine, summaryText, turnLine } from "./summary.ts";
 
@@ -28,6 +29,8 @@ export interface AgentFlags {
   budget?: number;
   /** Where to write the run as JSON Lines. */
   transcript?: string;
+  /** What an ask gets without a terminal (or always, when given). */
+  approve?: StandingAnswer;
   json: boolean;
 }
 
@@ -65,6 +68,7 @@ export async function runAgentCommand(flags: AgentFlags, out: (text: string) => 
   const started = performance.now();
   const transcript = flags.transcript === undefined ? undefined : transcriptWriter(flags.transcript, { model: flags.model, arm: flags.arm, task: flags.task, config: flags.config, ...(flags.agent === undefined ? {} : { agent: flags.agent }) }, scrub);
   const report = await runAgent({
+    approve: approverFor(flags.approve, warn),
     ...(transcript ? { onRecord: transcript.onRecord } : {}),
     ...(info.vision === undefined ? {} : { vision: info.vision }),
     ...(info.contextLength === undefined ? {} : { contextLength: info.contextLength }),

@@ -3,6 +3,7 @@ import { createTools } from "../bindings/index.ts";
 import { errorText } from "../bindings/define.ts";
 import { quote } from "../host/errors.ts";
 import { stopCommandsOnSignals } from "../host/shell.ts";
+import { approverFor } from "./approve.ts";
 import { agentOf, type Common, defineCommand, type Io, loadConfiguration, options, UsageError, workspaceOf } from "./command.ts";
 
 export function callCommand(io: Io) {
@@ -16,7 +17,7 @@ export function callCommand(io: Io) {
       const config = loadConfiguration(flags.config, flags.agent);
       stopCommandsOnSignals();
       // One call, then the process ends: nothing is kept for a next search (the cold path).
-      const tools = createTools({ workspace: workspaceOf(flags.workspace), config, ...agentOf(flags.agent), ...(flags.budget === undefined ? {} : { budgetSecs: flags.budget }), warm: false });
+      const tools = createTools({ workspace: workspaceOf(flags.workspace), config, ...agentOf(flags.agent), approve: approverFor(flags.approve, io.err), ...(flags.budget === undefined ? {} : { budgetSecs: flags.budget }), warm: false });
       // A tool this configuration lacks (unknown, or its capability disabled) is a refused command line.
       const names = tools.names();
       if (!names.includes(tool)) throw new UsageError(`No tool ${JSON.stringify(tool)} in this configuration; the tools are ${names.join(", ")}`);
@@ -29,6 +30,7 @@ export function callCommand(io: Io) {
     .addOption(options.config())
     .addOption(options.agent())
     .addOption(options.budget("wall-clock budget of the call; a shell command's timeout is clamped to it"))
+    .addOption(options.approve())
     .addOption(options.json('print one JSON object: {"ok": true, "text", "attachments"} (shell: {"ok": true, "exitCode", "output", "truncated", "files"}) or {"ok": false, "error"}'));
 }
 

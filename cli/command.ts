@@ -26,12 +26,14 @@ export const options = {
   memory: () => new Option("--memory <mb>", "heap of a program's isolate in MB (default 128)").argParser(positive()),
   check: () => new Option("--check", "type-check a TypeScript program first (against the gg global and the ES library); one with type errors is reported with all of them and does not run"),
   catalog: () => new Option("--catalog <file>", "a model catalog file instead of your copy or the shipped one"),
+  approve: () => new Option("--approve <answer>", "what a call whose verdict is ask gets when no terminal can ask a person (default deny); given, it answers every ask").choices(["allow", "deny"]),
   arm: () => new Option("--arm <arm>", "tool calls or programs").choices(["tools", "code"]),
 };
 
 /** What the shared options parse to. */
 export interface Common {
   workspace?: string;
+  approve?: "allow" | "deny";
   config?: string;
   agent?: string;
   json?: boolean;

@@ -7,6 +7,7 @@ import { stopCommandsOnSignals } from "../host/shell.ts";
 import { createRuntime, type RunReport } from "../runtime/index.ts";
 import { type RunOptions, runProblems } from "../runtime/limits.ts";
 import type { ViewSummary } from "../runtime/views.ts";
+import { approverFor } from "./approve.ts";
 import { agentOf, type Common, defineCommand, type Io, loadConfiguration, options, positive, UsageError, workspaceOf } from "./command.ts";
 
 interface RunFlags extends Common {
@@ -28,7 +29,7 @@ export function runCommand(io: Io) {
       const workspace = workspaceOf(flags.workspace);
       const options = runOptions(file, flags);
       stopCommandsOnSignals();
-      const runtime = createRuntime({ workspace, config, ...agentOf(flags.agent) });
+      const runtime = createRuntime({ workspace, config, ...agentOf(flags.agent), approve: approverFor(flags.approve, io.err) });
       try {
         const report = await runtime.run(source, options);
         if (flags.json) io.out(`${JSON.stringify(report)}\n`);
@@ -46,6 +47,7 @@ export function runCommand(io: Io) {
     .addOption(options.cpu())
     .addOption(options.memory())
     .addOption(options.check())
+    .addOption(options.approve())
     .addOption(options.json("print the run report as one JSON object"));
 }
 

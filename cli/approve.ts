@@ -1,0 +1,71 @@
+// Who a command-line run asks about a call whose verdict is ask: the person at the terminal, one question at a time;
+// without a terminal, or with --approve, the standing answer --approve gives (deny unless it says allow).
+import { closeSync, createReadStream, openSync } from "node:fs";
+import { createInterface } from "node:readline/promises";
+import type { ApprovalAnswer, ApprovalRequest, Approve } from "../bindings/gate.ts";
+import { excerpt } from "../host/errors.ts";
+
+/** --approve's values. */
+export type StandingAnswer = "allow" | "deny";
+
+/** The approver of a command run with `--approve answer` (or without), writing its questions to `err`. */
+export function approverFor(answer: StandingAnswer | undefined, err: (text: string) => void): Approve {
+  if (answer === undefined && hasTerminal()) return terminalApprover(err);
+  const verdict = answer ?? "deny";
+  const reason = answer === undefined ? "there is no terminal to ask a person on, and --approve allow was not given" : `--approve ${answer} on the command line`;
+  return async () => ({ verdict, reason });
+}
+
+/** Whether a person can be asked: stderr is a terminal, and this process has one to read the answer from. */
+function hasTerminal(): boolean {
+  if (!process.stderr.isTTY) return false;
+  try {
+    closeSync(openSync("/dev/tty", "r"));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Asks at the terminal (read from /dev/tty, so a program piped on stdin does not answer for the person): allow once,
+ * deny, or allow what asked (a rule, the default, the hook) for the rest of the run. Questions wait for each other.
+ */
+function terminalApprover(err: (text: string) => void): Approve {
+  const allowedForRun = new Set<string>();
+  let queue: Promise<unknown> = Promise.resolve();
+  return (request) => {
+    const answer = queue.then(() => askAtTerminal(request, allowedForRun, err));
+    queue = answer.catch(() => undefined);
+    return answer;
+  };
+}
+
+async function askAtTerminal(request: ApprovalRequest, allowedForRun: Set<string>, err: (text: string) => void): Promise<ApprovalAnswer> {
+  const asker = askerOf(request.asking?.by);
+  if (allowedForRun.has(asker)) return { verdict: "allow", reason: `${asker} allowed at the terminal for the rest of the run` };
+  const why = request.asking?.reason ? `: ${request.asking.reason}` : "";
+  err(`gg: ${request.call} asks for approval (${asker}${why})\n  ${excerpt(JSON.stringify(request.args) ?? "", 300)}\n`);
+  const reply = (await readAnswer(`  y allow once, n deny, a allow ${asker} for the rest of the run [n]: `)).trim().toLowerCase();
+  if (reply === "a") {
+    allowedForRun.add(asker);
+    return { verdict: "allow", reason: `${asker} allowed at the terminal for the rest of the run` };
+  }
+  return reply === "y" ? { verdict: "allow", reason: "allowed at the terminal" } : { verdict: "deny", reason: "denied at the terminal" };
+}
+
+/** What asked, in words: "rule 2", "the hook", "the default". */
+const askerOf = (by: string | undefined): string => (by === undefined || by === "default" ? "the default" : by === "hook" ? "the hook" : by);
+
+/** One line from the terminal after `prompt` on stderr; an empty answer when the terminal closes. */
+async function readAnswer(prompt: string): Promise<string> {
+  const input = createReadStream("/dev/tty");
+  const terminal = createInterface({ input, output: process.stderr, terminal: false });
+  try {
+    const closed = new Promise<string>((resolve) => terminal.once("close", () => resolve("")));
+    return await Promise.race([terminal.question(prompt), closed]);
+  } finally {
+    terminal.close();
+    input.destroy();
+  }
+}
