@@ -75,3 +75,21 @@ describe("at a terminal", () => {
     expect(["f1.txt", "f2.txt", "f3.txt"].every((name) => existsSync(join(ws.root, name)))).toBe(true);
   });
 });
+
+test("the README's approvals example does what the README says, copied as written", () => {
+  const readme = readFileSync(join(import.meta.dirname, "../../README.md"), "utf8");
+  const section = readme.split("\n## Approvals\n")[1]?.split("\n## ")[0] ?? "";
+  const config = /```json\n([\s\S]*?)```/.exec(section)?.[1];
+  const hook = /```sh\n([\s\S]*?)```/.exec(section)?.[1];
+  if (config === undefined || hook === undefined) throw new Error("README.md's Approvals section lacks its JSON or sh block");
+  using ws = tempWorkspace();
+  ws.put({ "gg.json": config, "approve.sh": hook, "src/keep.txt": "" });
+  const call = (tool: string, args: unknown) => spawnSync(bin, ["call", tool, JSON.stringify(args), "--config", "gg.json"], { cwd: ws.root, encoding: "utf8" });
+  expect(call("shell", { command: "git push origin feat/x" }).stdout).toMatch(/^error\[denied\]: .*rule 1: pushing is for people/);
+  expect(call("shell", { command: "ls src" })).toMatchObject({ status: 0, stdout: "keep.txt\n[exit code: 0]\n" });
+  expect(call("shell", { command: "rm -rf src" }).stdout).toMatch(/^error\[denied\]: .*hook: recursive removal is not allowed/);
+  expect(existsSync(join(ws.root, "src/keep.txt"))).toBe(true);
+  expect(call("write_file", { path: "./src/a.ts", content: "x" }).status).toBe(0);
+  expect(call("write_file", { path: "README.md", content: "x" }).stdout).toMatch(/^error\[denied\]/);
+  expect(existsSync(join(ws.root, "README.md"))).toBe(false);
+});
