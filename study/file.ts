@@ -105,46 +105,38 @@ const fieldOf = (pointer: string): string =>
     .map((part) => part.replace(/~1/g, "/").replace(/~0/g, "~"))
     .reduce((path, part) => (/^\d+$/.test(part) ? `${path}[${part}]` : path === "" ? part : `${path}.${part}`), "");
 
-/** The schema at `pointer` within `schema`, for its description. */
-function schemaAt(schema: TSchema, pointer: string): (TSchema & { description?: string }) | undefined {
-  let node: TSchema | undefined = schema;
-  for (const part of pointer.split("/").slice(1)) {
-    const inner = node as { properties?: Record<string, TSchema>; items?: TSchema; patternProperties?: Record<string, TSchema> } | undefined;
-    node = /^\d+$/.test(part) && inner?.items ? inner.items : (inner?.properties?.[part] ?? Object.values(inner?.patternProperties ?? {})[0]);
-  }
-  return node;
-}
-
 const show = (value: unknown): string => (value === undefined ? "missing" : typeof value === "number" ? String(value) : JSON.stringify(value));
 
-/** The value at `pointer` within `value`. */
-const valueAt = (value: unknown, pointer: string): unknown =>
-  pointer
-    .split("/")
-    .slice(1)
-    .reduce<unknown>((inner, part) => (typeof inner === "object" && inner !== null ? (inner as Record<string, unknown>)[part] : undefined), value);
+type Node = TSchema & { type?: string; description?: string; properties?: Record<string, TSchema>; required?: string[]; items?: TSchema; minItems?: number; patternProperties?: Record<string, TSchema> };
 
-/** The schema's problems with `value`, one per field, in our words: "cases[0].arm is "x"; it must be "tools" or "code"". */
-function shapeProblems(value: unknown): string[] {
-  const problems = new Map<string, string>();
-  for (const error of Value.Errors(StudyFile, value)) {
-    if (error.keyword === "boolean") continue;
-    const field = fieldOf(error.instancePath);
-    if (error.keyword === "additionalProperties") {
-      const extra = (error.params as { additionalProperties: string[] }).additionalProperties;
-      const known = Object.keys((schemaAt(StudyFile, error.instancePath) as { properties?: object } | undefined)?.properties ?? {});
-      for (const key of extra) problems.set(`${error.instancePath}/${key}`, `${field === "" ? "the study" : field} has an unknown field "${key}"; its fields are ${known.map((name) => `"${name}"`).join(", ")}`);
-    } else if (error.keyword === "required") {
-      for (const key of (error.params as { requiredProperties: string[] }).requiredProperties) {
-        const pointer = `${error.instancePath}/${key}`;
-        problems.set(pointer, `${fieldOf(pointer)} is missing; it must be ${schemaAt(StudyFile, pointer)?.description ?? "given"}`);
-      }
-    } else if (!problems.has(error.instancePath)) {
-      const description = schemaAt(StudyFile, error.instancePath)?.description;
-      problems.set(error.instancePath, `${field === "" ? "the study" : field} is ${show(valueAt(value, error.instancePath))}; it must be ${description ?? error.message}`);
-    }
+/**
+ * The problems of `value` against `schema`, one per field, in our words ("cases[0].arm is "cli"; it must be "tools"
+ * or "code""). Objects, arrays and records are walked here, so that every field is looked at (typebox's error list
+ * stops at a failing union), and each leaf is checked by typebox against its own schema.
+ */
+function shapeProblems(schema: TSchema, value: unknown, pointer = ""): string[] {
+  const node = schema as Node;
+  const field = fieldOf(pointer) || "the study";
+  const wrong = (): string[] => [`${field} is ${show(value)}; it must be ${node.description ?? "as documented"}`];
+  if (node.type === "object" && node.properties) {
+    if (typeof value !== "object" || value === null || Array.isArray(value)) return wrong();
+    const properties = node.properties;
+    const known = Object.keys(properties);
+    const unknown = Object.keys(value).filter((key) => !known.includes(key)).map((key) => `${field} has an unknown field "${key}"; its fields are ${known.map((name) => `"${name}"`).join(", ")}`);
+    const missing = (node.required ?? []).filter((key) => !Object.hasOwn(value, key)).map((key) => `${fieldOf(`${pointer}/${key}`)} is missing; it must be ${(properties[key] as Node).description ?? "given"}`);
+    const inner = known.filter((key) => Object.hasOwn(value, key)).flatMap((key) => shapeProblems(properties[key] as TSchema, (value as Record<string, unknown>)[key], `${pointer}/${key}`));
+    return [...unknown, ...missing, ...inner];
   }
-  return [...problems.values()];
+  if (node.type === "array" && node.items) {
+    if (!Array.isArray(value) || value.length < (node.minItems ?? 0)) return wrong();
+    return value.flatMap((item, index) => shapeProblems(node.items as TSchema, item, `${pointer}/${index}`));
+  }
+  if (node.type === "object" && node.patternProperties) {
+    if (typeof value !== "object" || value === null || Array.isArray(value)) return wrong();
+    const inner = Object.values(node.patternProperties)[0] as TSchema;
+    return Object.entries(value).flatMap(([key, item]) => shapeProblems(inner, item, `${pointer}/${key.replace(/~/g, "~0").replace(/\//g, "~1")}`));
+  }
+  return Value.Check(schema, value) ? [] : wrong();
 }
 
 /** Runs git in `cwd`; its trimmed stdout, or undefined when it fails. */
@@ -229,7 +221,7 @@ function duplicates(kind: string, ids: string[]): string[] {
 
 /** Validates a study file's content against the disk; `file` names it and is where its relative paths start. */
 export function parseStudy(value: unknown, file: string): Study {
-  const problems = shapeProblems(value);
+  const problems = shapeProblems(StudyFile, value);
   if (problems.length > 0) throw new StudyError(file, problems);
   const written = value as StudyFile;
   const base = dirname(file);

@@ -45,14 +45,26 @@ export function git(args: string[], cwd?: string): Promise<string> {
   });
 }
 
+/** The last operation queued on each repository: git takes locks on refs and worktrees that concurrent trials would collide on. */
+const queues = new Map<string, Promise<unknown>>();
+
+/** Runs `work` on repository `repo` after the operations queued on it so far. */
+function serially<T>(repo: string, work: () => Promise<T>): Promise<T> {
+  const result = (queues.get(repo) ?? Promise.resolve()).then(work);
+  queues.set(repo, result.catch(() => {}));
+  return result;
+}
+
 /** Makes trial `key`'s directory for `study case`: a worktree at its commit on the trial's branch, or a copy. */
 export async function isolate(entry: StudyCase, key: string, out: string, studyId: string): Promise<Isolation> {
   const root = trialRoot(out, key);
   mkdirSync(dirname(root), { recursive: true });
-  if (entry.git) {
+  const start = entry.git;
+  if (start) {
     const branch = `${branchPrefix(studyId)}${key}`;
-    await git(["worktree", "add", "--quiet", "-B", branch, root, entry.git.commit], entry.git.root);
-    return { dir: join(root, entry.git.subdir), root, branch, commit: entry.git.commit, gitArgs: ["-C", root], repo: entry.git.root };
+    const repo = start.root;
+    await serially(repo, () => git(["worktree", "add", "--quiet", "-B", branch, root, start.commit], repo));
+    return { dir: join(root, start.subdir), root, branch, commit: start.commit, gitArgs: ["-C", root], repo };
   }
   cpSync(entry.workspace, root, { recursive: true, verbatimSymlinks: true });
   const gitArgs = [`--git-dir=${root}.git`, `--work-tree=${root}`];
@@ -71,9 +83,12 @@ export async function diffOf(isolation: Isolation): Promise<string> {
 
 /** Removes a trial's worktree and branch, or its copy. */
 export async function removeIsolation(isolation: Isolation): Promise<void> {
-  if (isolation.repo) {
-    await git(["worktree", "remove", "--force", isolation.root], isolation.repo);
-    if (isolation.branch) await git(["branch", "-D", "--quiet", isolation.branch], isolation.repo);
+  const { repo, branch } = isolation;
+  if (repo) {
+    await serially(repo, async () => {
+      await git(["worktree", "remove", "--force", isolation.root], repo);
+      if (branch) await git(["branch", "-D", "--quiet", branch], repo);
+    });
     return;
   }
   rmSync(isolation.root, { recursive: true, force: true });

@@ -73,7 +73,7 @@ describe("gg study", () => {
     const run = await gg("study", "run", file, "--out", out, "--concurrency", "4", "--base-url", server.baseURL, "--catalog", join(ws.root, "catalog.json"));
     expect(run.stderr).toMatch(/^16 trials: 0 finished earlier, 16 to run, 4 at once\n/);
     expect(run.stderr).toMatch(/\[16\/16\] \S+ (pass|fail), 2 turns, 2,200 tokens, /);
-    expect(run.status).toBe(0);
+    expect(run.status, run.stderr).toBe(0);
     const lines = records(out);
     expect(lines.map((line) => line.key).sort()).toEqual(["greet", "note"].flatMap((id) => AGENTS.flatMap((agent) => [1, 2].map((repeat) => `${id}/${agent.id}/${repeat}`))).sort());
     for (const line of lines) expect({ key: line.key, pass: line.pass, error: line.error }).toEqual({ key: line.key, pass: line.agent !== "m2-tools", error: null });
@@ -121,15 +121,16 @@ describe("gg study", () => {
       child.kill("SIGKILL");
       await new Promise((resolve) => child.once("close", resolve));
     }
+    // Two trials were in flight when it was killed: their worktrees and branches are left.
     const before = records(out);
-    expect(before.length).toBe(3);
+    expect(before.length).toBeGreaterThanOrEqual(1);
     expect(gitLines(join(ws.root, "repo"), "branch", "--list", "gg-study/*")).toHaveLength(2);
     await using second = await fakeProvider();
     const rerun = await gg(...args, "--base-url", second.baseURL);
-    expect(rerun.stderr).toMatch(/^removed 2 worktrees and 2 branches an earlier run left\n8 trials: 3 finished earlier, 5 to run, 2 at once\n/);
+    expect(rerun.stderr).toMatch(new RegExp(`^removed 2 worktrees and 2 branches an earlier run left\n8 trials: ${before.length} finished earlier, ${8 - before.length} to run, 2 at once\n`));
     expect(rerun.status).toBe(0);
     const after = records(out);
-    expect(after.slice(0, 3)).toEqual(before);
+    expect(after.slice(0, before.length)).toEqual(before);
     expect(after.map((line) => line.key).sort()).toEqual(AGENTS.flatMap((agent) => [1, 2].map((repeat) => `greet/${agent.id}/${repeat}`)).sort());
     nothingLeft(join(ws.root, "repo"), out);
   }, 60_000);
@@ -169,7 +170,7 @@ describe("gg study", () => {
     await using server = await fakeProvider({ textOnly: ["v"], delayMs: 20 });
     const out = join(ws.root, "results");
     const run = await gg("study", "run", join(ws.root, "study.json"), "--out", out, "--base-url", server.baseURL, "--catalog", join(ws.root, "catalog.json"), "--concurrency", "6");
-    expect(run.status).toBe(0);
+    expect(run.status, run.stderr).toBe(0);
     expect(server.seen.pictures.v).toEqual({ sent: 1, refused: 1 });
     const lines = records(out);
     expect(lines.map((line) => line.pass)).toEqual([true, true, true, true, true, true]);
