@@ -2,7 +2,7 @@
 // and at most a model's own concurrency of that model's), each in its own directory, judged by its case's check, and
 // recorded the moment it ends: a line of trials.jsonl, its transcript, its patch. The runs share one vision ledger,
 // so a model refused a picture is text-only for the rest of the study.
-import { mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import picomatch from "picomatch";
 import { type Catalog, costOrNull, modelInfo } from "../agent/catalog.ts";
@@ -79,11 +79,23 @@ function schedule(trials: Trial[], limit: number, perModel: Record<string, numbe
   });
 }
 
-/** The files of `dir` the globs match, in path order (the ignore rules apply, as in every walk). */
+/**
+ * The files of `dir` the globs match, in path order (the ignore rules apply, as in every walk). Each glob's walk starts
+ * at its static base ("specs" of "specs/*.png"), not at the root of a big repository.
+ */
 function specFiles(dir: string, globs: string[]): string[] {
-  if (globs.length === 0) return [];
-  const matches = picomatch(globs, { dot: true });
-  return [...walkFiles(walkRoot(dir, dir))].map((file) => file.relative).filter((path) => matches(path)).sort();
+  const found = new Set<string>();
+  for (const glob of globs) {
+    const matches = picomatch(glob, { dot: true });
+    const base = picomatch.scan(glob).base;
+    const start = join(dir, base);
+    if (!existsSync(start)) continue;
+    for (const file of walkFiles(walkRoot(start, dir))) {
+      const path = base === "" ? file.relative : `${base}/${file.relative}`;
+      if (matches(path)) found.add(path);
+    }
+  }
+  return [...found].sort();
 }
 
 /** The study as resolved, for the report: which agents differ in what. */
