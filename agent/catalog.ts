@@ -47,6 +47,9 @@ export function costOf(pricing: Pricing, usage: { promptTokens: number; completi
   return (usage.promptTokens - cached) * pricing.prompt + cached * (pricing.input_cache_read ?? pricing.prompt) + usage.completionTokens * pricing.completion;
 }
 
+/** What usage cost in USD, or null when it is not known (no prices for the model): never 0 for "unknown". */
+export const costOrNull = (pricing: Pricing | undefined, usage: Parameters<typeof costOf>[1]): number | null => (pricing ? costOf(pricing, usage) : null);
+
 /** A catalog file: where it came from, when, and its models. */
 export interface Catalog {
   source: string;

@@ -3,7 +3,8 @@
 // fenced ts/js block runs in one runtime for the whole run, and its report is the next message; every request also
 // carries the open views as their own trailing message, so a view closed or evicted is gone from the next request.
 import { createHash } from "node:crypto";
-import { statSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
+import { resolve } from "node:path";
 import type {
   ChatCompletion,
   ChatCompletionContentPart,
@@ -25,6 +26,7 @@ import { type ViewMessages, type ViewPart, viewMessages } from "../runtime/windo
 import { type Arm, systemPrompt } from "./prompts.ts";
 import { type ChatRequest, isPictureRefusal, type Provider, ProviderError, type Retry } from "./provider.ts";
 import { reportText } from "./report.ts";
+import { PROCESS_VISION, type VisionLedger } from "./vision.ts";
 
 /** What one agent run is given. */
 export interface AgentOptions {
@@ -47,6 +49,13 @@ export interface AgentOptions {
    * (unknown) sends them until the provider refuses one (the learned stage).
    */
   vision?: boolean;
+  /** What runs sharing it learn of models' vision (a study's trials); default: every run in this process. */
+  visionLedger?: VisionLedger;
+  /**
+   * Files read whole through read_file into the opening context, before the first turn (a test case's specs): as
+   * read_file calls gg made and their results (tools arm), or as views (code arm). Relative to the workspace.
+   */
+  specs?: readonly string[];
   /** Called after every turn (progress lines, transcripts). */
   onTurn?(turn: TurnRecord): void;
   /** Called with every request as sent, every answer, and every call's outcome (transcripts). */
@@ -88,9 +97,6 @@ export interface VisionEvent {
   status: number;
   message: string;
 }
-
-/** Models a provider refused pictures for, in this process: every agent bound to one stops sending them. */
-const TEXT_ONLY = new Set<string>();
 
 /** gg's estimate of a request, per band, in tokens (text at 4 bytes a token, pictures by their tiles). */
 export interface Bands {
@@ -332,6 +338,28 @@ async function runProgram(
   return { outcome, message: { role: "user", content: told } };
 }
 
+/** Lines in a file, at least 1: the limit that reads it whole. A file that cannot be read gets 1 (read_file says why). */
+function linesIn(file: string): number {
+  try {
+    const bytes = readFileSync(file);
+    let lines = bytes.length > 0 && bytes[bytes.length - 1] !== 10 ? 1 : 0;
+    for (let at = bytes.indexOf(10); at !== -1; at = bytes.indexOf(10, at + 1)) lines++;
+    return Math.max(1, lines);
+  } catch {
+    return 1;
+  }
+}
+
+/**
+ * A case's specs, read whole through read_file into a tools agent's opening context: calls gg made in the model's
+ * place (an assistant message asking, the tool messages answering), pictures attached as any read attaches them.
+ */
+async function readSpecs(tools: ReturnType<typeof createTools>, specs: { path: string; limit: number }[], conversation: Conversation): Promise<void> {
+  const calls: ChatCompletionMessageFunctionToolCall[] = specs.map((spec, index) => ({ id: `gg_spec_${index + 1}`, type: "function", function: { name: "read_file", arguments: JSON.stringify(spec) } }));
+  conversation.messages.push({ role: "assistant", content: null, tool_calls: calls });
+  for (const call of calls) conversation.messages.push((await answerCall(tools, call, conversation.pictures)).message);
+}
+
 /** Runs one agent to its end; never throws for the model's or the provider's failures: they are in the report. */
 export async function runAgent(options: AgentOptions): Promise<AgentReport> {
   const before = snapshot(options.workspace);
@@ -340,9 +368,10 @@ export async function runAgent(options: AgentOptions): Promise<AgentReport> {
 }
 
 async function drive(options: AgentOptions): Promise<Omit<AgentReport, "filesChanged" | "totals">> {
+  const ledger = options.visionLedger ?? PROCESS_VISION;
   const given = options.config === undefined ? defaultConfiguration() : isConfiguration(options.config) ? options.config : parseConfiguration(options.config);
-  // Declared text-only, or learned so earlier in this process: read_file describes pictures, views show descriptions.
-  const config = options.vision === false || TEXT_ONLY.has(options.model) ? { ...given, vision: false } : given;
+  // Declared text-only, or learned so by a run sharing the ledger: read_file describes pictures, views show descriptions.
+  const config = options.vision === false || ledger.textOnly(options.model) ? { ...given, vision: false } : given;
   const agent = options.agent === undefined ? {} : { agent: options.agent };
   // The calls of one run share its id and its approver, whether tools or programs make them.
   const calls = { ...agent, ...(options.approve ? { approve: options.approve } : {}), runId: randomUUID() };
@@ -350,8 +379,9 @@ async function drive(options: AgentOptions): Promise<Omit<AgentReport, "filesCha
   const report: Omit<AgentReport, "filesChanged" | "totals"> = { ok: false, turns: [], calls: [], visionEvents: [], wastedRequests: 0 };
   const deadline = Date.now() + (options.budgetSecs ?? 1800) * 1000;
   const maxTurns = options.maxTurns ?? 50;
+  const specs = (options.specs ?? []).map((path) => ({ path, limit: linesIn(resolve(options.workspace, path)) }));
   let tools = options.arm === "tools" ? createTools({ workspace: options.workspace, config, ...calls }) : undefined;
-  const runtime = options.arm === "code" ? createRuntime({ workspace: options.workspace, config, ...calls }) : undefined;
+  const runtime = options.arm === "code" ? createRuntime({ workspace: options.workspace, config, ...calls, ...(specs.length > 0 ? { specs } : {}) }) : undefined;
   const functionsOf = (held: typeof tools): ChatCompletionTool[] | undefined =>
     held?.definitions().map((tool) => ({ type: "function", function: { name: tool.name, description: tool.description, parameters: tool.parameters as Record<string, unknown> } }));
   const conversation: Conversation = {
@@ -362,17 +392,38 @@ async function drive(options: AgentOptions): Promise<Omit<AgentReport, "filesCha
     pictures: new Map(),
   };
   const { messages, pictures } = conversation;
+  let sees = config.vision;
+  /** The model is text-only from now on: the pictures leave the window (each with a note where it was, every tool_call_id kept), and reads describe them. */
+  const becomeTextOnly = async (): Promise<void> => {
+    sees = false;
+    for (const message of messages) stripPictures(message, pictures);
+    // The system prompt and read_file's description say so; the open views give up their pictures and stop being charged for them.
+    const textOnly = { ...config, vision: false };
+    messages[0] = { role: "system", content: (conversation.system = systemPrompt({ arm: options.arm, config: textOnly, ...agent })) };
+    if (tools) conversation.functionTools = functionsOf((tools = createTools({ workspace: options.workspace, config: textOnly, ...calls })));
+    await runtime?.textOnly();
+  };
   try {
     if (runtime) await runtime.openingTurn();
+    if (tools && specs.length > 0) await readSpecs(tools, specs, conversation);
     for (let turn = 1; ; turn++) {
       if (turn > maxTurns) return { ...report, error: { code: "max-turns", message: `The run ended at its limit of ${plural(maxTurns, "turn")} without an answer` } };
       if (Date.now() > deadline) return { ...report, error: { code: "timeout", message: `The run ended at its wall-clock budget of ${options.budgetSecs ?? 1800} s` } };
-      const sees = !TEXT_ONLY.has(options.model) && config.vision;
+      // Learned by another run sharing the ledger.
+      if (sees && ledger.textOnly(options.model)) await becomeTextOnly();
       const { sent, estimate } = nextRequest(conversation, runtime ? viewMessages(await runtime.views(), sees) : { opening: [], later: [] });
       const total = bandsTotal(estimate);
       if (options.contextLength !== undefined && total > options.contextLength) {
         const bands = Object.entries(estimate).map(([band, tokens]) => `${band} ${tokens}`).join(", ");
         return { ...report, error: { code: "context-overflow", message: `The next request would carry about ${total} tokens, over the model's context length of ${options.contextLength} (${bands}); it was not sent` } };
+      }
+      // A model of unknown vision: a request with pictures waits while another run's waits on its answer.
+      const settle = sees && options.vision === undefined && carriesPictures(sent) ? await ledger.admit(options.model) : undefined;
+      if (settle && ledger.textOnly(options.model)) {
+        settle("failed");
+        await becomeTextOnly();
+        turn--;
+        continue;
       }
       const started = performance.now();
       let answer;
@@ -381,23 +432,20 @@ async function drive(options: AgentOptions): Promise<Omit<AgentReport, "filesCha
         const request: ChatRequest = { model: options.model, messages: sent, ...(functionTools && functionTools.length > 0 ? { tools: functionTools } : {}) };
         options.onRecord?.({ type: "request", turn, request });
         answer = await options.provider.complete(request);
+        settle?.("answered");
         options.onRecord?.({ type: "response", turn, completion: answer.completion, retries: answer.retries });
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
         const status = error instanceof ProviderError ? error.status : undefined;
-        if (!isPictureRefusal(status, carriesPictures(sent))) return { ...report, error: { code: "provider-error", message } };
-        // The learned stage: the model is text-only for this process, the pictures leave the window (each with a note
-        // where it was, every tool_call_id kept), later reads describe pictures, and the same turn is sent again.
-        TEXT_ONLY.add(options.model);
+        const refused = isPictureRefusal(status, carriesPictures(sent));
+        settle?.(refused ? "refused" : "failed");
+        if (!refused) return { ...report, error: { code: "provider-error", message } };
+        // The learned stage: the model is text-only for every run sharing the ledger, and the same turn is sent again
+        // without pictures.
+        ledger.refused(options.model);
         report.visionEvents.push({ turn, model: options.model, status: status as number, message });
         report.wastedRequests++;
-        for (const message of messages) stripPictures(message, pictures);
-        // Reads now describe pictures, and the system prompt and read_file's description say so; the open views give
-        // up their pictures and stop being charged for them.
-        const textOnly = { ...config, vision: false };
-        messages[0] = { role: "system", content: (conversation.system = systemPrompt({ arm: options.arm, config: textOnly, ...agent })) };
-        if (tools) conversation.functionTools = functionsOf((tools = createTools({ workspace: options.workspace, config: textOnly, ...calls })));
-        await runtime?.textOnly();
+        await becomeTextOnly();
         turn--;
         continue;
       }

@@ -91,6 +91,12 @@ export function withholdKey(key: string, env: Record<string, string | undefined>
   for (const name of KEY_VARIABLES) if (env[name] === key) delete env[name];
 }
 
+/**
+ * A scrubber taking `key` out of text: whatever the model read (a file, a command's output) may hold it, and nothing
+ * gg prints or writes must. A short key (a local server's placeholder) would garble text, and guards nothing.
+ */
+export const scrubberOf = (key: string): ((text: string) => string) => (key.length < 8 ? (text) => text : (text) => text.split(key).join("[API key]"));
+
 /** Milliseconds a Retry-After header asks for (seconds, or an HTTP date), or undefined. */
 export function retryAfterMs(header: string | null | undefined, now = Date.now()): number | undefined {
   if (!header) return undefined;

@@ -16,6 +16,8 @@ export interface TranscriptStart {
   task: string;
   config?: unknown;
   agent?: string;
+  /** Files read whole into the opening context (a study case's specs). */
+  specs?: string[];
 }
 
 /** One line of a transcript. */
@@ -113,6 +115,7 @@ export function replayOptions(start: TranscriptStart, entries: TranscriptEntry[]
     workspace,
     ...(start.config === undefined ? {} : { config: start.config }),
     ...(start.agent === undefined ? {} : { agent: start.agent }),
+    ...(start.specs === undefined ? {} : { specs: start.specs }),
   };
 }
 

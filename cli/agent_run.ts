@@ -7,7 +7,7 @@ import { errorText } from "../bindings/define.ts";
 import { runAgent } from "../agent/loop.ts";
 import type { Arm } from "../agent/prompts.ts";
 import { CatalogError, loadCatalog, modelInfo } from "../agent/catalog.ts";
-import { apiKeyFor, openAIProvider, withholdKey } from "../agent/provider.ts";
+import { apiKeyFor, openAIProvider, scrubberOf, withholdKey } from "../agent/provider.ts";
 import { differences, readTranscript, recordedCalls, replayOptions, TranscriptError, transcriptWriter } from "../agent/transcript.ts";
 import { plural } from "../host/lines.ts";
 import { approverFor, type StandingAnswer } from "./approve.ts";
@@ -44,12 +44,6 @@ export function taskOf(task: string | undefined, file: string | undefined, refus
     return refuse(`Cannot read the task file ${file}: ${(error as Error).message}`);
   }
 }
-
-/**
- * A scrubber taking `key` out of text: whatever the model read (a file, a command's output) may hold it, and nothing
- * gg prints or writes must. A short key (a local server's placeholder) would garble text, and guards nothing.
- */
-const scrubberOf = (key: string): ((text: string) => string) => (key.length < 8 ? (text) => text : (text) => text.split(key).join("[API key]"));
 
 /** Runs the agent: exit 0 when the model answered, 1 when the run ended otherwise; a provider or catalog that cannot be used is refused (exit 2). */
 export async function runAgentCommand(flags: AgentFlags, out: (text: string) => void, err: (text: string) => void): Promise<number> {

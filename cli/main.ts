@@ -12,9 +12,10 @@ import { mcpCommand } from "./mcp.ts";
 import { modelsCommand } from "./models.ts";
 import { promptCommand } from "./prompt.ts";
 import { runCommand } from "./run.ts";
+import { studyCommand } from "./study.ts";
 import { toolsCommand } from "./tools.ts";
 
-const COMMANDS = [callCommand, runCommand, toolsCommand, docsCommand, promptCommand, mcpCommand, agentCommand, modelsCommand, logsCommand];
+const COMMANDS = [callCommand, runCommand, toolsCommand, docsCommand, promptCommand, mcpCommand, agentCommand, modelsCommand, logsCommand, studyCommand];
 
 /** Runs the CLI on `argv` (without node and script), writing to `out` and `err`; returns the exit status. */
 export async function main(argv: readonly string[], out: (text: string) => void = (t) => process.stdout.write(t), err: (text: string) => void = (t) => process.stderr.write(t)): Promise<number> {

@@ -19,6 +19,8 @@ export interface EngineOptions extends ToolsOptions {
   baseline?: Baseline;
   /** The model was found unable to see pictures: reads describe them, whatever the configuration says. */
   textOnly?: boolean;
+  /** Files the opening turn opens whole as views (a test case's specs), each with the limit that reads it whole. */
+  specs?: readonly { path: string; limit: number }[];
 }
 
 /**
@@ -56,7 +58,7 @@ export function createEngine(options: EngineOptions, firstViewId = 1, approve: A
       });
     },
     /** Opens the opening turn's views (see Runtime.openingTurn) and returns them. */
-    openingTurn: (): OpenedView[] => openingTurn(context, views),
+    openingTurn: (): OpenedView[] => openingTurn(context, views, options.specs),
     /** Stops showing pictures: later reads describe them, and the open views give theirs up (see withdrawPictures). */
     textOnly(): void {
       context.config = { ...context.config, vision: false };

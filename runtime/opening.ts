@@ -2,7 +2,8 @@
 // closed like any other. Every request carries it, so it is held to a budget: the workspace's tree at the deepest
 // depth whose text fits, or, when not even the top level fits, a few lines saying what is there and how to look.
 import { OPENING_TREE_TOKENS } from "../bindings/config.ts";
-import { type CallContext, holdsCall, runCheckedSync } from "../bindings/define.ts";
+import { type CallContext, errorText, holdsCall, runCheckedSync } from "../bindings/define.ts";
+import type { GgError } from "../host/errors.ts";
 import { listDir } from "../bindings/list_dir.ts";
 import { tree } from "../bindings/tree.ts";
 import { grouped } from "../host/lines.ts";
@@ -16,8 +17,11 @@ import { GG_LABEL } from "./window.ts";
 /** The label of the opening turn's tree. */
 const TREE_LABEL = `${GG_LABEL}workspace/tree`;
 
-/** Opens the opening turn's views as the configuration sets it, and returns them. */
-export function openingTurn(context: CallContext, views: Views): OpenedView[] {
+/**
+ * Opens the opening turn's views as the configuration sets it, then a view of each of `specs` (read whole, as
+ * read_file reads; one that cannot be opened is a view saying why), and returns them.
+ */
+export function openingTurn(context: CallContext, views: Views, specs: readonly { path: string; limit: number }[] = []): OpenedView[] {
   const { config } = context;
   const opened: OpenedView[] = [];
   const { treeDepth, modules } = config.openingTurn;
@@ -30,6 +34,13 @@ export function openingTurn(context: CallContext, views: Views): OpenedView[] {
   const held = new Set(ggFunctions(config).map((fn) => fn.module));
   for (const module of modules) {
     if (held.has(module)) opened.push(views.openText(`${GG_LABEL}docs/${module}`, moduleDoc(module, config)));
+  }
+  for (const spec of specs) {
+    try {
+      opened.push(views.open(spec.path, undefined, spec.limit));
+    } catch (error) {
+      opened.push(views.openText(`${GG_LABEL}specs/${spec.path}`, errorText(error as GgError)));
+    }
   }
   return opened;
 }

@@ -16,7 +16,7 @@ const ROOT = join(import.meta.dirname, "..");
 export const ENTRIES = ["second.mjs", "main.mjs", "index.d.ts", "index.js"] as const;
 
 /** What tsc compiles (tsconfig.build.json's include) and what else decides the output: the build is redone when one changes. */
-const INPUTS = ["index.ts", "host", "bindings", "runtime", "agent", "mcp", "cli", "tsconfig.json", "tsconfig.build.json", "package-lock.json", "scripts/build.ts"];
+const INPUTS = ["index.ts", "host", "bindings", "runtime", "agent", "mcp", "study", "cli", "tsconfig.json", "tsconfig.build.json", "package-lock.json", "scripts/build.ts"];
 
 /** A build superseded twice is removed only once this old (ms since its folder last changed): it may be one a concurrent build has made but not yet swapped in. */
 const KEEP_RECENT_MS = 10 * 60_000;

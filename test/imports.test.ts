@@ -10,7 +10,7 @@ describe("imports", () => {
     expect(importCircles(importGraph(root))).toEqual([]);
   });
 
-  test("no layer imports a higher one: host <- bindings <- runtime <- agent <- mcp <- cli", () => {
+  test("no layer imports a higher one: host <- bindings <- runtime <- agent <- mcp <- study <- cli", () => {
     expect(layerBreaches(importGraph(root))).toEqual([]);
   });
 

@@ -1,0 +1,107 @@
+// gg study: runs a study file's trials (cases × agents × repeats, each in its own worktree) into a folder, and reports
+// one or more such folders. The study machinery is loaded only when the command runs.
+import { Argument, InvalidArgumentError, Option } from "commander";
+import { existsSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
+import { DEFAULT_BASE_URL } from "../agent/catalog.ts";
+import { stopCommandsOnSignals } from "../host/shell.ts";
+import { defineCommand, type Io, options, positive, UsageError } from "./command.ts";
+
+interface StudyFlags {
+  out?: string;
+  concurrency?: number;
+  shard?: { index: number; count: number };
+  baseUrl?: string;
+  catalog?: string;
+  keep?: boolean;
+  json?: boolean;
+}
+
+/** Trials in flight at once when --concurrency names none. */
+const DEFAULT_CONCURRENCY = 4;
+
+/** --shard I/N: the I-th of N, 1-based. */
+function shardOption(text: string): { index: number; count: number } {
+  const found = /^(\d+)\/(\d+)$/.exec(text);
+  const [index, count] = [Number(found?.[1]), Number(found?.[2])];
+  if (!found || count < 1 || index < 1 || index > count) throw new InvalidArgumentError("it must be I/N with 1 ≤ I ≤ N, e.g. 2/3");
+  return { index, count };
+}
+
+/** Options only `gg study run` takes. */
+const RUN_ONLY = ["out", "concurrency", "shard", "baseUrl", "catalog", "keep"] as const;
+
+export function studyCommand(io: Io) {
+  return defineCommand(
+    io,
+    "study",
+    "run a study file's trials (cases × agents × repeats, each in its own git worktree, judged by the case's check) into a folder, or report folders (shards merged): a table per case and agent, and paired agents",
+    ["gg study run study.json --out results --concurrency 4", "gg study report shard-1 shard-2 shard-3"],
+    async (action: "run" | "report", paths: string[], flags: StudyFlags) => {
+      if (action === "report") {
+        const given = RUN_ONLY.filter((key) => flags[key] !== undefined);
+        if (given.length > 0) throw new UsageError(`gg study report does not take ${given.map((key) => `--${key.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)}`).join(", ")} (gg study run does)`);
+        for (const dir of paths) if (!existsSync(join(dir, "trials.jsonl"))) throw new UsageError(`Cannot report ${dir}: it holds no trials.jsonl; name a folder gg study run wrote (its --out)`);
+        const { reportText, studyReport } = await import("../study/report.ts");
+        const report = studyReport(paths);
+        io.out(flags.json ? `${JSON.stringify(report)}\n` : reportText(report));
+        return 0;
+      }
+      if (paths.length !== 1) throw new UsageError(`gg study run takes one study file, got ${paths.length}`);
+      return await runStudyCommand(paths[0] as string, flags, io);
+    },
+  )
+    .addArgument(new Argument("<action>", "run: run a study file's unfinished trials; report: report study folders").choices(["run", "report"]))
+    .addArgument(new Argument("<paths...>", "run: the study file; report: one or more folders gg study run wrote"))
+    .addOption(new Option("--out <dir>", "run: the folder of trials.jsonl, transcripts/, diffs/ (default: the study file's name with .results)"))
+    .addOption(new Option("--concurrency <n>", `run: trials in flight at once (default ${DEFAULT_CONCURRENCY}); a model's own concurrency in the study bounds it further`).argParser(positive(true)))
+    .addOption(new Option("--shard <i/n>", "run: only the I-th of N disjoint shares of the trials, e.g. 2/3").argParser(shardOption))
+    .addOption(new Option("--base-url <url>", `run: an OpenAI-compatible endpoint (default ${DEFAULT_BASE_URL})`))
+    .addOption(options.catalog())
+    .addOption(new Option("--keep", "run: keep each trial's worktree and branch (recorded in trials.jsonl)"))
+    .addOption(options.json("print the report (or, for run, the outcome) as one JSON object"));
+}
+
+/** gg study run: exit 0 when every trial has a verdict, 1 when some ended in an error, 2 for a refused study. */
+async function runStudyCommand(file: string, flags: StudyFlags, io: Io): Promise<number> {
+  const { loadStudy, StudyError } = await import("../study/file.ts");
+  const { CatalogError, loadCatalog } = await import("../agent/catalog.ts");
+  const { apiKeyFor, openAIProvider, scrubberOf, withholdKey } = await import("../agent/provider.ts");
+  let study;
+  try {
+    study = loadStudy(file);
+  } catch (error) {
+    if (error instanceof StudyError) throw new UsageError(error.message);
+    throw error;
+  }
+  const baseURL = flags.baseUrl ?? DEFAULT_BASE_URL;
+  const found = apiKeyFor(baseURL);
+  if ("refused" in found) throw new UsageError(found.refused);
+  let catalog;
+  try {
+    catalog = loadCatalog(flags.catalog).catalog;
+  } catch (error) {
+    if (error instanceof CatalogError) throw new UsageError(error.message);
+    throw error;
+  }
+  const scrub = scrubberOf(found.key);
+  withholdKey(found.key);
+  stopCommandsOnSignals();
+  const [{ runStudy }, { reportText, studyReport }, { retryLine }] = await Promise.all([import("../study/run.ts"), import("../study/report.ts"), import("./summary.ts")]);
+  const out = flags.out ?? join(dirname(file), `${basename(file).replace(/\.json$/, "")}.results`);
+  const warn = (text: string): void => io.err(scrub(text));
+  const outcome = await runStudy(study, {
+    out,
+    concurrency: flags.concurrency ?? DEFAULT_CONCURRENCY,
+    ...(flags.shard ? { shard: flags.shard } : {}),
+    ...(flags.keep ? { keep: true } : {}),
+    catalog,
+    scrub,
+    progress: warn,
+    provider: (trial) => openAIProvider({ baseURL, apiKey: found.key, onRetry: (retry, maxRetries) => warn(`${trial.key}: ${retryLine(retry, maxRetries)}`) }),
+  });
+  const errors = outcome.records.filter((record) => record.pass === null).length;
+  if (flags.json) io.out(`${JSON.stringify({ ok: errors === 0, out, trials: outcome.total, skipped: outcome.skipped, ran: outcome.records.length, errors })}\n`);
+  else io.out(scrub(reportText(studyReport([out]))));
+  return errors === 0 ? 0 : 1;
+}

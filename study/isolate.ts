@@ -1,0 +1,144 @@
+// Each trial works in its own directory: a git worktree of the case's repository at the case's commit, on a branch of
+// its own, or a copy of a plain folder (with a git directory beside it, outside the agent's sight, to diff against).
+// Worktrees live under DIR/worktrees/KEY and their branches under gg-study/<study id>/KEY, where the study id is
+// derived from DIR: a re-run into the same DIR finds whatever a killed run left, and removes it.
+import { execFile } from "node:child_process";
+import { createHash } from "node:crypto";
+import { cpSync, existsSync, mkdirSync, readdirSync, rmSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import type { StudyCase } from "./file.ts";
+
+/** The study id of output folder `out`: names its branches. */
+export const studyIdOf = (out: string): string => createHash("sha256").update(resolve(out)).digest("hex").slice(0, 8);
+
+/** The branches of study `id`, under refs/heads/. */
+const branchPrefix = (id: string): string => `gg-study/${id}/`;
+
+/** Where trial `key`'s worktree or copy lives. */
+export const trialRoot = (out: string, key: string): string => join(out, "worktrees", key);
+
+/** A trial's directory, and how to diff and remove it. */
+export interface Isolation {
+  /** The trial's workspace: the worktree (or copy), at the case's folder within it. */
+  dir: string;
+  /** The worktree or the copy. */
+  root: string;
+  /** The branch of a worktree. */
+  branch?: string;
+  /** The commit the trial started from. */
+  commit: string;
+  /** git's arguments that address the trial's tree (a worktree's own, or a copy's git directory beside it). */
+  gitArgs: string[];
+  /** The repository a worktree belongs to. */
+  repo?: string;
+}
+
+const IDENTITY = ["-c", "user.name=gg study", "-c", "user.email=gg-study@localhost", "-c", "commit.gpgsign=false", "-c", "core.hooksPath=/dev/null"];
+
+/** Runs git; its stdout, or a rejection carrying what it said on stderr. */
+export function git(args: string[], cwd?: string): Promise<string> {
+  return new Promise((done, fail) => {
+    execFile("git", args, { cwd, encoding: "utf8", maxBuffer: 1024 ** 3 }, (error, stdout, stderr) => {
+      if (error) fail(new Error(`git ${args.filter((arg) => !arg.startsWith("--git-dir=") && !arg.startsWith("--work-tree=")).join(" ")} failed: ${stderr.trim() || error.message}`));
+      else done(stdout);
+    });
+  });
+}
+
+/** The last operation queued on each repository: git takes locks on refs and worktrees that concurrent trials would collide on. */
+const queues = new Map<string, Promise<unknown>>();
+
+/** Runs `work` on repository `repo` after the operations queued on it so far. */
+function serially<T>(repo: string, work: () => Promise<T>): Promise<T> {
+  const result = (queues.get(repo) ?? Promise.resolve()).then(work);
+  queues.set(repo, result.catch(() => {}));
+  return result;
+}
+
+/** Makes trial `key`'s directory for `study case`: a worktree at its commit on the trial's branch, or a copy. */
+export async function isolate(entry: StudyCase, key: string, out: string, studyId: string): Promise<Isolation> {
+  const root = trialRoot(out, key);
+  mkdirSync(dirname(root), { recursive: true });
+  const start = entry.git;
+  if (start) {
+    const branch = `${branchPrefix(studyId)}${key}`;
+    const repo = start.root;
+    await serially(repo, () => git(["worktree", "add", "--quiet", "-B", branch, root, start.commit], repo));
+    return { dir: join(root, start.subdir), root, branch, commit: start.commit, gitArgs: ["-C", root], repo };
+  }
+  cpSync(entry.workspace, root, { recursive: true, verbatimSymlinks: true });
+  const gitArgs = [`--git-dir=${root}.git`, `--work-tree=${root}`];
+  await git([...gitArgs, "init", "--quiet"]);
+  await git([...gitArgs, "add", "-A"]);
+  await git([...IDENTITY, ...gitArgs, "commit", "--quiet", "--allow-empty", "--no-verify", "-m", "start"]);
+  const commit = (await git([...gitArgs, "rev-parse", "HEAD"])).trim();
+  return { dir: root, root, commit, gitArgs };
+}
+
+/** The trial's changes against its start, committed or not, untracked files included, as a binary-safe patch. */
+export async function diffOf(isolation: Isolation): Promise<string> {
+  await git([...isolation.gitArgs, "add", "-A"]);
+  return git([...isolation.gitArgs, "diff", "--cached", "--binary", isolation.commit]);
+}
+
+/** Removes a trial's worktree and branch, or its copy. */
+export async function removeIsolation(isolation: Isolation): Promise<void> {
+  const { repo, branch } = isolation;
+  if (repo) {
+    await serially(repo, async () => {
+      await git(["worktree", "remove", "--force", isolation.root], repo);
+      if (branch) await git(["branch", "-D", "--quiet", branch], repo);
+    });
+    return;
+  }
+  rmSync(isolation.root, { recursive: true, force: true });
+  rmSync(`${isolation.root}.git`, { recursive: true, force: true });
+}
+
+/** What a sweep removed: worktrees (and copies), and branches. */
+export interface Swept {
+  worktrees: string[];
+  branches: string[];
+}
+
+/**
+ * Removes what runs of study `studyId` into `out` left behind (a killed run's worktrees, copies and branches), except
+ * those of trials in `kept` (recorded as kept with --keep); then `git worktree prune` in each repository.
+ */
+export async function sweep(out: string, studyId: string, repos: string[], kept: ReadonlySet<string>): Promise<Swept> {
+  const swept: Swept = { worktrees: [], branches: [] };
+  const prefix = branchPrefix(studyId);
+  const keyOf = (branch: string): string => branch.slice(prefix.length);
+  for (const repo of new Set(repos)) {
+    const listing = await git(["worktree", "list", "--porcelain"], repo);
+    for (const block of listing.split("\n\n")) {
+      const path = /^worktree (.*)$/m.exec(block)?.[1];
+      const branch = /^branch refs\/heads\/(.*)$/m.exec(block)?.[1];
+      if (!path || !branch?.startsWith(prefix) || kept.has(keyOf(branch))) continue;
+      await git(["worktree", "remove", "--force", path], repo).catch(() => rmSync(path, { recursive: true, force: true }));
+      swept.worktrees.push(path);
+    }
+    await git(["worktree", "prune"], repo);
+    const branches = (await git(["for-each-ref", "--format=%(refname:short)", `refs/heads/${prefix}`], repo)).split("\n").filter(Boolean);
+    for (const branch of branches) {
+      if (kept.has(keyOf(branch))) continue;
+      await git(["branch", "-D", "--quiet", branch], repo);
+      swept.branches.push(branch);
+    }
+  }
+  // Copies, and folders a worktree's removal missed: trial roots are three levels down (case/agent/repeat).
+  const base = join(out, "worktrees");
+  const walk = (dir: string, depth: number, key: string): void => {
+    if (!existsSync(dir)) return;
+    for (const name of readdirSync(dir)) {
+      const inner = key === "" ? name : `${key}/${name}`;
+      if (depth < 3) walk(join(dir, name), depth + 1, inner);
+      else if (!kept.has(inner.replace(/\.git$/, ""))) {
+        rmSync(join(dir, name), { recursive: true, force: true });
+        if (!name.endsWith(".git") && !swept.worktrees.includes(join(dir, name))) swept.worktrees.push(join(dir, name));
+      }
+    }
+  };
+  walk(base, 1, "");
+  return swept;
+}

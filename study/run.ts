@@ -1,0 +1,252 @@
+// Running a study: what an earlier run left is swept, the trials not yet finished run (at most `concurrency` at once,
+// and at most a model's own concurrency of that model's), each in its own directory, judged by its case's check, and
+// recorded the moment it ends: a line of trials.jsonl, its transcript, its patch. The runs share one vision ledger,
+// so a model refused a picture is text-only for the rest of the study.
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import picomatch from "picomatch";
+import { type Catalog, costOrNull, modelInfo } from "../agent/catalog.ts";
+import { type AgentReport, bandsTotal, runAgent } from "../agent/loop.ts";
+import type { Provider } from "../agent/provider.ts";
+import { transcriptWriter } from "../agent/transcript.ts";
+import { createVisionLedger, type VisionLedger } from "../agent/vision.ts";
+import { execute, shellPolicy, WHOLE_OUTPUT } from "../bindings/shell.ts";
+import { GgError } from "../host/errors.ts";
+import { walkFiles, walkRoot } from "../host/walk.ts";
+import type { Study } from "./file.ts";
+import { diffOf, git, type Isolation, isolate, removeIsolation, studyIdOf, type Swept, sweep } from "./isolate.ts";
+import { appendRecord, billedOf, dollars, isFinished, latestByKey, readRecords, type Shard, shardOf, type Trial, type TrialRecord, trialsOf, verdictOf } from "./trials.ts";
+
+/** How to run a study. */
+export interface RunOptions {
+  /** The output folder: trials.jsonl, transcripts/, diffs/, worktrees/. */
+  out: string;
+  /** Trials in flight at once, the whole study over. */
+  concurrency: number;
+  shard?: Shard;
+  /** Keep each trial's worktree (or copy) and branch. */
+  keep?: boolean;
+  /** The provider trial `trial` talks to. */
+  provider(trial: Trial): Provider;
+  catalog: Catalog;
+  /** Applied to everything written (takes the API key out). */
+  scrub?(text: string): string;
+  /** Progress, a line at a time. */
+  progress?(line: string): void;
+}
+
+/** What a run did. */
+export interface StudyOutcome {
+  /** Trials of this shard. */
+  total: number;
+  /** Finished by an earlier run, so not run again. */
+  skipped: number;
+  /** Records this run appended. */
+  records: TrialRecord[];
+  /** What an earlier run had left behind, removed. */
+  swept: Swept;
+}
+
+/** Bytes of a check's output kept in its record (the tail). */
+const CHECK_OUTPUT_CHARS = 2000;
+
+/** Runs `run` over `trials`, at most `limit` at once and at most `perModel[model]` of a model's. */
+function schedule(trials: Trial[], limit: number, perModel: Record<string, number>, run: (trial: Trial) => Promise<void>): Promise<void> {
+  const queue = [...trials];
+  const busy = new Map<string, number>();
+  let running = 0;
+  return new Promise((done) => {
+    const pump = (): void => {
+      if (queue.length === 0 && running === 0) return done();
+      for (let at = 0; at < queue.length && running < limit; ) {
+        const trial = queue[at] as Trial;
+        const model = trial.agent.model;
+        if ((busy.get(model) ?? 0) >= (perModel[model] ?? Number.POSITIVE_INFINITY)) {
+          at++;
+          continue;
+        }
+        queue.splice(at, 1);
+        running++;
+        busy.set(model, (busy.get(model) ?? 0) + 1);
+        void run(trial).finally(() => {
+          running--;
+          busy.set(model, (busy.get(model) ?? 1) - 1);
+          pump();
+        });
+      }
+    };
+    pump();
+  });
+}
+
+/**
+ * The files of `dir` the globs match, in path order (the ignore rules apply, as in every walk). Each glob's walk starts
+ * at its static base ("specs" of "specs/*.png"), not at the root of a big repository.
+ */
+function specFiles(dir: string, globs: string[]): string[] {
+  const found = new Set<string>();
+  for (const glob of globs) {
+    const matches = picomatch(glob, { dot: true });
+    const base = picomatch.scan(glob).base;
+    const start = join(dir, base);
+    if (!existsSync(start)) continue;
+    for (const file of walkFiles(walkRoot(start, dir))) {
+      const path = base === "" ? file.relative : `${base}/${file.relative}`;
+      if (matches(path)) found.add(path);
+    }
+  }
+  return [...found].sort();
+}
+
+/** The study as resolved, for the report: which agents differ in what. */
+function studyJson(study: Study): string {
+  const { file, cases, agents, repeats, maxTurns, budgetSecs, concurrency } = study;
+  return `${JSON.stringify({ file, cases: cases.map(({ task: _, ...entry }) => entry), agents, repeats, maxTurns, budgetSecs, concurrency }, null, 2)}\n`;
+}
+
+/** A record of a trial that got no verdict. */
+function failedRecord(trial: Trial, code: string, message: string, started: number, commit: string | null): TrialRecord {
+  return {
+    ...identity(trial),
+    commit,
+    pass: null,
+    error: { code, message },
+    check: null,
+    turns: 0,
+    estimate: { system: 0, tools: 0, messages: 0, toolResults: 0, views: 0, entered: 0 },
+    usage: null,
+    cost: null,
+    agentMs: 0,
+    overheadMs: Math.round(performance.now() - started),
+    retries: 0,
+    wastedRequests: 0,
+    filesChanged: { created: [], modified: [], deleted: [] },
+    ended: new Date().toISOString(),
+  };
+}
+
+const identity = (trial: Trial) => ({ key: trial.key, case: trial.case.id, agent: trial.agent.id, model: trial.agent.model, arm: trial.agent.arm, repeat: trial.repeat });
+
+/** Runs the case's check in the trial's directory, under the agent's shell policy: exit 0 passes; a timeout fails. */
+async function judge(command: string, isolation: Isolation, trial: Trial): Promise<NonNullable<TrialRecord["check"]>> {
+  const started = performance.now();
+  try {
+    const result = await execute(command, { cwd: isolation.dir, policy: shellPolicy(trial.agent.config) ?? WHOLE_OUTPUT, agent: "study-check" });
+    return { exitCode: result.exitCode, ms: Math.round(performance.now() - started), output: result.output.slice(-CHECK_OUTPUT_CHARS) };
+  } catch (error) {
+    if (error instanceof GgError && error.code === "timeout") return { exitCode: 124, ms: Math.round(performance.now() - started), output: error.message.slice(-CHECK_OUTPUT_CHARS) };
+    throw error;
+  }
+}
+
+/** The record of a trial whose agent ran. */
+function agentRecord(trial: Trial, report: AgentReport, catalog: Catalog, commit: string): Omit<TrialRecord, "pass" | "check" | "agentMs" | "overheadMs" | "ended"> {
+  const { usage, turnsWithoutUsage, estimate, retries } = report.totals;
+  const reported = report.turns.length > turnsWithoutUsage;
+  return {
+    ...identity(trial),
+    commit,
+    error: report.error ?? null,
+    turns: report.turns.length,
+    estimate: { ...estimate, entered: bandsTotal(estimate) },
+    usage: reported ? { prompt: usage.promptTokens, completion: usage.completionTokens, cached: usage.cachedTokens ?? null, turnsWithoutUsage } : null,
+    cost: reported ? costOrNull(modelInfo(catalog, trial.agent.model).pricing, usage) : null,
+    retries,
+    wastedRequests: report.wastedRequests,
+    filesChanged: report.filesChanged,
+  };
+}
+
+/** One trial, start to record; never throws. */
+async function runTrial(trial: Trial, study: Study, options: RunOptions, ledger: VisionLedger): Promise<TrialRecord> {
+  const started = performance.now();
+  const scrub = options.scrub ?? ((text: string) => text);
+  let isolation: Isolation | undefined;
+  try {
+    isolation = await isolate(trial.case, trial.key, options.out, studyIdOf(options.out));
+  } catch (error) {
+    return failedRecord(trial, "isolation-failed", `Cannot make trial ${trial.key}'s directory: ${(error as Error).message}`, started, trial.case.git?.commit ?? null);
+  }
+  try {
+    const specs = specFiles(isolation.dir, trial.case.specs);
+    const { agent, model, arm, config } = trial.agent;
+    const transcriptFile = join(options.out, "transcripts", `${trial.key}.jsonl`);
+    mkdirSync(dirname(transcriptFile), { recursive: true });
+    const transcript = transcriptWriter(transcriptFile, { model, arm, task: trial.case.task, config, ...(agent === undefined ? {} : { agent }), specs }, scrub);
+    const info = modelInfo(options.catalog, model);
+    const agentStarted = performance.now();
+    const report = await runAgent({
+      provider: options.provider(trial),
+      model,
+      arm,
+      task: trial.case.task,
+      workspace: isolation.dir,
+      config,
+      ...(agent === undefined ? {} : { agent }),
+      ...(study.maxTurns === undefined ? {} : { maxTurns: study.maxTurns }),
+      ...(study.budgetSecs === undefined ? {} : { budgetSecs: study.budgetSecs }),
+      ...(info.contextLength === undefined ? {} : { contextLength: info.contextLength }),
+      ...(info.vision === undefined ? {} : { vision: info.vision }),
+      visionLedger: ledger,
+      specs,
+      onRecord: transcript.onRecord,
+    });
+    const agentMs = Math.round(performance.now() - agentStarted);
+    transcript.end(report);
+    const base = agentRecord(trial, report, options.catalog, isolation.commit);
+    if (report.error?.code === "provider-error") return { ...base, pass: null, check: null, agentMs, overheadMs: Math.round(performance.now() - started - agentMs), ended: new Date().toISOString() };
+    const patchFile = join(options.out, "diffs", `${trial.key}.patch`);
+    mkdirSync(dirname(patchFile), { recursive: true });
+    writeFileSync(patchFile, scrub(await diffOf(isolation)));
+    let check: TrialRecord["check"] = null;
+    try {
+      if (trial.case.check !== undefined) check = await judge(trial.case.check, isolation, trial);
+    } catch (error) {
+      return failedRecord(trial, "check-failed", `Cannot run the check of case ${trial.case.id}: ${(error as Error).message}`, started, isolation.commit);
+    }
+    const pass = check ? check.exitCode === 0 : report.ok;
+    const kept = options.keep ? { kept: { path: isolation.root, ...(isolation.branch ? { branch: isolation.branch } : {}) } } : {};
+    return { ...base, pass, check, agentMs, overheadMs: Math.round(performance.now() - started - agentMs), ...kept, ended: new Date().toISOString() };
+  } catch (error) {
+    return failedRecord(trial, "isolation-failed", `Cannot finish trial ${trial.key}: ${(error as Error).message}`, started, isolation.commit);
+  } finally {
+    if (!options.keep) await removeIsolation(isolation).catch(() => {});
+  }
+}
+
+const count = (value: number): string => value.toLocaleString("en-US");
+
+/** Runs the study's unfinished trials (of the shard) into `options.out`, appending a record as each ends. */
+export async function runStudy(study: Study, options: RunOptions): Promise<StudyOutcome> {
+  const { out } = options;
+  const progress = options.progress ?? (() => {});
+  mkdirSync(out, { recursive: true });
+  writeFileSync(join(out, "study.json"), studyJson(study));
+  const latest = latestByKey(readRecords(out));
+  const kept = new Set([...latest.values()].filter((record) => record.kept && isFinished(record)).map((record) => record.key));
+  const swept = await sweep(out, studyIdOf(out), study.cases.flatMap((entry) => (entry.git ? [entry.git.root] : [])), kept);
+  if (swept.worktrees.length + swept.branches.length > 0) progress(`removed ${swept.worktrees.length} worktrees and ${swept.branches.length} branches an earlier run left\n`);
+  const all = options.shard ? shardOf(trialsOf(study), options.shard) : trialsOf(study);
+  const pending = all.filter((trial) => !(latest.has(trial.key) && isFinished(latest.get(trial.key) as TrialRecord)));
+  const skipped = all.length - pending.length;
+  progress(`${all.length} trials${options.shard ? ` (shard ${options.shard.index}/${options.shard.count})` : ""}: ${skipped} finished earlier, ${pending.length} to run, ${options.concurrency} at once\n`);
+  const ledger = createVisionLedger();
+  const records: TrialRecord[] = [];
+  const totals = { passes: 0, tokens: 0, cost: 0, costKnown: true };
+  await schedule(pending, options.concurrency, study.concurrency, async (trial) => {
+    const record = await runTrial(trial, study, options, ledger);
+    appendRecord(out, record);
+    records.push(record);
+    if (record.pass) totals.passes++;
+    totals.tokens += billedOf(record) ?? 0;
+    if (record.cost === null) totals.costKnown = false;
+    else totals.cost += record.cost;
+    const seconds = `${((record.agentMs + record.overheadMs) / 1000).toFixed(1)} s`;
+    const trialLine = `${verdictOf(record)}, ${record.turns} turns, ${count(billedOf(record) ?? 0)} tokens, ${dollars(record.cost)}, ${seconds}`;
+    const soFar = `${totals.passes} passed, ${count(totals.tokens)} tokens, ${totals.costKnown ? dollars(totals.cost) : `${dollars(totals.cost)} + unknown`} so far`;
+    progress(`[${skipped + records.length}/${all.length}] ${trial.key} ${trialLine}; ${soFar}\n`);
+  });
+  // Whatever a removal missed is forgotten.
+  for (const repo of new Set(study.cases.flatMap((entry) => (entry.git ? [entry.git.root] : [])))) await git(["worktree", "prune"], repo).catch(() => {});
+  return { total: all.length, skipped, records, swept };
+}
