@@ -32,7 +32,7 @@ export async function main(argv: readonly string[], out: (text: string) => void 
   } catch (error) {
     const refusal = refusalOf(error, failedIn);
     if (refusal === undefined) throw error;
-    if (refusal.exit !== 2) return refusal.exit;
+    if (refusal.exit !== 2 || refusal.message === "") return refusal.exit;
     // Under --json a refusal is an answer like any other, on stdout.
     if (argv.includes("--json")) out(`${JSON.stringify({ ok: false, error: { code: "invalid-argument", message: refusal.message } })}\n`);
     else err(`gg: ${refusal.message}\n`);
@@ -40,12 +40,12 @@ export async function main(argv: readonly string[], out: (text: string) => void 
   }
 }
 
-/** gg help COMMAND as gg COMMAND --help; a COMMAND that does not exist is parsed as given, and refused as anywhere else. */
+/** gg help COMMAND [SUB] as gg COMMAND [SUB] --help; a COMMAND that does not exist is parsed as given, and refused as anywhere else. */
 function helpAsOption(argv: readonly string[], program: Command): string[] {
-  const [first, name, ...rest] = argv;
-  if (first !== "help" || rest.length > 0 || name === "help") return [...argv];
-  if (name === undefined) return ["--help"];
-  return program.commands.some((command) => command.name() === name) ? [name, "--help"] : [name];
+  const [first, ...names] = argv;
+  if (first !== "help" || names[0] === "help") return [...argv];
+  if (names[0] === undefined) return ["--help"];
+  return program.commands.some((command) => command.name() === names[0]) ? [...names, "--help"] : [names[0]];
 }
 
 /** The gg program: its commands, each with its own options and help; a command's refusal is traced to it in `failedIn`. */
@@ -58,18 +58,25 @@ function programOf(io: Io, failedIn: WeakMap<CommanderError, Command>): Command 
     .exitOverride()
     .configureOutput({ writeOut: io.out, writeErr: io.err, outputError: () => {} })
     .addHelpText("after", "\nRun gg help COMMAND (or gg COMMAND --help) for a command's options and examples.\n");
-  for (const declare of COMMANDS) {
-    const command = declare(io)
-      .helpOption("-h, --help", "print this help")
-      .configureOutput(program.configureOutput())
-      .exitOverride((error) => {
-        failedIn.set(error, command);
-        throw error;
-      });
-    program.addCommand(command);
-  }
+  for (const declare of COMMANDS) program.addCommand(prepared(declare(io), program, failedIn));
   return program;
 }
+
+/** `command` and its subcommands with gg's help option, its output and its refusals traced to them in `failedIn`. */
+function prepared(command: Command, program: Command, failedIn: WeakMap<CommanderError, Command>): Command {
+  command
+    .helpOption("-h, --help", "print this help")
+    .configureOutput(program.configureOutput())
+    .exitOverride((error) => {
+      failedIn.set(error, command);
+      throw error;
+    });
+  for (const sub of command.commands) prepared(sub, program, failedIn);
+  return command;
+}
+
+/** A command as it is typed: "gg study run". */
+const spelled = (command: Command): string => (command.parent ? `${spelled(command.parent)} ${command.name()}` : command.name());
 
 /** A refusal's exit status and sentence; undefined for an error that is not one (a bug, which surfaces). */
 function refusalOf(error: unknown, failedIn: WeakMap<CommanderError, Command>): { exit: number; message: string } | undefined {
@@ -77,9 +84,11 @@ function refusalOf(error: unknown, failedIn: WeakMap<CommanderError, Command>): 
   if (!(error instanceof CommanderError)) return undefined;
   // Help and version were printed: a success.
   if (error.exitCode === 0) return { exit: 0, message: "" };
+  // A command that needs a subcommand, given none: commander printed its help on stderr, which says it all.
+  if (error.code === "commander.help") return { exit: 2, message: "" };
   const command = failedIn.get(error);
   if (error.code === "commander.unknownOption" && command) return { exit: 2, message: unknownOption(error, command) };
-  return { exit: 2, message: `${plain(error.message)}; ${command ? `gg ${command.name()} --help lists its usage` : "gg --help lists the commands"}` };
+  return { exit: 2, message: `${plain(error.message)}; ${command ? `${spelled(command)} --help lists its usage` : "gg --help lists the commands"}` };
 }
 
 /** commander's message as one of ours: no "error:" prefix, the suggestion on the same line. */
@@ -95,8 +104,8 @@ function unknownOption(error: CommanderError, command: Command): string {
   const option = /'([^']*)'/.exec(error.message)?.[1] ?? "";
   const suggestion = /\(Did you mean (.*)\?\)/.exec(error.message)?.[1];
   const siblings = command.parent?.commands ?? [];
-  const others = siblings.filter((other) => other !== command && other.options.some((known) => known.long === option)).map((other) => `gg ${other.name()}`);
-  const elsewhere = others.length > 0 ? ` (${others.join(" and ")} ${others.length > 1 ? "take" : "takes"} it)` : "";
-  const name = `gg ${command.name()}`;
+  const others = siblings.filter((other) => other !== command && other.options.some((known) => known.long === option)).map(spelled);
+  const elsewhere = others.length === 0 ? "" : others.length > 2 ? " (other commands take it)" : ` (${others.join(" and ")} ${others.length > 1 ? "take" : "takes"} it)`;
+  const name = spelled(command);
   return `${name} does not take ${option}${elsewhere}${suggestion ? `; did you mean ${suggestion}?` : "."} ${name} --help lists its options.`;
 }

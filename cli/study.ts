@@ -1,6 +1,6 @@
 // gg study: runs a study file's trials (cases × agents × repeats, each in its own worktree) into a folder, and reports
 // one or more such folders. The study machinery is loaded only when the command runs.
-import { Argument, InvalidArgumentError, Option } from "commander";
+import { Command, InvalidArgumentError, Option } from "commander";
 import { existsSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { DEFAULT_BASE_URL } from "../agent/catalog.ts";
@@ -28,38 +28,46 @@ function shardOption(text: string): { index: number; count: number } {
   return { index, count };
 }
 
-/** Options only `gg study run` takes. */
-const RUN_ONLY = ["out", "concurrency", "shard", "baseUrl", "catalog", "keep"] as const;
-
+/** gg study, with its two subcommands, each taking its own options. */
 export function studyCommand(io: Io) {
+  return new Command("study")
+    .description("run a study (cases × agents × repeats, each trial in its own git worktree, judged by the case's check) and report it")
+    .addHelpText("after", "\nExamples:\n  gg study run study.json --out results --concurrency 4\n  gg study report shard-1 shard-2 shard-3\n")
+    .addCommand(runCommand(io))
+    .addCommand(reportCommand(io));
+}
+
+function runCommand(io: Io) {
   return defineCommand(
     io,
-    "study",
-    "run a study file's trials (cases × agents × repeats, each in its own git worktree, judged by the case's check) into a folder, or report folders (shards merged): a table per case and agent, and paired agents",
-    ["gg study run study.json --out results --concurrency 4", "gg study report shard-1 shard-2 shard-3"],
-    async (action: "run" | "report", paths: string[], flags: StudyFlags) => {
-      if (action === "report") {
-        const given = RUN_ONLY.filter((key) => flags[key] !== undefined);
-        if (given.length > 0) throw new UsageError(`gg study report does not take ${given.map((key) => `--${key.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)}`).join(", ")} (gg study run does)`);
-        for (const dir of paths) if (!existsSync(join(dir, "trials.jsonl"))) throw new UsageError(`Cannot report ${dir}: it holds no trials.jsonl; name a folder gg study run wrote (its --out)`);
-        const { reportText, studyReport } = await import("../study/report.ts");
-        const report = studyReport(paths);
-        io.out(flags.json ? `${JSON.stringify(report)}\n` : reportText(report));
-        return 0;
-      }
-      if (paths.length !== 1) throw new UsageError(`gg study run takes one study file, got ${paths.length}`);
-      return await runStudyCommand(paths[0] as string, flags, io);
-    },
+    "run <study>",
+    "run a study file's unfinished trials into a folder: trials.jsonl, transcripts/, diffs/ (exit 1 when a trial ended in a provider error)",
+    ["gg study run study.json --out results --concurrency 4", "gg study run study.json --out shard-2 --shard 2/3"],
+    async (file: string, flags: StudyFlags) => await runStudyCommand(file, flags, io),
   )
-    .addArgument(new Argument("<action>", "run: run a study file's unfinished trials; report: report study folders").choices(["run", "report"]))
-    .addArgument(new Argument("<paths...>", "run: the study file; report: one or more folders gg study run wrote"))
-    .addOption(new Option("--out <dir>", "run: the folder of trials.jsonl, transcripts/, diffs/ (default: the study file's name with .results)"))
-    .addOption(new Option("--concurrency <n>", `run: trials in flight at once (default ${DEFAULT_CONCURRENCY}); a model's own concurrency in the study bounds it further`).argParser(positive(true)))
-    .addOption(new Option("--shard <i/n>", "run: only the I-th of N disjoint shares of the trials, e.g. 2/3").argParser(shardOption))
-    .addOption(new Option("--base-url <url>", `run: an OpenAI-compatible endpoint (default ${DEFAULT_BASE_URL})`))
+    .addOption(new Option("--out <dir>", "the folder of trials.jsonl, transcripts/, diffs/ (default: the study file's name with .results)"))
+    .addOption(new Option("--concurrency <n>", `trials in flight at once (default ${DEFAULT_CONCURRENCY}); a model's own concurrency in the study bounds it further`).argParser(positive(true)))
+    .addOption(new Option("--shard <i/n>", "only the I-th of N disjoint shares of the trials, e.g. 2/3").argParser(shardOption))
+    .addOption(new Option("--base-url <url>", `an OpenAI-compatible endpoint (default ${DEFAULT_BASE_URL})`))
     .addOption(options.catalog())
-    .addOption(new Option("--keep", "run: keep each trial's worktree and branch (recorded in trials.jsonl)"))
-    .addOption(options.json("print the report (or, for run, the outcome) as one JSON object"));
+    .addOption(new Option("--keep", "keep each trial's worktree and branch (recorded in trials.jsonl)"))
+    .addOption(options.json("print the outcome (trials, skipped, ran, errors) as one JSON object instead of the report"));
+}
+
+function reportCommand(io: Io) {
+  return defineCommand(
+    io,
+    "report <dirs...>",
+    "report study folders (shards merged): a row per case and agent, then the pairs of agents that differ in one thing",
+    ["gg study report results", "gg study report shard-1 shard-2 shard-3 --json"],
+    async (dirs: string[], flags: { json?: boolean }) => {
+      for (const dir of dirs) if (!existsSync(join(dir, "trials.jsonl"))) throw new UsageError(`Cannot report ${dir}: it holds no trials.jsonl; name a folder gg study run wrote (its --out)`);
+      const { reportText, studyReport } = await import("../study/report.ts");
+      const report = studyReport(dirs);
+      io.out(flags.json ? `${JSON.stringify(report)}\n` : reportText(report));
+      return 0;
+    },
+  ).addOption(options.json("print the report as one JSON object"));
 }
 
 /** gg study run: exit 0 when every trial has a verdict, 1 when some ended in an error, 2 for a refused study. */

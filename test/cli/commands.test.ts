@@ -11,7 +11,7 @@ const gg = (...args: string[]) => {
   const run = spawnSync(process.execPath, [bin, ...args], { encoding: "utf8" });
   return { status: run.status, stdout: run.stdout, stderr: run.stderr };
 };
-const COMMANDS = ["call", "run", "tools", "docs", "prompt", "mcp", "agent", "models", "logs"];
+const COMMANDS = ["call", "run", "tools", "docs", "prompt", "mcp", "agent", "models", "logs", "study"];
 
 describe("help", () => {
   test.each(COMMANDS)("gg help %s and gg COMMAND --help print its own usage, options and two examples", (name) => {
