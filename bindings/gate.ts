@@ -15,6 +15,8 @@ export interface CallOrigin {
   from: "tool" | "program";
   /** The call's number in its run, from 0. */
   seq: number;
+  /** A decision given in advance (a replay's, as recorded): it stands, and no rule, hook or person is consulted. */
+  recorded?: Approval;
   approval?: Approval;
 }
 
@@ -169,7 +171,7 @@ const refusal = (name: string, approval: Approval): CallResult<never> => {
 
 /** Runs a call whose arguments were checked, once its approval is decided: the gate every call passes. */
 export async function runApproved<Data>(definition: CallDefinition<TSchema, Data>, args: Static<TSchema>, context: CallContext, origin: CallOrigin): Promise<CallResult<Data>> {
-  const approval = decideNow(definition, args, context) ?? (await decide(definition, args, context, origin));
+  const approval = origin.recorded ?? decideNow(definition, args, context) ?? (await decide(definition, args, context, origin));
   origin.approval = approval;
   if (approval.verdict === "deny") return refusal(definition.name, approval);
   const result = await runChecked(definition, args, context);
@@ -182,7 +184,7 @@ export async function runApproved<Data>(definition: CallDefinition<TSchema, Data
  * for, before anything ran.
  */
 export function runApprovedSync<Data>(definition: CallDefinition<TSchema, Data>, args: Static<TSchema>, context: CallContext, origin: CallOrigin): CallResult<Data> {
-  const approval = decideNow(definition, args, context);
+  const approval = origin.recorded ?? decideNow(definition, args, context);
   if (!approval) throw new Undecided();
   origin.approval = approval;
   if (approval.verdict === "deny") return refusal(definition.name, approval);
