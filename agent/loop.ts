@@ -21,6 +21,7 @@ import { plural } from "../host/lines.ts";
 import { walkFiles, walkRoot } from "../host/walk.ts";
 import { imageTokens, textTokens } from "../runtime/context.ts";
 import { type Baseline, type CallRecord, createRuntime, DEFAULT_LIMITS, type Runtime } from "../runtime/index.ts";
+import { recordedApproval } from "../runtime/pending.ts";
 import { pictureRemoved } from "../runtime/views.ts";
 import { type ViewMessages, type ViewPart, viewMessages } from "../runtime/window.ts";
 import { type Arm, systemPrompt } from "./prompts.ts";
@@ -62,6 +63,12 @@ export interface AgentOptions {
   onRecord?(entry: LoopRecord): void;
   /** Asked about each call whose verdict is ask (see ToolsOptions.approve); absent, an ask is a deny. */
   approve?: Approve;
+  /**
+   * A replay's recorded outcomes, in order: the nth call, when it is the recorded nth call (same name, same
+   * arguments), takes the approvals recorded for it (a tool call's; a program's calls', see RunOptions.recorded), and
+   * no rule, hook or person decides them. A call the recording holds no decision for is decided as configured.
+   */
+  recorded?: readonly CallOutcome[];
 }
 
 /** One call's outcome as a transcript and a replay compare it: what the model was told, by its hash. */
@@ -285,11 +292,19 @@ function nextRequest(conversation: Conversation, laid: ViewMessages): { sent: Ch
   return { sent: [...messages.slice(0, 1), ...(opening ? [opening] : []), ...messages.slice(1), ...(later ? [later] : [])], estimate };
 }
 
-/** Answers one tool call: the tool message carrying its id (and its picture), and its outcome as transcripts keep it. */
+/** `recorded` when it is the outcome of the call named `name` with `args` (a replay that has not strayed), else undefined. */
+const sameCall = (recorded: CallOutcome | undefined, name: string, args: unknown): CallOutcome | undefined =>
+  recorded?.name === name && JSON.stringify(recorded.args) === JSON.stringify(args) ? recorded : undefined;
+
+/**
+ * Answers one tool call: the tool message carrying its id (and its picture), and its outcome as transcripts keep it.
+ * `recorded`, in a replay, is the outcome recorded at this call's place, whose approval it takes if it is the same call.
+ */
 async function answerCall(
   tools: ReturnType<typeof createTools>,
   call: ChatCompletionMessageFunctionToolCall,
   pictures: Map<ChatCompletionContentPart, Picture>,
+  recorded?: CallOutcome,
 ): Promise<{ outcome: CallOutcome; message: ChatCompletionMessageParam }> {
   let args: unknown;
   try {
@@ -299,7 +314,7 @@ async function answerCall(
   }
   const result = args === undefined
     ? { ok: false as const, error: { code: "invalid-argument" as const, message: `Cannot call ${call.function.name}: its arguments are not JSON; pass one JSON object` } }
-    : await tools.call(call.function.name, args);
+    : await tools.call(call.function.name, args, undefined, recordedApproval(sameCall(recorded, call.function.name, args)?.approval));
   const text = result.ok ? result.text : errorText(result.error);
   const sent = args === undefined ? call.function.arguments : args;
   const outcome: CallOutcome = { name: call.function.name, args: sent, ok: result.ok, ...(result.ok ? {} : { code: result.error.code }), hash: hashOf(text), ...(result.approval ? { approval: result.approval } : {}) };
@@ -322,9 +337,12 @@ async function runProgram(
   program: NonNullable<ReturnType<typeof programOf>>,
   baseline: Baseline,
   deadline: number,
+  recorded?: CallOutcome,
 ): Promise<{ outcome: CallOutcome; message: ChatCompletionMessageParam }> {
   const budget = Math.max(0.001, Math.min(DEFAULT_LIMITS.budgetSecs, (deadline - Date.now()) / 1000));
-  const run = await runtime.run(program.source, { language: program.language, budget, baseline });
+  // In a replay, the program's calls take the approvals recorded for the same program's calls.
+  const calls = sameCall(recorded, "run_program", program)?.calls;
+  const run = await runtime.run(program.source, { language: program.language, budget, baseline, ...(Array.isArray(calls) ? { recorded: calls } : {}) });
   const told = reportText(run);
   const outcome: CallOutcome = {
     name: "run_program",
@@ -466,7 +484,7 @@ async function drive(options: AgentOptions): Promise<Omit<AgentReport, "filesCha
         record.calls = calls.length;
         // Every tool call of the reply is answered, in order, by a tool message carrying its id.
         for (const call of calls) {
-          const { outcome, message } = await answerCall(tools, call, pictures);
+          const { outcome, message } = await answerCall(tools, call, pictures, options.recorded?.[report.calls.length]);
           report.calls.push(outcome);
           options.onRecord?.({ type: "call", turn, outcome });
           messages.push(message);
@@ -477,7 +495,7 @@ async function drive(options: AgentOptions): Promise<Omit<AgentReport, "filesCha
       if (program && runtime) {
         // What the next request carries besides the views and this program's report: breakdown() adds the views.
         const baseline = { system: estimate.system, messages: estimate.messages + tokensOf(replied, pictures), toolResults: estimate.toolResults, viewMessages: true };
-        const { outcome, message } = await runProgram(runtime, program, baseline, deadline);
+        const { outcome, message } = await runProgram(runtime, program, baseline, deadline, options.recorded?.[report.calls.length]);
         report.calls.push(outcome);
         options.onRecord?.({ type: "call", turn, outcome });
         conversation.reports.add(message);

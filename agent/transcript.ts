@@ -105,10 +105,15 @@ export function differences(recorded: CallOutcome[], replayed: CallOutcome[]): s
   return found;
 }
 
-/** The options of a run that re-executes a transcript's recorded answers against `workspace`. */
+/**
+ * The options of a run that re-executes a transcript's recorded answers against `workspace`, its calls taking the
+ * recorded approvals (no one is asked: a call the recording holds no decision for is decided as configured, an ask
+ * being a deny).
+ */
 export function replayOptions(start: TranscriptStart, entries: TranscriptEntry[], workspace: string): AgentOptions {
   return {
     provider: replayProvider(entries),
+    recorded: recordedCalls(entries),
     model: start.model,
     arm: start.arm,
     task: start.task,

@@ -4,7 +4,7 @@
 import type { Static, TSchema } from "typebox";
 import { GgError } from "../host/errors.ts";
 import { type Approval, type ApprovalAnswer, type ApprovalRequest, allowsEverything, type CallTraits, DEFAULT_APPROVAL_TIMEOUT_SECS, DEFAULT_HOOK_TIMEOUT_SECS, type RuleVerdict, ruleVerdict, stricter } from "./approval_match.ts";
-import type { ApprovalHook, Verdict } from "./capabilities.ts";
+import type { ApprovalHook, Configuration, Verdict } from "./capabilities.ts";
 import { type CallContext, type CallDefinition, type CallResult, checkArguments, parametersOf, runChecked, runCheckedSync } from "./define.ts";
 import { execute } from "./shell.ts";
 
@@ -15,6 +15,8 @@ export interface CallOrigin {
   from: "tool" | "program";
   /** The call's number in its run, from 0. */
   seq: number;
+  /** A decision given in advance (a replay's, as recorded): it stands, and no rule, hook or person is consulted. */
+  recorded?: Approval;
   approval?: Approval;
 }
 
@@ -30,10 +32,10 @@ const ALLOWED: Approval = Object.freeze({ verdict: "allow", by: "default" }) as 
 
 /** The traits rules match a definition by, built once per definition. */
 const traits = new WeakMap<object, CallTraits>();
-function traitsOf(definition: CallDefinition<TSchema, unknown>, context: CallContext): CallTraits {
+export function traitsOf(definition: CallDefinition<TSchema, unknown>, config: Configuration): CallTraits {
   let found = traits.get(definition);
   if (!found) {
-    const properties = (definition.parameters(context.config) as { properties?: object }).properties ?? {};
+    const properties = (definition.parameters(config) as { properties?: object }).properties ?? {};
     found = { name: definition.name, effects: definition.effects === true, paths: "path" in properties || "files" in properties };
     traits.set(definition, found);
   }
@@ -52,7 +54,7 @@ const askTimeoutSecs = (context: CallContext): number => context.config.agentApp
 export function decideNow(definition: CallDefinition<TSchema, unknown>, args: unknown, context: CallContext): Approval | undefined {
   if (allowsEverything(context.config)) return ALLOWED;
   if (hooksOf(context).length > 0) return undefined;
-  const ruled = ruleVerdict(context.config, traitsOf(definition, context), argsOf(args), context);
+  const ruled = ruleVerdict(context.config, traitsOf(definition, context.config), argsOf(args), context);
   return ruled.verdict === "ask" ? undefined : decided(ruled);
 }
 
@@ -75,7 +77,7 @@ function requestOf(definition: CallDefinition<TSchema, unknown>, args: unknown, 
 
 /** The whole decision: the rules', each hook's (the strictest standing), then for an ask, the person's. */
 export async function decide(definition: CallDefinition<TSchema, unknown>, args: unknown, context: CallContext, origin: CallOrigin): Promise<Approval> {
-  let verdict: RuleVerdict = ruleVerdict(context.config, traitsOf(definition, context), argsOf(args), context);
+  let verdict: RuleVerdict = ruleVerdict(context.config, traitsOf(definition, context.config), argsOf(args), context);
   const request = requestOf(definition, args, context, origin);
   for (const hook of hooksOf(context)) {
     const answer = await askHook(hook, request, context);
@@ -170,7 +172,7 @@ const refusal = (name: string, approval: Approval): CallResult<never> => {
 
 /** Runs a call whose arguments were checked, once its approval is decided: the gate every call passes. */
 export async function runApproved<Data>(definition: CallDefinition<TSchema, Data>, args: Static<TSchema>, context: CallContext, origin: CallOrigin): Promise<CallResult<Data>> {
-  const approval = decideNow(definition, args, context) ?? (await decide(definition, args, context, origin));
+  const approval = origin.recorded ?? decideNow(definition, args, context) ?? (await decide(definition, args, context, origin));
   origin.approval = approval;
   if (approval.verdict === "deny") return refusal(definition.name, approval);
   const result = await runChecked(definition, args, context);
@@ -183,7 +185,7 @@ export async function runApproved<Data>(definition: CallDefinition<TSchema, Data
  * for, before anything ran.
  */
 export function runApprovedSync<Data>(definition: CallDefinition<TSchema, Data>, args: Static<TSchema>, context: CallContext, origin: CallOrigin): CallResult<Data> {
-  const approval = decideNow(definition, args, context);
+  const approval = origin.recorded ?? decideNow(definition, args, context);
   if (!approval) throw new Undecided();
   origin.approval = approval;
   if (approval.verdict === "deny") return refusal(definition.name, approval);

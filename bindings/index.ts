@@ -6,7 +6,7 @@ import { createWarmCache, warmFileHost } from "../host/warm.ts";
 import { type Configuration, defaultConfiguration, forAgent, isConfiguration, parseConfiguration } from "./config.ts";
 import { randomUUID } from "node:crypto";
 import { type CallContext, type CallDefinition, type CallResult, holdsCall } from "./define.ts";
-import { type Approve, invokeApproved } from "./gate.ts";
+import { type Approval, type Approve, invokeApproved } from "./gate.ts";
 import { CALLS } from "./calls.ts";
 
 export { CALLS } from "./calls.ts";
@@ -107,15 +107,15 @@ export function createTools(options: ToolsOptions) {
     },
     /**
      * Runs tool `name` once its approval is decided (the result carries it); aborting `signal` stops what the call
-     * started (a command, with its process group).
+     * started (a command, with its process group). A `recorded` approval (a replay's) is its decision, taken as given.
      */
-    async call(name: string, args: unknown, signal?: AbortSignal): Promise<CallResult> {
+    async call(name: string, args: unknown, signal?: AbortSignal, recorded?: Approval): Promise<CallResult> {
       const call = calls.get(name);
       if (!call) {
         const known = [...calls.keys()].join(", ");
         return { ok: false, error: callError("invalid-argument", `Cannot call ${quote(name)}: no such tool in this run; the tools are ${known}`) };
       }
-      return invokeApproved(call, args, signal ? { ...context, signal } : context, { from: "tool", seq: seq++ });
+      return invokeApproved(call, args, signal ? { ...context, signal } : context, { from: "tool", seq: seq++, ...(recorded ? { recorded } : {}) });
     },
   };
 }

@@ -28,6 +28,7 @@ import { renderApiDoc, renderDts, searchDocs } from "../runtime/docs.ts";
 import { createRuntime, type OpenedView, type ViewContent } from "../runtime/index.ts";
 import { VIEW_HEADINGS } from "../runtime/window.ts";
 import { DEFAULT_LIMITS, type OptionNames, type RunOptions, runProblems } from "../runtime/limits.ts";
+import { elicitingApprove } from "./elicit.ts";
 import { quote } from "./messages.ts";
 import { lineTransport } from "./transport.ts";
 
@@ -79,10 +80,12 @@ const rpcError = (code: number, message: string): Error => Object.assign(new Err
 export function createMcpServer(options: McpOptions) {
   const config = forAgent(options.config, options.agent);
   const agent = options.agent === undefined ? {} : { agent: options.agent };
-  const tools = createTools({ workspace: options.workspace, config, ...agent });
-  const held = new Set(tools.names());
-  const runtime = createRuntime({ workspace: options.workspace, config, ...agent });
   const server = new Server({ name: "gg", version: ggPackage()?.version ?? "unknown" }, { capabilities: { tools: {}, resources: {}, prompts: {} } });
+  // An ask, from a tool call or a program, is put to the client as an elicitation.
+  const approve = elicitingApprove(server, config);
+  const tools = createTools({ workspace: options.workspace, config, ...agent, approve });
+  const held = new Set(tools.names());
+  const runtime = createRuntime({ workspace: options.workspace, config, ...agent, approve });
   /** The views the model was already shown (by id, unique for the runtime's life), so a run sends only those it opened. */
   const shown = new Set<number>();
   /** run_program and the opening turn run one at a time, each with the views it reads, so a report and the views line up. */

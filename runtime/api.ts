@@ -115,7 +115,7 @@ const openFile: GgFunction = {
       if (approval.verdict === "deny") throw deniedError("gg.views.openFile", approval);
       return env.views.open(String(args.path), args.offset as number | undefined, args.limit as number | undefined);
     };
-    const now = decideNow(readFile, args, env.context);
+    const now = origin.recorded ?? decideNow(readFile, args, env.context);
     if (now) return open(now);
     if (inline) throw new Undecided();
     return decide(readFile, args, env.context, origin).then(open);

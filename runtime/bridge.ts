@@ -3,14 +3,31 @@
 // isolate's slot, so an isolate can be prepared before its program arrives.
 import ivm from "isolated-vm";
 import { clampMessage, type ErrorCode, isGgError } from "../host/errors.ts";
-import { type CallOrigin, Undecided } from "../bindings/gate.ts";
+import { type Approval, type CallOrigin, Undecided } from "../bindings/gate.ts";
 import { argumentsObject, forPrograms, type GgEnv, type GgFunction, ggFunctions } from "./api.ts";
 import { type CompiledProgram, mapStack } from "./compile.ts";
+import { recordedApproval } from "./pending.ts";
 import { CALL_RECORDS, type CallRecord, type LogEntry, type RunObserver, type RunReport } from "./report.ts";
 import { SHIM, UNSENT_CHARS } from "./shim.ts";
 
 /** A call's arguments as its record keeps them: the first 300 characters of their JSON. */
 const clipArgs = (json: string): string => (json.length > 300 ? `${json.slice(0, 300)}...` : json);
+
+/** A replay's recorded approvals, by the function and arguments their calls were recorded with, each taken once, in order. */
+export type Ledger = Map<string, Approval[]>;
+const ledgerKey = (name: string, args: string): string => `${name}\n${args}`;
+
+/** The ledger of `records` (as a transcript holds them, so each approval is checked field by field). */
+export function recordedLedger(records: readonly CallRecord[]): Ledger {
+  const ledger: Ledger = new Map();
+  for (const record of records) {
+    const approval = recordedApproval(record?.approval);
+    if (!approval || typeof record.name !== "string" || typeof record.args !== "string") continue;
+    const key = ledgerKey(record.name, record.args);
+    ledger.set(key, [...(ledger.get(key) ?? []), approval]);
+  }
+  return ledger;
+}
 
 const LEVELS = ["log", "info", "warn", "error", "debug"] as const;
 /** The answer to an inline call whose approval must be waited for: the shim makes it again as a promise. */
@@ -39,6 +56,8 @@ interface RunState {
   logLimit: number;
   /** The next call's `seq`: calls started so far. */
   nextSeq: number;
+  /** A replay's recorded approvals, which the calls take instead of being decided. */
+  recorded?: Ledger;
 }
 
 /** A fresh isolate with the gg global installed, waiting for its one program. */
@@ -64,6 +83,8 @@ function callDispatch(env: GgEnv, functions: readonly GgFunction[], slot: { run?
     const name = fn ? `${fn.module}.${fn.name}` : "unknown";
     const text = typeof argsJson === "string" ? argsJson : "";
     const origin: CallOrigin = { from: "program", seq };
+    const recorded = run?.recorded?.get(ledgerKey(name, clipArgs(text)))?.shift();
+    if (recorded) origin.recorded = recorded;
     const reply = (value: unknown, code?: ErrorCode): string => {
       if (run && !run.ending.signal.aborted) {
         if (code && typeof value === "string" && run.failures.size < CALL_RECORDS) run.failures.set(value, code);

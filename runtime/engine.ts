@@ -55,6 +55,7 @@ export function createEngine(options: EngineOptions, firstViewId = 1, approve: A
         // JavaScript is run as it is: only TypeScript declares the types a check needs.
         ...(run.check && language === "ts" ? { check: checker.check } : {}),
         ...(cancel ? { cancel } : {}),
+        ...(run.recorded ? { recorded: run.recorded } : {}),
       });
     },
     /** Opens the opening turn's views (see Runtime.openingTurn) and returns them. */

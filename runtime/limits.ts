@@ -2,7 +2,7 @@
 import { callError } from "../host/errors.ts";
 import type { Language } from "./compile.ts";
 import type { Baseline } from "./context.ts";
-import { blankReport, type RunReport } from "./report.ts";
+import { blankReport, type CallRecord, type RunReport } from "./report.ts";
 
 /** The limits of one run. */
 export interface Limits {
@@ -37,6 +37,12 @@ export interface RunOptions {
    * errors fails with type-error, listing them, and nothing runs. JavaScript programs are run unchecked.
    */
   check?: boolean;
+  /**
+   * A replay's recorded calls of this program: a call takes the approval of the first recorded call of the same
+   * function with the same arguments (as records show them) not yet taken, and no rule, hook or person decides it.
+   * A call with none is decided as the configuration says.
+   */
+  recorded?: readonly CallRecord[];
 }
 
 /** Bounds each limit must fall in; isolated-vm refuses heaps under 8 MB, and Node's timers stop at ~24.8 days. */
@@ -49,7 +55,7 @@ const BOUNDS: Record<keyof Limits, { min: number; max: number; unit: string; wha
 };
 
 /** The options of a run a caller can set, as RunOptions names them. */
-export type RunOption = "budget" | "memory" | `limits.${keyof Limits}` | "check" | "language" | "baseline";
+export type RunOption = "budget" | "memory" | `limits.${keyof Limits}` | "check" | "language" | "baseline" | "recorded";
 
 /**
  * How a caller names the options it takes (the command line's flags, an MCP tool's arguments), so a problem is
@@ -106,6 +112,7 @@ export function runProblems(run: RunOptions, names: OptionNames = {}): string[] 
   }
   if (run.check !== undefined && typeof run.check !== "boolean") problems.push(`${name("check")} ${String(run.check)} is not true or false`);
   if (run.language !== undefined && run.language !== "ts" && run.language !== "js") problems.push(`${name("language")} ${String(run.language)} is not "ts" or "js"`);
+  if (run.recorded !== undefined && !Array.isArray(run.recorded)) problems.push(`${name("recorded")} is not a list of call records`);
   const baseline = name("baseline");
   for (const [band, tokens] of Object.entries(run.baseline ?? {})) {
     if (band === "viewMessages") {

@@ -116,12 +116,12 @@ function journalRecord(value: unknown): CallRecord | undefined {
   if (typeof name !== "string" || !/^[a-z]+\.[A-Za-z]+$/.test(name) || typeof args !== "string" || args.length > 400) return undefined;
   if (typeof ok !== "boolean" || typeof ms !== "number" || !Number.isFinite(ms) || (unfinished !== undefined && unfinished !== true)) return undefined;
   if (code !== undefined && !(ERROR_CODES as readonly unknown[]).includes(code)) return undefined;
-  const decided = journalApproval(approval);
+  const decided = recordedApproval(approval);
   return { name, args, ok, ...(code === undefined ? {} : { code: code as ErrorCode }), ms, ...(unfinished ? { unfinished: true as const } : {}), ...(decided ? { approval: decided } : {}) };
 }
 
-/** A journal record's approval, rebuilt field by field; undefined when there is none or it is not one. */
-function journalApproval(value: unknown): Approval | undefined {
+/** A recorded approval (a journal's, or a transcript's), rebuilt field by field; undefined when there is none or it is not one. */
+export function recordedApproval(value: unknown): Approval | undefined {
   if (typeof value !== "object" || value === null) return undefined;
   const { verdict, by, reason, waitedMs } = value as Record<string, unknown>;
   if ((verdict !== "allow" && verdict !== "deny") || typeof by !== "string" || !/^(default|hook|person|client|rule \d+)$/.test(by)) return undefined;

@@ -6,7 +6,7 @@
 import { CALL_ERROR_CODES, clampMessage, type ErrorCode } from "../host/errors.ts";
 import { plural } from "../host/lines.ts";
 import type { GgEnv } from "./api.ts";
-import { discard, type Prepared, prepare } from "./bridge.ts";
+import { discard, type Prepared, prepare, recordedLedger } from "./bridge.ts";
 import type { CheckOutcome, TypeProblem } from "./check.ts";
 import { type CompiledProgram, compileProgram, type Language, PROGRAM_FILE, position } from "./compile.ts";
 import type { Limits } from "./limits.ts";
@@ -70,6 +70,8 @@ export interface SandboxRun {
   check?: (source: string) => Promise<CheckOutcome>;
   /** Stops the program (cancelled) when aborted. */
   cancel?: AbortSignal;
+  /** A replay's recorded calls, whose approvals the program's calls take (see RunOptions.recorded). */
+  recorded?: readonly CallRecord[];
 }
 
 /** One run's report as it is being made. */
@@ -195,7 +197,7 @@ async function execute(prepared: Prepared, program: CompiledProgram, how: Sandbo
   };
   if (env.context.approvals) callContext.approvals = { ...env.context.approvals, pause };
   const callEnv = { ...env, context: callContext };
-  prepared.slot.run = { report, program, guard: watchdog.guard, failures: new Map(), inFlight: frame.inFlight, observer, callEnv, ending, logBytes: 0, logLimit: limits.logBytes, nextSeq: 0 };
+  prepared.slot.run = { report, program, guard: watchdog.guard, failures: new Map(), inFlight: frame.inFlight, observer, callEnv, ending, logBytes: 0, logLimit: limits.logBytes, nextSeq: 0, ...(how.recorded ? { recorded: recordedLedger(how.recorded) } : {}) };
   // The synchronous run's own timeout, and the limit it stands for should it fire.
   const sync = watchdog.syncLimit();
   try {

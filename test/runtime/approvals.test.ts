@@ -152,3 +152,21 @@ describe("the pause", () => {
   });
 });
 
+
+describe("recorded decisions (a replay's)", () => {
+  test("a call takes the first untaken recorded approval of the same function and arguments; a call without one is decided as configured", async () => {
+    using ws = engineWorkspace({ config: { approvalDefault: "ask" } });
+    const recorded = [
+      { name: "files.writeFile", args: '["a.txt","1"]', ok: true, ms: 1, approval: { verdict: "allow" as const, by: "person" as const, waitedMs: 40 } },
+      { name: "files.writeFile", args: '["c.txt","1"]', ok: false, code: "denied", ms: 1, approval: { verdict: "deny" as const, by: "person" as const, reason: "not c" } },
+    ];
+    const program = "const out = []; for (const name of ['a.txt', 'a.txt', 'c.txt']) { try { await gg.files.writeFile(name, '1'); out.push('ok') } catch (e) { out.push(e.code) } } return out";
+    const report = await ws.run(program, { recorded });
+    expect(report.result).toEqual(["ok", "denied", "denied"]);
+    expect(report.calls.map((call) => call.approval)).toEqual([
+      { verdict: "allow", by: "person", waitedMs: 40 },
+      { verdict: "deny", by: "default", reason: expect.stringContaining("no one could be asked") },
+      { verdict: "deny", by: "person", reason: "not c" },
+    ]);
+  });
+});

@@ -1,0 +1,134 @@
+// Benchmark: what the approval gate costs a program's calls. 1,000 sequential gg.files.readFile calls from one program
+// with no approval configuration, with a rule that allows them ({"call": "read_file", "when": {"path": "**"},
+// "verdict": "allow"}), and with an approval hook (a process start per call, so it runs fewer calls: GG_BENCH_HOOK_CALLS,
+// default 20). Runs alternate between the configurations, each one's median is reported, less a trivial program's
+// median on the same runtime (the run's own cost), and the rule's overhead ratio (the goal: 1.05x at most). The runtimes
+// run in a runner process each, whose load differs by a few percent from one to another; the same programs in engines
+// sharing this process take those out, and the decision alone (decideNow, 100,000 times) is the gate's own cost.
+// Rerun: `node bench/approvals.ts`; `--only none` runs the unconfigured case alone (also on a tree from before the gate,
+// to compare), and `--json` prints the medians as one JSON object.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { cpus, tmpdir } from "node:os";
+import { join } from "node:path";
+import { callContext } from "../bindings/index.ts";
+import { decideNow } from "../bindings/gate.ts";
+import { readFile } from "../bindings/read_file.ts";
+import { createEngine } from "../runtime/engine.ts";
+import { createRuntime } from "../runtime/index.ts";
+import { median } from "./measure.ts";
+
+const ROUNDS = Number(process.env.GG_BENCH_RUNS ?? 9);
+const FILES = 1000;
+const HOOK_CALLS = Number(process.env.GG_BENCH_HOOK_CALLS ?? 20);
+const only = process.argv.includes("--only") ? process.argv[process.argv.indexOf("--only") + 1] : undefined;
+const json = process.argv.includes("--json");
+
+const workspace = mkdtempSync(join(tmpdir(), "gg-bench-approvals-"));
+mkdirSync(join(workspace, "small"));
+for (let i = 0; i < FILES; i++) writeFileSync(join(workspace, "small", `f${i}.txt`), `file ${i}\nsecond line\n`);
+// The hook reads its request and allows; it lives outside the workspace's files read.
+writeFileSync(join(workspace, "allow.sh"), `cat > /dev/null\necho '{"verdict": "allow"}'\n`);
+
+const reads = (count: number): string => `for (let i = 0; i < ${count}; i++) await gg.files.readFile("small/f" + i + ".txt"); return 1;`;
+const CASES = {
+  none: { config: undefined, calls: FILES },
+  rule: { config: { approvals: [{ call: "read_file", when: { path: "**" }, verdict: "allow" }] }, calls: FILES },
+  hook: { config: { approvalHook: { command: "sh ./allow.sh" } }, calls: HOOK_CALLS },
+} as const;
+type Case = keyof typeof CASES;
+const names = (Object.keys(CASES) as Case[]).filter((name) => only === undefined || only.split(",").includes(name));
+
+/** Something that runs programs: a runtime (a runner process each) or an engine (in this process). */
+type Runs = { run(source: string): Promise<{ ok: boolean; error?: { message: string } }> };
+
+/** Wall ms of one run of `source` on `runs`, from run() to its report. */
+async function timed(runs: Runs, source: string): Promise<number> {
+  const started = performance.now();
+  const report = await runs.run(source);
+  if (!report.ok) throw new Error(`bench program failed: ${report.error?.message}`);
+  return performance.now() - started;
+}
+
+interface Row {
+  calls: number;
+  totalMs: number;
+  /** Less a trivial program's median on the same runner: the calls alone. */
+  netMs: number;
+  usPerCall: number;
+}
+
+/** Medians of `ROUNDS` runs of each case's program (and of a trivial one), alternated between the cases. */
+async function measure(cases: [Case, Runs][]): Promise<Record<string, Row>> {
+  const trivial = new Map<Case, number[]>(cases.map(([name]) => [name, []]));
+  const program = new Map<Case, number[]>(cases.map(([name]) => [name, []]));
+  // Warm: the runner, its isolates, the file cache, the compiled matchers.
+  for (const [name, runs] of cases) for (let i = 0; i < 3; i++) await timed(runs, reads(CASES[name].calls));
+  for (let round = 0; round < ROUNDS; round++) {
+    // Alternated, so the machine's load falls on every configuration alike.
+    for (const [name, runs] of round % 2 === 0 ? cases : [...cases].reverse()) {
+      trivial.get(name)!.push(await timed(runs, "return 1"));
+      program.get(name)!.push(await timed(runs, reads(CASES[name].calls)));
+    }
+  }
+  return Object.fromEntries(
+    cases.map(([name]) => {
+      const totalMs = median(program.get(name)!);
+      const netMs = totalMs - median(trivial.get(name)!);
+      return [name, { calls: CASES[name].calls, totalMs, netMs, usPerCall: (netMs * 1000) / CASES[name].calls }];
+    }),
+  );
+}
+
+const configOf = (name: Case) => ({ workspace, ...(CASES[name].config ? { config: CASES[name].config } : {}) });
+const runtimes = names.map((name): [Case, ReturnType<typeof createRuntime>] => [name, createRuntime(configOf(name))]);
+// The same programs in engines sharing this process: no runner processes to differ in their load, so what differs
+// between none and rule is the gate alone.
+const engines = names.filter((name) => name !== "hook").map((name): [Case, ReturnType<typeof createEngine>] => [name, createEngine(configOf(name))]);
+
+/** The table of `rows`, then the ratios. */
+function print(title: string, rows: Record<string, Row>): void {
+  console.log(`${title}, medians of ${ROUNDS} alternated runs (${cpus().length} cores)`);
+  console.log("| configuration | calls | program ms | less a trivial program, ms | µs per call |");
+  console.log("|---|---|---|---|---|");
+  for (const [name, row] of Object.entries(rows)) console.log(`| ${name} | ${row.calls} | ${row.totalMs.toFixed(1)} | ${row.netMs.toFixed(1)} | ${row.usPerCall.toFixed(1)} |`);
+  const { none, rule, hook } = rows;
+  if (none && rule) console.log(`An allowing rule: ${(rule.netMs / none.netMs).toFixed(3)}x the calls' time with no configuration (goal: at most 1.05x)`);
+  if (none && hook) console.log(`A hook: ${(hook.usPerCall / 1000).toFixed(2)} ms a call, ${(hook.usPerCall / none.usPerCall).toFixed(0)}x a call with no configuration (a process start per call)`);
+  console.log("");
+}
+
+/** µs of the gate's decision alone on one readFile call, per configuration (medians of 9 rounds of 100,000 calls). */
+function decisionUs(): Record<string, number> {
+  const contexts = (["none", "rule"] as const).map((name): [Case, ReturnType<typeof callContext>] => [name, callContext({ ...configOf(name), warm: false })]);
+  const times = new Map<Case, number[]>(contexts.map(([name]) => [name, []]));
+  const paths = Array.from({ length: FILES }, (_, i) => ({ path: `small/f${i}.txt` }));
+  for (let round = 0; round < 10; round++) {
+    for (const [name, context] of contexts) {
+      const started = performance.now();
+      for (let i = 0; i < 100_000; i++) decideNow(readFile, paths[i % FILES], context);
+      // The first round warms the JIT.
+      if (round > 0) times.get(name)!.push(((performance.now() - started) * 1000) / 100_000);
+    }
+  }
+  return Object.fromEntries(contexts.map(([name]) => [name, median(times.get(name)!)]));
+}
+
+try {
+  const whole = await measure(runtimes);
+  const decision = only === undefined || only.includes("rule") ? decisionUs() : undefined;
+  const inProcess = engines.length > 0 ? await measure(engines) : {};
+  if (json) console.log(JSON.stringify({ runtimes: whole, engines: inProcess, ...(decision ? { decisionUs: decision } : {}) }));
+  else {
+    print("Approval gate: sequential gg.files.readFile calls from one program, through createRuntime (a runner process per configuration)", whole);
+    if (engines.length > 0) print("The same in engines sharing one process", inProcess);
+    const call = whole.none?.usPerCall;
+    if (decision && call) {
+      const extra = (decision.rule ?? 0) - (decision.none ?? 0);
+      console.log(`The decision alone (decideNow, in this process): ${decision.none?.toFixed(3)} µs a call with no configuration, ${decision.rule?.toFixed(3)} µs with the rule: ${extra.toFixed(3)} µs more, ${((100 * extra) / call).toFixed(1)}% of a call's ${call.toFixed(1)} µs`);
+    }
+  }
+} finally {
+  for (const [, runtime] of runtimes) runtime.close();
+  await Promise.all(engines.map(([, engine]) => engine.close()));
+  rmSync(workspace, { recursive: true, force: true });
+}

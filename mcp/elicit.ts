@@ -1,0 +1,79 @@
+// Asks over MCP: a call whose verdict is ask, made as a tool call or from run_program's program, is put to the client as
+// a form elicitation (elicitation/create) naming the call, its arguments and why it is asked. A client that did not
+// declare the capability cannot be asked: its asks are denied at once, saying so, never left waiting.
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type { ElicitRequestFormParams, ElicitResult } from "@modelcontextprotocol/sdk/types.js";
+import { DEFAULT_APPROVAL_TIMEOUT_SECS, ruleVerdict } from "../bindings/approval_match.ts";
+import type { Configuration } from "../bindings/config.ts";
+import { type ApprovalAnswer, type ApprovalRequest, type Approve, traitsOf } from "../bindings/gate.ts";
+import { enabledCalls } from "../bindings/index.ts";
+
+/** Characters of a call's arguments, as JSON, that an elicitation shows (a write's content can be long). */
+const ARGS_CHARS = 2000;
+
+/** The form the client shows: a decision, and an optional reason the agent reads when it is a deny. */
+const DECISION: ElicitRequestFormParams["requestedSchema"] = {
+  type: "object",
+  properties: {
+    decision: { type: "string", title: "Decision", enum: ["allow", "deny"], description: "allow runs this one call; deny refuses it, and nothing of it runs" },
+    reason: { type: "string", title: "Reason", description: "Optional: why, for the agent to read" },
+  },
+  required: ["decision"],
+};
+
+/** Why the call is asked about: the rule (and its reason) or the default that says ask, else the approval hook. */
+export function whyAsked(config: Configuration, request: ApprovalRequest): string {
+  const definition = enabledCalls(config).find((call) => call.name === request.call);
+  const args = typeof request.args === "object" && request.args !== null ? (request.args as Record<string, unknown>) : {};
+  const ruled = definition && ruleVerdict(config, traitsOf(definition, config), args, { workspace: request.workspace, cwd: request.workspace });
+  if (ruled?.verdict !== "ask") return "the approval hook asked";
+  if (ruled.by === "default") return 'approvalDefault is "ask" for calls with effects';
+  return `${ruled.by} asks${ruled.reason ? ` (${ruled.reason})` : ""}`;
+}
+
+/** The elicitation's message: the call, where it comes from, its arguments (clipped), and why it is asked. */
+export function askMessage(request: ApprovalRequest, why: string): string {
+  const json = JSON.stringify(request.args, null, 2) ?? "{}";
+  const shown = json.length > ARGS_CHARS ? `${json.slice(0, ARGS_CHARS)}\n… (${json.length - ARGS_CHARS} more characters)` : json;
+  const from = request.from === "program" ? `a program's call #${request.seq + 1}` : "a tool call";
+  return `gg asks to run ${request.call} (${from}) in ${request.workspace} with:\n${shown}\nWhy you are asked: ${why}.\nAllow this one call, or deny it.`;
+}
+
+/** Whether the client takes form elicitations: it declared elicitation, with form mode or with no mode named. */
+const canBeAsked = (server: Server): boolean => {
+  const declared = server.getClientCapabilities()?.elicitation;
+  return declared !== undefined && (declared.form !== undefined || declared.url === undefined);
+};
+
+/** A client's answer as an approval answer: accept with allow allows; a deny, a decline or a cancel denies. */
+export function answerOf(result: ElicitResult): ApprovalAnswer {
+  const given = result.content?.reason;
+  const reason = typeof given === "string" && given.trim() !== "" ? given.trim() : undefined;
+  if (result.action === "accept" && result.content?.decision === "allow") return { verdict: "allow", by: "client", ...(reason ? { reason } : {}) };
+  const why =
+    result.action === "accept"
+      ? result.content?.decision === "deny"
+        ? "the client's user denied it"
+        : "the client's user accepted without choosing allow"
+      : result.action === "decline"
+        ? "the client's user declined it"
+        : "the client's user dismissed the request without answering";
+  return { verdict: "deny", by: "client", reason: reason ? `${why}: ${reason}` : why };
+}
+
+/** The `approve` of an MCP session: each ask becomes an elicitation to `server`'s client, when it can be asked. */
+export function elicitingApprove(server: Server, config: Configuration): Approve {
+  // The gate's own timer says "late" first; the request then ends on the client's side too.
+  const timeoutSecs = (config.agentApproval?.timeoutSecs ?? config.approvals?.timeoutSecs ?? DEFAULT_APPROVAL_TIMEOUT_SECS) + 1;
+  return async (request) => {
+    const why = whyAsked(config, request);
+    if (!canBeAsked(server)) {
+      return { verdict: "deny", by: "client", reason: `this MCP client cannot be asked (it did not declare the elicitation capability), and ${why}; use a client that supports elicitation, or change the approvals` };
+    }
+    try {
+      return answerOf(await server.elicitInput({ mode: "form", message: askMessage(request, why), requestedSchema: DECISION }, { timeout: timeoutSecs * 1000 }));
+    } catch (error) {
+      return { verdict: "deny", by: "client", reason: `asking the client failed: ${error instanceof Error ? error.message : String(error)}` };
+    }
+  };
+}
