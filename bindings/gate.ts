@@ -32,7 +32,7 @@ const ALLOWED: Approval = Object.freeze({ verdict: "allow", by: "default" }) as 
 
 /** The traits rules match a definition by, built once per definition. */
 const traits = new WeakMap<object, CallTraits>();
-export function traitsOf(definition: CallDefinition<TSchema, unknown>, config: Configuration): CallTraits {
+function traitsOf(definition: CallDefinition<TSchema, unknown>, config: Configuration): CallTraits {
   let found = traits.get(definition);
   if (!found) {
     const properties = (definition.parameters(config) as { properties?: object }).properties ?? {};
@@ -48,7 +48,8 @@ const argsOf = (args: unknown): Record<string, unknown> => (typeof args === "obj
 const hooksOf = (context: CallContext): ApprovalHook[] => [context.config.approvals?.hook, context.config.agentApproval?.hook].filter((hook): hook is ApprovalHook => hook !== undefined);
 
 /** Seconds a call may wait for a person: the agent's setting, else the top level's, else 300. */
-const askTimeoutSecs = (context: CallContext): number => context.config.agentApproval?.timeoutSecs ?? context.config.approvals?.timeoutSecs ?? DEFAULT_APPROVAL_TIMEOUT_SECS;
+/** Seconds an ask may wait for an answer under `config`: the agent's approvalTimeoutSecs, else the top level's, else 300. */
+export const askTimeoutSecs = (config: Configuration): number => config.agentApproval?.timeoutSecs ?? config.approvals?.timeoutSecs ?? DEFAULT_APPROVAL_TIMEOUT_SECS;
 
 /** The decision when it needs no waiting (no hook, and no ask); undefined when the call must wait for it. */
 export function decideNow(definition: CallDefinition<TSchema, unknown>, args: unknown, context: CallContext): Approval | undefined {
@@ -129,7 +130,7 @@ async function askHook(hook: ApprovalHook, request: ApprovalRequest, context: Ca
 async function askPerson(ask: RuleVerdict, request: ApprovalRequest, context: CallContext): Promise<Approval> {
   const approve = context.approvals?.approve;
   if (!approve) return { verdict: "deny", by: ask.by, reason: `its verdict is ask${ask.reason ? ` (${ask.reason})` : ""}, and no one could be asked in this run` };
-  const timeoutSecs = askTimeoutSecs(context);
+  const timeoutSecs = askTimeoutSecs(context.config);
   const started = performance.now();
   const resume = context.approvals?.pause?.();
   let timer: NodeJS.Timeout | undefined;

@@ -3,10 +3,8 @@
 // declare the capability cannot be asked: its asks are denied at once, saying so, never left waiting.
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { ElicitRequestFormParams, ElicitResult } from "@modelcontextprotocol/sdk/types.js";
-import { DEFAULT_APPROVAL_TIMEOUT_SECS, ruleVerdict } from "../bindings/approval_match.ts";
 import type { Configuration } from "../bindings/config.ts";
-import { type ApprovalAnswer, type ApprovalRequest, type Approve, traitsOf } from "../bindings/gate.ts";
-import { enabledCalls } from "../bindings/index.ts";
+import { type ApprovalAnswer, type ApprovalRequest, type Approve, askTimeoutSecs } from "../bindings/gate.ts";
 
 /** Characters of a call's arguments, as JSON, that an elicitation shows (a write's content can be long). */
 const ARGS_CHARS = 2000;
@@ -21,14 +19,12 @@ const DECISION: ElicitRequestFormParams["requestedSchema"] = {
   required: ["decision"],
 };
 
-/** Why the call is asked about: the rule (and its reason) or the default that says ask, else the approval hook. */
-export function whyAsked(config: Configuration, request: ApprovalRequest): string {
-  const definition = enabledCalls(config).find((call) => call.name === request.call);
-  const args = typeof request.args === "object" && request.args !== null ? (request.args as Record<string, unknown>) : {};
-  const ruled = definition && ruleVerdict(config, traitsOf(definition, config), args, { workspace: request.workspace, cwd: request.workspace });
-  if (ruled?.verdict !== "ask") return "the approval hook asked";
-  if (ruled.by === "default") return 'approvalDefault is "ask" for calls with effects';
-  return `${ruled.by} asks${ruled.reason ? ` (${ruled.reason})` : ""}`;
+/** Why a call is asked, from what asked (the rule and its reason, the default, or the hook). */
+export function whyAsked(request: ApprovalRequest): string {
+  const by = request.asking?.by;
+  if (by === undefined || by === "hook") return "the approval hook asked";
+  if (by === "default") return 'approvalDefault is "ask" for calls with effects';
+  return `${by} asks${request.asking?.reason ? ` (${request.asking.reason})` : ""}`;
 }
 
 /** The elicitation's message: the call, where it comes from, its arguments (clipped), and why it is asked. */
@@ -64,9 +60,9 @@ export function answerOf(result: ElicitResult): ApprovalAnswer {
 /** The `approve` of an MCP session: each ask becomes an elicitation to `server`'s client, when it can be asked. */
 export function elicitingApprove(server: Server, config: Configuration): Approve {
   // The gate's own timer says "late" first; the request then ends on the client's side too.
-  const timeoutSecs = (config.agentApproval?.timeoutSecs ?? config.approvals?.timeoutSecs ?? DEFAULT_APPROVAL_TIMEOUT_SECS) + 1;
+  const timeoutSecs = askTimeoutSecs(config) + 1;
   return async (request) => {
-    const why = whyAsked(config, request);
+    const why = whyAsked(request);
     if (!canBeAsked(server)) {
       return { verdict: "deny", by: "client", reason: `this MCP client cannot be asked (it did not declare the elicitation capability), and ${why}; use a client that supports elicitation, or change the approvals` };
     }
