@@ -385,17 +385,35 @@ export async function runAgent(options: AgentOptions): Promise<AgentReport> {
   return { ...ended, totals: totalsOf(ended.turns), filesChanged: changes(before, snapshot(options.workspace)) };
 }
 
+/**
+ * `approve` with the time a person takes added to `clock.deadline`: waiting for an answer is not charged to the run's
+ * budget, as it is not to a program's. Overlapping asks count once.
+ */
+function unchargedWaits(approve: Approve, clock: { deadline: number }): Approve {
+  let waiting = 0;
+  let since = 0;
+  return async (request) => {
+    if (waiting++ === 0) since = Date.now();
+    try {
+      return await approve(request);
+    } finally {
+      if (--waiting === 0) clock.deadline += Date.now() - since;
+    }
+  };
+}
+
 async function drive(options: AgentOptions): Promise<Omit<AgentReport, "filesChanged" | "totals">> {
   const ledger = options.visionLedger ?? PROCESS_VISION;
   const given = options.config === undefined ? defaultConfiguration() : isConfiguration(options.config) ? options.config : parseConfiguration(options.config);
   // Declared text-only, or learned so by a run sharing the ledger: read_file describes pictures, views show descriptions.
   const config = options.vision === false || ledger.textOnly(options.model) ? { ...given, vision: false } : given;
   const agent = options.agent === undefined ? {} : { agent: options.agent };
+  const clock = { deadline: Date.now() + (options.budgetSecs ?? 1800) * 1000 };
   // The calls of one run share its id and its approver, whether tools or programs make them.
-  const calls = { ...agent, ...(options.approve ? { approve: options.approve } : {}), runId: randomUUID() };
+  const approve = options.approve && unchargedWaits(options.approve, clock);
+  const calls = { ...agent, ...(approve ? { approve } : {}), runId: randomUUID() };
   const system = systemPrompt({ arm: options.arm, config, ...agent });
   const report: Omit<AgentReport, "filesChanged" | "totals"> = { ok: false, turns: [], calls: [], visionEvents: [], wastedRequests: 0 };
-  const deadline = Date.now() + (options.budgetSecs ?? 1800) * 1000;
   const maxTurns = options.maxTurns ?? 50;
   const specs = (options.specs ?? []).map((path) => ({ path, limit: linesIn(resolve(options.workspace, path)) }));
   let tools = options.arm === "tools" ? createTools({ workspace: options.workspace, config, ...calls }) : undefined;
@@ -426,7 +444,7 @@ async function drive(options: AgentOptions): Promise<Omit<AgentReport, "filesCha
     if (tools && specs.length > 0) await readSpecs(tools, specs, conversation);
     for (let turn = 1; ; turn++) {
       if (turn > maxTurns) return { ...report, error: { code: "max-turns", message: `The run ended at its limit of ${plural(maxTurns, "turn")} without an answer` } };
-      if (Date.now() > deadline) return { ...report, error: { code: "timeout", message: `The run ended at its wall-clock budget of ${options.budgetSecs ?? 1800} s` } };
+      if (Date.now() > clock.deadline) return { ...report, error: { code: "timeout", message: `The run ended at its wall-clock budget of ${options.budgetSecs ?? 1800} s` } };
       // Learned by another run sharing the ledger.
       if (sees && ledger.textOnly(options.model)) await becomeTextOnly();
       const { sent, estimate } = nextRequest(conversation, runtime ? viewMessages(await runtime.views(), sees) : { opening: [], later: [] });
@@ -495,7 +513,7 @@ async function drive(options: AgentOptions): Promise<Omit<AgentReport, "filesCha
       if (program && runtime) {
         // What the next request carries besides the views and this program's report: breakdown() adds the views.
         const baseline = { system: estimate.system, messages: estimate.messages + tokensOf(replied, pictures), toolResults: estimate.toolResults, viewMessages: true };
-        const { outcome, message } = await runProgram(runtime, program, baseline, deadline, options.recorded?.[report.calls.length]);
+        const { outcome, message } = await runProgram(runtime, program, baseline, clock.deadline, options.recorded?.[report.calls.length]);
         report.calls.push(outcome);
         options.onRecord?.({ type: "call", turn, outcome });
         conversation.reports.add(message);

@@ -329,4 +329,24 @@ describe("runAgent approvals", () => {
     const answers = (server.requests[1]?.messages ?? []).filter((message) => message.role === "tool").map((message) => text(message.content));
     expect(answers[2]).toMatch(/^error\[denied\]: Cannot run shell: denied by rule 2: pushing is for people/);
   });
+
+  test("the time a person takes to answer is not charged to the run's budget: a 3 s wait in a 2 s run still ends with the answer", async () => {
+    using ws = tempWorkspace();
+    await using server = await scripted([{ tool_calls: [call("a", "write_file", { path: "a.txt", content: "a" })] }, { content: "Done." }]);
+    const report = await runAgent({
+      provider: server.provider,
+      model: "m",
+      arm: "tools",
+      task: "Write.",
+      workspace: ws.root,
+      budgetSecs: 2,
+      config: { approvalDefault: "ask" },
+      approve: async () => {
+        await new Promise((resolve) => setTimeout(resolve, 3000));
+        return { verdict: "allow" };
+      },
+    });
+    expect(report).toMatchObject({ ok: true, answer: "Done." });
+    expect(report.calls[0]?.approval).toMatchObject({ verdict: "allow", by: "person" });
+  });
 });
