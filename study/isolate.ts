@@ -1,7 +1,9 @@
 // Each trial works in its own directory: a git worktree of the case's repository at the case's commit, on a branch of
 // its own, or a copy of a plain folder (with a git directory beside it, outside the agent's sight, to diff against).
-// Worktrees live under DIR/worktrees/KEY and their branches under gg-study/<study id>/KEY, where the study id is
-// derived from DIR: a re-run into the same DIR finds whatever a killed run left, and removes it.
+// Branches live under gg-study/<study id>/KEY, where the study id is derived from DIR: a re-run into the same DIR finds
+// whatever a killed run left, and removes it. A worktree whose trial is recorded is not removed but reset for the next
+// trial on its repository (a checkout of a large tree costs far more than undoing the few files a trial touched), in
+// DIR/worktrees/.pool/N; with --keep each trial keeps its own, DIR/worktrees/KEY. The study removes its pool at its end.
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
 import { cpSync, existsSync, mkdirSync, readdirSync, rmSync } from "node:fs";
@@ -31,6 +33,8 @@ export interface Isolation {
   gitArgs: string[];
   /** The repository a worktree belongs to. */
   repo?: string;
+  /** The pool a worktree returns to when its trial is recorded. */
+  pooled?: string;
 }
 
 const IDENTITY = ["-c", "user.name=gg study", "-c", "user.email=gg-study@localhost", "-c", "commit.gpgsign=false", "-c", "core.hooksPath=/dev/null"];
@@ -56,16 +60,20 @@ function serially<T>(repo: string, work: () => Promise<T>): Promise<T> {
 }
 
 /** Makes trial `key`'s directory for `study case`: a worktree at its commit on the trial's branch, or a copy. */
-export async function isolate(entry: StudyCase, key: string, out: string, studyId: string): Promise<Isolation> {
-  const root = trialRoot(out, key);
-  mkdirSync(dirname(root), { recursive: true });
+export async function isolate(entry: StudyCase, key: string, out: string, studyId: string, pooled = true): Promise<Isolation> {
   const start = entry.git;
   if (start) {
     const branch = `${branchPrefix(studyId)}${key}`;
     const repo = start.root;
+    const idle = pooled ? pools.get(poolKey(out, repo))?.pop() : undefined;
+    if (idle) return await reset(idle, branch, start.commit, start.subdir);
+    const root = pooled ? join(out, "worktrees", ".pool", String(slots++)) : trialRoot(out, key);
+    mkdirSync(dirname(root), { recursive: true });
     await serially(repo, () => git(["worktree", "add", "--quiet", "-B", branch, root, start.commit], repo));
-    return { dir: join(root, start.subdir), root, branch, commit: start.commit, gitArgs: ["-C", root], repo };
+    return { dir: join(root, start.subdir), root, branch, commit: start.commit, gitArgs: ["-C", root], repo, ...(pooled ? { pooled: poolKey(out, repo) } : {}) };
   }
+  const root = trialRoot(out, key);
+  mkdirSync(dirname(root), { recursive: true });
   cpSync(entry.workspace, root, { recursive: true, verbatimSymlinks: true });
   const gitArgs = [`--git-dir=${root}.git`, `--work-tree=${root}`];
   await git([...gitArgs, "init", "--quiet"]);
@@ -79,6 +87,40 @@ export async function isolate(entry: StudyCase, key: string, out: string, studyI
 export async function diffOf(isolation: Isolation): Promise<string> {
   await git([...isolation.gitArgs, "add", "-A"]);
   return git([...isolation.gitArgs, "diff", "--cached", "--binary", isolation.commit]);
+}
+
+/** Idle worktrees by output folder and repository, and the number of the next one made. */
+const pools = new Map<string, Isolation[]>();
+let slots = 0;
+const poolKey = (out: string, repo: string): string => `${resolve(out)}\0${repo}`;
+
+/** An idle worktree made as a fresh checkout of `commit` would be, on the trial's branch; its last trial's branch goes. */
+async function reset(idle: Isolation, branch: string, commit: string, subdir: string): Promise<Isolation> {
+  const repo = idle.repo as string;
+  await serially(repo, async () => {
+    await git(["-C", idle.root, "checkout", "--quiet", "--force", "-B", branch, commit]);
+    if (idle.branch && idle.branch !== branch) await git(["branch", "-D", "--quiet", idle.branch], repo);
+  });
+  // Untracked and ignored files too: a fresh checkout holds neither.
+  await git(["-C", idle.root, "clean", "--quiet", "-ffdx"]);
+  return { ...idle, dir: join(idle.root, subdir), branch, commit };
+}
+
+/** Ends a trial's use of its directory: a pooled worktree waits for the next trial, anything else is removed. */
+export async function releaseIsolation(isolation: Isolation): Promise<void> {
+  if (isolation.pooled === undefined) return removeIsolation(isolation);
+  const idle = pools.get(isolation.pooled) ?? [];
+  idle.push(isolation);
+  pools.set(isolation.pooled, idle);
+}
+
+/** Removes the idle worktrees of the study writing to `out`, with their branches. */
+export async function drainPool(out: string): Promise<void> {
+  for (const [key, idle] of pools) {
+    if (!key.startsWith(`${resolve(out)}\0`)) continue;
+    pools.delete(key);
+    for (const isolation of idle) await removeIsolation(isolation).catch(() => {});
+  }
 }
 
 /** Removes a trial's worktree and branch, or its copy. */
@@ -132,7 +174,9 @@ export async function sweep(out: string, studyId: string, repos: string[], kept:
     if (!existsSync(dir)) return;
     for (const name of readdirSync(dir)) {
       const inner = key === "" ? name : `${key}/${name}`;
-      if (depth < 3) walk(join(dir, name), depth + 1, inner);
+      // The pool's worktrees went with their branches above; a folder left of one goes whole.
+      if (depth === 1 && name === ".pool") rmSync(join(dir, name), { recursive: true, force: true });
+      else if (depth < 3) walk(join(dir, name), depth + 1, inner);
       else if (!kept.has(inner.replace(/\.git$/, ""))) {
         rmSync(join(dir, name), { recursive: true, force: true });
         if (!name.endsWith(".git") && !swept.worktrees.includes(join(dir, name))) swept.worktrees.push(join(dir, name));

@@ -14,7 +14,7 @@ import { execute, shellPolicy, WHOLE_OUTPUT } from "../bindings/shell.ts";
 import { GgError } from "../host/errors.ts";
 import { walkFiles, walkRoot } from "../host/walk.ts";
 import type { Study } from "./file.ts";
-import { diffOf, git, type Isolation, isolate, removeIsolation, studyIdOf, type Swept, sweep } from "./isolate.ts";
+import { diffOf, drainPool, git, type Isolation, isolate, releaseIsolation, studyIdOf, type Swept, sweep } from "./isolate.ts";
 import { appendRecord, billedOf, dollars, isFinished, latestByKey, readRecords, type Shard, shardOf, type Trial, type TrialRecord, trialsOf, verdictOf } from "./trials.ts";
 
 /** How to run a study. */
@@ -163,7 +163,7 @@ async function runTrial(trial: Trial, study: Study, options: RunOptions, ledger:
   const scrub = options.scrub ?? ((text: string) => text);
   let isolation: Isolation | undefined;
   try {
-    isolation = await isolate(trial.case, trial.key, options.out, studyIdOf(options.out));
+    isolation = await isolate(trial.case, trial.key, options.out, studyIdOf(options.out), !options.keep);
   } catch (error) {
     return failedRecord(trial, "isolation-failed", `Cannot make trial ${trial.key}'s directory: ${(error as Error).message}`, started, trial.case.git?.commit ?? null);
   }
@@ -210,7 +210,7 @@ async function runTrial(trial: Trial, study: Study, options: RunOptions, ledger:
   } catch (error) {
     return failedRecord(trial, "isolation-failed", `Cannot finish trial ${trial.key}: ${(error as Error).message}`, started, isolation.commit);
   } finally {
-    if (!options.keep) await removeIsolation(isolation).catch(() => {});
+    if (!options.keep) await releaseIsolation(isolation).catch(() => {});
   }
 }
 
@@ -246,6 +246,7 @@ export async function runStudy(study: Study, options: RunOptions): Promise<Study
     const soFar = `${totals.passes} passed, ${count(totals.tokens)} tokens, ${totals.costKnown ? dollars(totals.cost) : `${dollars(totals.cost)} + unknown`} so far`;
     progress(`[${skipped + records.length}/${all.length}] ${trial.key} ${trialLine}; ${soFar}\n`);
   });
+  await drainPool(out);
   // Whatever a removal missed is forgotten.
   for (const repo of new Set(study.cases.flatMap((entry) => (entry.git ? [entry.git.root] : [])))) await git(["worktree", "prune"], repo).catch(() => {});
   return { total: all.length, skipped, records, swept };

@@ -85,6 +85,10 @@ describe("gg study", () => {
     expect(greet.cost).toBeCloseTo(0.00168, 10);
     expect(lines.find((line) => line.key === "greet/m2-code/1")?.cost).toBeNull();
     expect(readFileSync(join(out, "diffs/greet/m1-code/2.patch"), "utf8")).toContain("+++ b/hello.txt\n@@ -0,0 +1 @@\n+hello\n");
+    // Worktrees are reused from trial to trial: each trial still starts from the case's commit, so each creates hello.txt.
+    for (const agent of ["m1-tools", "m1-code", "m2-tools", "m2-code"]) {
+      for (const repeat of [1, 2]) expect(readFileSync(join(out, `diffs/greet/${agent}/${repeat}.patch`), "utf8")).toMatch(/^diff --git a\/hello.txt b\/hello.txt\nnew file mode/);
+    }
     expect(readFileSync(join(out, "diffs/note/m2-tools/1.patch"), "utf8")).toContain("+wrong\n");
     expect(readFileSync(join(out, "transcripts/note/m1-tools/1.jsonl"), "utf8").split("\n")[0]).toContain('"type":"start","model":"m1","arm":"tools"');
     nothingLeft(join(ws.root, "repo"), out);
