@@ -231,6 +231,8 @@ export async function runStudy(study: Study, options: RunOptions): Promise<Study
   const skipped = all.length - pending.length;
   progress(`${all.length} trials${options.shard ? ` (shard ${options.shard.index}/${options.shard.count})` : ""}: ${skipped} finished earlier, ${pending.length} to run, ${options.concurrency} at once\n`);
   const ledger = createVisionLedger();
+  // What earlier runs into this folder learned holds for this one: a model refused a picture sends none again.
+  for (const record of readRecords(out)) if (record.wastedRequests > 0) ledger.refused(record.model);
   const records: TrialRecord[] = [];
   const totals = { passes: 0, tokens: 0, cost: 0, costKnown: true };
   await schedule(pending, options.concurrency, study.concurrency, async (trial) => {

@@ -156,7 +156,7 @@ describe("gg study", () => {
     expect(await report(...[1, 2, 3].map((shard) => join(ws.root, `shard-${shard}`)))).toEqual(await report(join(ws.root, "whole")));
   }, 60_000);
 
-  test("a model of unknown vision refused the specs' picture costs one request for the whole study, concurrent trials included; every trial still passes", async () => {
+  test("a model of unknown vision refused the specs' picture costs one request for the whole study, concurrent trials and a resumed run included; every trial still passes", async () => {
     using ws = tempWorkspace();
     ws.put({ "repo/": "" });
     gitRepo(join(ws.root, "repo"), { "repo/specs/mockup.png": PNG as unknown as string, "repo/specs/notes.md": "Say hello.\n" }, ws.put);
@@ -173,7 +173,12 @@ describe("gg study", () => {
     });
     await using server = await fakeProvider({ textOnly: ["v"], delayMs: 20 });
     const out = join(ws.root, "results");
-    const run = await gg("study", "run", join(ws.root, "study.json"), "--out", out, "--base-url", server.baseURL, "--catalog", join(ws.root, "catalog.json"), "--concurrency", "6");
+    const args = ["study", "run", join(ws.root, "study.json"), "--out", out, "--base-url", server.baseURL, "--catalog", join(ws.root, "catalog.json"), "--concurrency", "6"];
+    // Half the study first, the rest in a second run into the same folder: what the first learned holds for the second.
+    const first = await gg(...args, "--shard", "1/2");
+    expect(first.status, first.stderr).toBe(0);
+    expect(server.seen.pictures.v).toEqual({ sent: 1, refused: 1 });
+    const run = await gg(...args);
     expect(run.status, run.stderr).toBe(0);
     expect(server.seen.pictures.v).toEqual({ sent: 1, refused: 1 });
     const lines = records(out);
