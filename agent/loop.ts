@@ -25,9 +25,9 @@ import { recordedApproval } from "../runtime/pending.ts";
 import { pictureRemoved } from "../runtime/views.ts";
 import { type ViewMessages, type ViewPart, viewMessages } from "../runtime/window.ts";
 import { type Arm, systemPrompt } from "./prompts.ts";
-import { type ChatRequest, isPictureRefusal, type Provider, ProviderError, type Retry } from "./provider.ts";
+import { type Answer, type ChatRequest, isPictureRefusal, type Provider, ProviderError, type Retry } from "./provider.ts";
 import { reportText } from "./report.ts";
-import { PROCESS_VISION, type VisionLedger } from "./vision.ts";
+import { type PictureOutcome, PROCESS_VISION, type VisionLedger } from "./vision.ts";
 
 /** What one agent run is given. */
 export interface AgentOptions {
@@ -386,6 +386,85 @@ export async function runAgent(options: AgentOptions): Promise<AgentReport> {
 }
 
 /**
+ * Sends a turn's request. A refusal of its pictures is recorded (the model is text-only for every run sharing the
+ * ledger) and answered `refused`, for the turn to be sent again without them; any other failure ends the run.
+ */
+async function send(
+  sent: ChatCompletionMessageParam[],
+  turn: number,
+  settle: ((outcome: PictureOutcome) => void) | undefined,
+  { options, conversation, report, ledger }: { options: AgentOptions; conversation: Conversation; report: Omit<AgentReport, "filesChanged" | "totals">; ledger: VisionLedger },
+): Promise<Answer | { refused: true } | { error: { code: "provider-error"; message: string } }> {
+  try {
+    const { functionTools } = conversation;
+    const request: ChatRequest = { model: options.model, messages: sent, ...(functionTools && functionTools.length > 0 ? { tools: functionTools } : {}) };
+    options.onRecord?.({ type: "request", turn, request });
+    const answer = await options.provider.complete(request);
+    settle?.("answered");
+    options.onRecord?.({ type: "response", turn, completion: answer.completion, retries: answer.retries });
+    return answer;
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    const status = error instanceof ProviderError ? error.status : undefined;
+    const refused = isPictureRefusal(status, carriesPictures(sent));
+    settle?.(refused ? "refused" : "failed");
+    if (!refused) return { error: { code: "provider-error", message } };
+    ledger.refused(options.model);
+    report.visionEvents.push({ turn, model: options.model, status: status as number, message });
+    report.wastedRequests++;
+    return { refused: true };
+  }
+}
+
+/** What a turn's reply is carried out with: the run's options and state, and the arm's tools or runtime. */
+interface Acting {
+  options: AgentOptions;
+  conversation: Conversation;
+  report: Omit<AgentReport, "filesChanged" | "totals">;
+  tools: ReturnType<typeof createTools> | undefined;
+  runtime: Runtime | undefined;
+}
+
+/**
+ * Carries out a reply: every tool call answered in order by a tool message carrying its id (tools arm), or its program
+ * run (code arm); records the calls and the turn.
+ */
+async function carryOut(answer: Answer, at: { turn: number; estimate: Bands; started: number; deadline: number }, { options, conversation, report, tools, runtime }: Acting): Promise<{ record: TurnRecord; content: string }> {
+  const { turn, estimate, started } = at;
+  const { messages, pictures } = conversation;
+  const reply = answer.completion.choices[0]?.message;
+  const record: TurnRecord = { turn, estimate, ...(answer.completion.usage ? { usage: usageOf(answer.completion.usage) } : {}), calls: 0, retries: answer.retries, elapsedMs: 0 };
+  const content = reply?.content ?? "";
+  const replied: ChatCompletionMessageParam = { role: "assistant", content, ...(reply?.tool_calls && reply.tool_calls.length > 0 ? { tool_calls: reply.tool_calls } : {}) };
+  messages.push(replied);
+  if (tools) {
+    const calls = (reply?.tool_calls ?? []).filter((call) => call.type === "function");
+    record.calls = calls.length;
+    for (const call of calls) {
+      const { outcome, message } = await answerCall(tools, call, pictures, options.recorded?.[report.calls.length]);
+      report.calls.push(outcome);
+      options.onRecord?.({ type: "call", turn, outcome });
+      messages.push(message);
+    }
+  }
+  const program = tools ? undefined : programOf(content);
+  if (program) record.calls = 1;
+  if (program && runtime) {
+    // What the next request carries besides the views and this program's report: breakdown() adds the views.
+    const baseline = { system: estimate.system, messages: estimate.messages + tokensOf(replied, pictures), toolResults: estimate.toolResults, viewMessages: true };
+    const { outcome, message } = await runProgram(runtime, program, baseline, at.deadline, options.recorded?.[report.calls.length]);
+    report.calls.push(outcome);
+    options.onRecord?.({ type: "call", turn, outcome });
+    conversation.reports.add(message);
+    messages.push(message);
+  }
+  record.elapsedMs = Math.round(performance.now() - started);
+  report.turns.push(record);
+  options.onTurn?.(record);
+  return { record, content };
+}
+
+/**
  * `approve` with the time a person takes added to `clock.deadline`: waiting for an answer is not charged to the run's
  * budget, as it is not to a program's. Overlapping asks count once.
  */
@@ -462,66 +541,15 @@ async function drive(options: AgentOptions): Promise<Omit<AgentReport, "filesCha
         continue;
       }
       const started = performance.now();
-      let answer;
-      try {
-        const { functionTools } = conversation;
-        const request: ChatRequest = { model: options.model, messages: sent, ...(functionTools && functionTools.length > 0 ? { tools: functionTools } : {}) };
-        options.onRecord?.({ type: "request", turn, request });
-        answer = await options.provider.complete(request);
-        settle?.("answered");
-        options.onRecord?.({ type: "response", turn, completion: answer.completion, retries: answer.retries });
-      } catch (error) {
-        const message = error instanceof Error ? error.message : String(error);
-        const status = error instanceof ProviderError ? error.status : undefined;
-        const refused = isPictureRefusal(status, carriesPictures(sent));
-        settle?.(refused ? "refused" : "failed");
-        if (!refused) return { ...report, error: { code: "provider-error", message } };
-        // The learned stage: the model is text-only for every run sharing the ledger, and the same turn is sent again
-        // without pictures.
-        ledger.refused(options.model);
-        report.visionEvents.push({ turn, model: options.model, status: status as number, message });
-        report.wastedRequests++;
+      const answer = await send(sent, turn, settle, { options, conversation, report, ledger });
+      if ("error" in answer) return { ...report, error: answer.error };
+      if ("refused" in answer) {
+        // The learned stage: the same turn is sent again without pictures.
         await becomeTextOnly();
         turn--;
         continue;
       }
-      const reply = answer.completion.choices[0]?.message;
-      const record: TurnRecord = {
-        turn,
-        estimate,
-        ...(answer.completion.usage ? { usage: usageOf(answer.completion.usage) } : {}),
-        calls: 0,
-        retries: answer.retries,
-        elapsedMs: 0,
-      };
-      const content = reply?.content ?? "";
-      const replied: ChatCompletionMessageParam = { role: "assistant", content, ...(reply?.tool_calls && reply.tool_calls.length > 0 ? { tool_calls: reply.tool_calls } : {}) };
-      messages.push(replied);
-      if (tools) {
-        const calls = (reply?.tool_calls ?? []).filter((call) => call.type === "function");
-        record.calls = calls.length;
-        // Every tool call of the reply is answered, in order, by a tool message carrying its id.
-        for (const call of calls) {
-          const { outcome, message } = await answerCall(tools, call, pictures, options.recorded?.[report.calls.length]);
-          report.calls.push(outcome);
-          options.onRecord?.({ type: "call", turn, outcome });
-          messages.push(message);
-        }
-      }
-      const program = tools ? undefined : programOf(content);
-      if (program) record.calls = 1;
-      if (program && runtime) {
-        // What the next request carries besides the views and this program's report: breakdown() adds the views.
-        const baseline = { system: estimate.system, messages: estimate.messages + tokensOf(replied, pictures), toolResults: estimate.toolResults, viewMessages: true };
-        const { outcome, message } = await runProgram(runtime, program, baseline, clock.deadline, options.recorded?.[report.calls.length]);
-        report.calls.push(outcome);
-        options.onRecord?.({ type: "call", turn, outcome });
-        conversation.reports.add(message);
-        messages.push(message);
-      }
-      record.elapsedMs = Math.round(performance.now() - started);
-      report.turns.push(record);
-      options.onTurn?.(record);
+      const { record, content } = await carryOut(answer, { turn, estimate, started, deadline: clock.deadline }, { options, conversation, report, tools, runtime });
       // A reply that asks for nothing is the answer.
       if (record.calls === 0) return { ...report, ok: true, answer: content };
     }
