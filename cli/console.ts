@@ -1,7 +1,7 @@
 // gg console: a local web page to edit the configuration, read the catalog's models and look at runs and studies,
 // served on 127.0.0.1 until the command is stopped. The server is loaded only when the command runs.
 import { existsSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { InvalidArgumentError, Option } from "commander";
 import { defineCommand, type Io, options, UsageError } from "./command.ts";
@@ -43,7 +43,8 @@ export function consoleCommand(io: Io) {
     async (flags: ConsoleFlags) => {
       for (const dir of [...flags.runs, ...flags.study]) if (!existsSync(dir)) throw new UsageError(`Cannot read ${dir}: it does not exist; name a folder of transcripts (--runs) or one gg study run wrote (--study)`);
       const { startConsole } = await import("../console/server.ts");
-      const sources = { ...(flags.config === undefined ? {} : { config: resolve(flags.config) }), ...(flags.catalog === undefined ? {} : { catalog: resolve(flags.catalog) }), runs: flags.runs.map((dir) => resolve(dir)), studies: flags.study.map((dir) => resolve(dir)) };
+      // Paths as given (relative to this directory, which the server keeps): the page names files as the person did.
+      const sources = { ...(flags.config === undefined ? {} : { config: flags.config }), ...(flags.catalog === undefined ? {} : { catalog: flags.catalog }), runs: flags.runs, studies: flags.study };
       let running;
       try {
         running = await startConsole({ port: flags.port ?? DEFAULT_PORT, assets: assetsDir(), sources });

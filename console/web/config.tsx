@@ -358,7 +358,7 @@ function Approvals(props: { json: Json; state: ConfigurationState; change: (edit
                 </button>
               </div>
             ))}
-            <button type="button" onClick={() => edit(index, (draft) => void (draft.when = { ...Object.fromEntries(when), [when.some(([name]) => name === "path") ? "command" : "path"]: "" }))}>
+            <button type="button" onClick={() => edit(index, (draft) => void (draft.when = { ...Object.fromEntries(when), [rule.call === "shell" ? "command" : "path"]: "" }))}>
               Add condition
             </button>
           </fieldset>

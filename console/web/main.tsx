@@ -41,4 +41,7 @@ function page(section: string, id: string | undefined) {
 
 // The token is in the cookie the page was served with: the address bar need not show it.
 if (new URLSearchParams(location.search).has("token")) history.replaceState(null, "", `/${location.hash}`);
-render(<App />, document.getElementById("app") as HTMLElement);
+const root = document.getElementById("app") as HTMLElement;
+// The loading line is the page's until the app renders in its place.
+root.textContent = "";
+render(<App />, root);

@@ -13,7 +13,8 @@ import { MODELS, writeCatalog, writeLongRun, writeRuns, writeStudy, XSS } from "
 
 const ROOT = join(import.meta.dirname, "..", "..");
 const bin = join(ROOT, "bin", "gg");
-const SHOTS = join(ROOT, "docs", "console");
+/** Where the pages' screenshots go: docs/console/ (committed, shown by the README) when GG_CONSOLE_SCREENSHOTS=1, else a temp folder. */
+const SHOTS = process.env.GG_CONSOLE_SCREENSHOTS === "1" ? join(ROOT, "docs", "console") : join(tmpdir(), "gg-console-screenshots");
 
 /** Debian's chromium, which .ci/run installs when it is missing. */
 function chromiumPath(): string {
@@ -34,7 +35,7 @@ let page: Page;
 
 /** Starts gg console on a free port; resolves to the URL it prints. */
 function startConsole(args: string[]): Promise<string> {
-  child = spawn(bin, ["console", "--port", "0", ...args], { stdio: ["ignore", "pipe", "pipe"] });
+  child = spawn(bin, ["console", "--port", "0", ...args], { cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
   return new Promise((resolve, reject) => {
     let out = "";
     let err = "";
@@ -80,7 +81,8 @@ beforeAll(async () => {
   writeLongRun(join(dir, "runs", "long.jsonl"), 5000);
   writeCatalog(join(dir, "catalog.json"));
   writeStudy(join(dir, "study"), join(dir, "runs"));
-  url = await startConsole(["--config", join(dir, "gg.json"), "--catalog", join(dir, "catalog.json"), "--runs", join(dir, "runs"), "--study", join(dir, "study")]);
+  // Paths relative to the console's directory, as a person types them (and the screenshots show them).
+  url = await startConsole(["--config", "gg.json", "--catalog", "catalog.json", "--runs", "runs", "--study", "study"]);
   base = url.slice(0, url.indexOf("/?"));
   token = new URL(url).searchParams.get("token") as string;
   browser = await chromium.launch({ executablePath: chromiumPath(), headless: true });
@@ -188,7 +190,7 @@ describe("gg console's pages", () => {
     await shoot("model");
     const learned = await vision(MODELS.learned);
     expect(learned).toMatch(/^learned — text only/);
-    expect(learned).toContain(join(dir, "runs", "nested", "vision.jsonl"));
+    expect(learned).toContain("runs/nested/vision.jsonl");
     expect(await vision(MODELS.unknown)).toMatch(/^unknown/);
     const legend = (await page.locator(".legend").textContent()) ?? "";
     for (const word of ["declared", "learned", "unknown"]) expect(legend).toContain(word);
