@@ -48,17 +48,17 @@ function startConsole(args: string[]): Promise<string> {
   });
 }
 
-/** A raw GET, so the Host and Origin headers are exactly the ones given. */
-function get(path: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {
+/** A raw request (a GET without `body`), so the Host and Origin headers are exactly the ones given. */
+function get(path: string, headers: Record<string, string> = {}, body?: string): Promise<{ status: number; body: string }> {
   const { port } = new URL(base);
   return new Promise((resolve, reject) => {
-    const sent = request({ host: "127.0.0.1", port, path, headers: { host: `127.0.0.1:${port}`, ...headers } }, (response) => {
+    const sent = request({ host: "127.0.0.1", port, path, method: body === undefined ? "GET" : "POST", headers: { host: `127.0.0.1:${port}`, ...headers } }, (response) => {
       let body = "";
       response.on("data", (chunk: Buffer) => (body += chunk.toString()));
       response.on("end", () => resolve({ status: response.statusCode ?? 0, body }));
     });
     sent.on("error", reject);
-    sent.end();
+    sent.end(body);
   });
 }
 
@@ -87,6 +87,8 @@ beforeAll(async () => {
   token = new URL(url).searchParams.get("token") as string;
   browser = await chromium.launch({ executablePath: chromiumPath(), headless: true });
   page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+  // A locator that finds nothing fails the test, naming itself, well within the test's own timeout.
+  page.setDefaultTimeout(10_000);
   // The first visit, with the token: the page keeps it in its cookie.
   await page.goto(url);
   await page.getByRole("heading", { level: 1, name: "Configuration" }).waitFor();
@@ -121,6 +123,24 @@ describe("gg console's guard", () => {
     expect((await get(`/api/config?token=${token}`, { origin: `${base}` })).status).toBe(200);
   });
 
+  test("the page keeps the token in its cookie: the address bar drops it, and a reload needs no token", async () => {
+    await page.goto(url);
+    await page.getByRole("heading", { level: 1, name: "Configuration" }).waitFor();
+    expect(page.url()).toBe(`${base}/#/config`.replace("#/config", ""));
+    await page.goto(`${base}/#/runs`);
+    await page.getByRole("heading", { level: 1, name: "Runs" }).waitFor();
+  });
+
+  test("Save is refused by the API while the parser refuses, and from a foreign Origin; the file is left alone", async () => {
+    const bad = JSON.stringify({ capabilities: [{ id: "shell", params: { maxLines: 0, maxChars: 10 } }] });
+    const refused = await get(`/api/config/save?token=${token}`, { "content-type": "application/json" }, bad);
+    expect(refused.status).toBe(409);
+    expect(JSON.parse(refused.body)).toMatchObject({ saved: false, problems: ['capability "shell" has maxLines 0; it must be a whole number, 1 or more'] });
+    const good = JSON.stringify({ capabilities: [] });
+    expect((await get(`/api/config/save?token=${token}`, { origin: "http://attacker.example" }, good)).status).toBe(403);
+    expect(() => readFileSync(join(dir, "gg.json"))).toThrow();
+  });
+
   test("the API reads only the transcripts it was given", async () => {
     expect((await get(`/api/run?id=${encodeURIComponent("0/../../etc/passwd")}&token=${token}`)).status).toBe(404);
   });
@@ -139,6 +159,12 @@ describe("gg console's pages", () => {
     const agent = page.getByRole("group", { name: /^agent agent-1/ });
     await agent.getByRole("checkbox", { name: "read_file", exact: true }).check();
     await agent.getByRole("checkbox", { name: "shell", exact: true }).check();
+    await page.getByRole("button", { name: "Add rule" }).click();
+    const rule = page.getByRole("group", { name: /^rule 1/ });
+    await rule.getByLabel("verdict").selectOption("deny");
+    await rule.getByLabel("reason", { exact: true }).fill("pushing is for people");
+    await rule.getByRole("button", { name: "Add condition" }).click();
+    await rule.getByLabel("glob", { exact: true }).fill("git push*");
     await expect.poll(() => page.getByRole("status").textContent()).toContain("The parser accepts");
     await shoot("configuration");
     await page.getByRole("button", { name: "Save" }).click();
@@ -149,6 +175,7 @@ describe("gg console's pages", () => {
     expect(config.capabilities.search.enabled).toBe(false);
     expect(config.capabilities.shell.params).toEqual({ maxLines: 300, maxChars: 8000 });
     expect(config.agents).toEqual({ "agent-1": ["read_file", "shell"] });
+    expect(config.approvals?.rules).toEqual([{ call: "shell", when: { command: "git push*" }, verdict: "deny", reason: "pushing is for people" }]);
     // The command line takes the file as it is.
     const tools = JSON.parse(execFileSync(bin, ["tools", "--config", join(dir, "gg.json"), "--agent", "agent-1"], { encoding: "utf8" })) as { function?: { name: string }; name?: string }[];
     expect(tools.map((tool) => tool.function?.name ?? tool.name)).toEqual(["read_file", "shell"]);
