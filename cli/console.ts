@@ -10,11 +10,11 @@ interface ConsoleFlags {
   port?: number;
   config?: string;
   catalog?: string;
-  runs: string[];
-  study: string[];
+  runs?: string[];
+  study?: string[];
 }
 
-/** The port gg console takes when --port names none (console/server.ts holds the same number). */
+/** The port gg console takes when --port names none. */
 const DEFAULT_PORT = 7777;
 
 /** --port: a whole number from 0 (a free port) to 65535. */
@@ -24,7 +24,7 @@ function portOption(text: string): number {
   return port;
 }
 
-const collect = (value: string, previous: string[]): string[] => [...previous, value];
+const collect = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];
 
 /** The page's files: beside the bundle that holds this command (the build folder's console-page/). */
 function assetsDir(): string {
@@ -41,10 +41,11 @@ export function consoleCommand(io: Io) {
     `serve a local web page (127.0.0.1, port ${DEFAULT_PORT}) to edit the configuration, read the models' specs and look at runs and studies; it prints its URL with a token, and runs until stopped`,
     ["gg console --config gg.json --runs transcripts", "gg console --port 0 --study results --runs runs"],
     async (flags: ConsoleFlags) => {
-      for (const dir of [...flags.runs, ...flags.study]) if (!existsSync(dir)) throw new UsageError(`Cannot read ${dir}: it does not exist; name a folder of transcripts (--runs) or one gg study run wrote (--study)`);
+      const [runs, studies] = [flags.runs ?? [], flags.study ?? []];
+      for (const dir of [...runs, ...studies]) if (!existsSync(dir)) throw new UsageError(`Cannot read ${dir}: it does not exist; name a folder of transcripts (--runs) or one gg study run wrote (--study)`);
       const { startConsole } = await import("../console/server.ts");
       // Paths as given (relative to this directory, which the server keeps): the page names files as the person did.
-      const sources = { ...(flags.config === undefined ? {} : { config: flags.config }), ...(flags.catalog === undefined ? {} : { catalog: flags.catalog }), runs: flags.runs, studies: flags.study };
+      const sources = { ...(flags.config === undefined ? {} : { config: flags.config }), ...(flags.catalog === undefined ? {} : { catalog: flags.catalog }), runs, studies };
       let running;
       try {
         running = await startConsole({ port: flags.port ?? DEFAULT_PORT, assets: assetsDir(), sources });
@@ -65,6 +66,6 @@ export function consoleCommand(io: Io) {
     .addOption(new Option("--port <n>", `the port (default ${DEFAULT_PORT}; 0 picks a free one)`).argParser(portOption))
     .addOption(new Option("--config <file>", "the configuration file the page edits and Save writes (created when missing); without it, nothing can be saved"))
     .addOption(options.catalog())
-    .addOption(new Option("--runs <dir>", "a folder of transcripts (*.jsonl, searched recursively); repeat it for more").argParser(collect).default([]))
-    .addOption(new Option("--study <dir>", "a folder gg study run wrote (its --out); repeat it for more").argParser(collect).default([]));
+    .addOption(new Option("--runs <dir>", "a folder of transcripts (*.jsonl, searched recursively); repeat it for more").argParser(collect))
+    .addOption(new Option("--study <dir>", "a folder gg study run wrote (its --out); repeat it for more").argParser(collect));
 }

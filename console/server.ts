@@ -7,9 +7,6 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { join } from "node:path";
 import { type ConsoleSources, checkConfiguration, configurationState, listModels, listRuns, listStudies, runDetail, saveConfiguration } from "./api.ts";
 
-/** The port `gg console` listens on when --port names none. */
-export const DEFAULT_CONSOLE_PORT = 7777;
-
 /** A running console. */
 export interface ConsoleServer {
   server: Server;
