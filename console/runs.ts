@@ -1,5 +1,6 @@
 // Runs as the console shows them: the transcripts found under the folders it was given, each summed up for the list
 // from its first and last lines, and read whole (all but its requests' bodies) for its page.
+import { createHash } from "node:crypto";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import type { AgentReport, Bands, CallOutcome, TurnRecord, VisionEvent } from "../agent/loop.ts";
@@ -46,8 +47,11 @@ export interface RunTurn {
 export interface RunDetail extends RunSummary {
   start: TranscriptStart;
   turnsList: RunTurn[];
-  /** Each call with the turn that made it (0 when the transcript does not say: calls gg made for the specs). */
-  calls: (CallOutcome & { turn: number })[];
+  /**
+   * Each call with the turn that made it (0 when the transcript does not say), and the text the model was told of it
+   * (a tool result, a program's report) when the last request holds it.
+   */
+  calls: (CallOutcome & { turn: number; result?: string })[];
   visionEvents: VisionEvent[];
   filesChanged: AgentReport["filesChanged"] | null;
   answer: string | null;
@@ -158,6 +162,21 @@ function viewsOf(request: unknown): string[][] {
   return messages.filter((message) => message.role === "user" && Array.isArray(message.content)).map((message) => partsText(message.content));
 }
 
+/**
+ * The texts the model was told of its calls, by their sha256 (what a call's outcome records): the tool messages and
+ * the plain user messages (program reports) of the last request, which holds the whole conversation.
+ */
+function resultsOf(request: unknown): Map<string, string> {
+  const results = new Map<string, string>();
+  const messages = (request as { messages?: { role?: string; content?: unknown }[] } | undefined)?.messages;
+  for (const message of Array.isArray(messages) ? messages : []) {
+    if (message.role !== "tool" && message.role !== "user") continue;
+    const text = typeof message.content === "string" ? message.content : Array.isArray(message.content) ? String((message.content[0] as { text?: unknown } | undefined)?.text ?? "") : "";
+    results.set(createHash("sha256").update(text).digest("hex"), text);
+  }
+  return results;
+}
+
 /** The reply of a response line: its text and its tool calls' names. */
 function replyOf(completion: unknown): string | undefined {
   const message = (completion as { choices?: { message?: { content?: unknown; tool_calls?: { function?: { name?: string } }[] } }[] } | undefined)?.choices?.[0]?.message;
@@ -203,11 +222,13 @@ export function readRun(run: RunFile): RunDetail | undefined {
     ? report.turns.map((turn) => ({ turn: turn.turn, estimate: turn.estimate, ...(turn.usage ? { usage: turn.usage } : {}), calls: turn.calls, retries: turn.retries.length, elapsedMs: turn.elapsedMs, ...(replies.has(turn.turn) ? { reply: replies.get(turn.turn) } : {}) }))
     : [...replies.keys()].map((turn) => ({ turn, estimate: zero, ...(usages.has(turn) ? { usage: usages.get(turn) } : {}), calls: calls.filter((call) => call.turn === turn).length, retries: 0, elapsedMs: 0, reply: replies.get(turn) }));
   const request = lastRequest === undefined ? undefined : parse(lastRequest)?.request;
+  const results = resultsOf(request);
+  const told = (call: CallOutcome & { turn: number }): CallOutcome & { turn: number; result?: string } => (results.has(call.hash) ? { ...call, result: results.get(call.hash) } : call);
   return {
     ...summary,
     start: start as TranscriptStart,
     turnsList: turns,
-    calls: calls.length > 0 || !report ? calls : report.calls.map((call) => ({ ...call, turn: 0 })),
+    calls: (calls.length > 0 || !report ? calls : report.calls.map((call) => ({ ...call, turn: 0 }))).map(told),
     visionEvents: report?.visionEvents ?? [],
     filesChanged: report?.filesChanged ?? null,
     answer: report?.answer ?? null,

@@ -308,6 +308,12 @@ function CallView(props: { call: RunDetail["calls"][number] }) {
         {call.approval !== undefined && <span class="tag">{`approval: ${json(call.approval)}`}</span>}
       </div>
       <pre>{argumentsText(call)}</pre>
+      {call.result !== undefined && (
+        <details>
+          <summary>{call.name === "run_program" ? "Report (what the model was told)" : "Result (what the model was told)"}</summary>
+          <pre>{call.result}</pre>
+        </details>
+      )}
       {call.calls !== undefined && call.calls.length > 0 && (
         <details>
           <summary>{`${call.calls.length} gg call${call.calls.length === 1 ? "" : "s"} in the program${call.callsDropped ? `, and ${call.callsDropped} more` : ""}`}</summary>

@@ -238,6 +238,9 @@ describe("gg console's pages", () => {
     // The program and its calls.
     expect(await page.locator("main").textContent()).toContain("gg.files.writeFile('out.txt'");
     expect(await page.locator("main").textContent()).toContain("created: out.txt");
+    // The program's report, as the model read it.
+    await page.getByText("Report (what the model was told)").click();
+    expect(await page.locator("main").textContent()).toContain("Returned:\n11");
     await shoot("run");
   });
 
