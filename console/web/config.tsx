@@ -290,83 +290,89 @@ function Approvals(props: { json: Json; state: ConfigurationState; change: (edit
           </select>
         </label>
       </div>
-      <p class="muted">Rules, first match wins: a call (or * for every call), globs its arguments must match, and a verdict.</p>
-      {rules.map((rule, index) => {
-        const when = isRecord(rule.when) ? Object.entries(rule.when) : [];
-        return (
-          <fieldset key={index}>
-            <legend>{`rule ${index + 1}`}</legend>
-            <div class="row">
-              <label>
-                call
-                <select value={shown(rule.call)} onChange={(event) => edit(index, (draft) => void (draft.call = event.currentTarget.value))}>
-                  {[...new Set([...calls, shown(rule.call)])].map((call) => (
-                    <option key={call} value={call}>
-                      {call}
-                    </option>
-                  ))}
-                </select>
-              </label>
-              <label>
-                verdict
-                <select value={shown(rule.verdict)} onChange={(event) => edit(index, (draft) => void (draft.verdict = event.currentTarget.value))}>
-                  {props.state.verdicts.map((verdict) => (
-                    <option key={verdict} value={verdict}>
-                      {verdict}
-                    </option>
-                  ))}
-                </select>
-              </label>
-              <label>
-                reason
-                <input
-                  type="text"
-                  value={shown(rule.reason)}
-                  onInput={(event) =>
-                    edit(index, (draft) => {
-                      if (event.currentTarget.value === "") delete draft.reason;
-                      else draft.reason = event.currentTarget.value;
-                    })
-                  }
-                />
-              </label>
-              <button type="button" onClick={() => setRules(rules.filter((_, at) => at !== index))}>
-                Remove rule
-              </button>
-            </div>
-            {when.map(([argument, glob], at) => (
-              <div class="row" key={at}>
-                <label>
-                  argument
-                  <input type="text" value={argument} onInput={(event) => edit(index, (draft) => void (draft.when = Object.fromEntries(when.map(([name, value], which) => (which === at ? [event.currentTarget.value, value] : [name, value])))))} />
-                </label>
-                <label>
-                  glob
-                  <input type="text" value={shown(glob)} onInput={(event) => edit(index, (draft) => void (draft.when = Object.fromEntries(when.map(([name, value], which) => (which === at ? [name, event.currentTarget.value] : [name, value])))))} />
-                </label>
-                <button
-                  type="button"
-                  onClick={() =>
-                    edit(index, (draft) => {
-                      const rest = when.filter((_, which) => which !== at);
-                      if (rest.length === 0) delete draft.when;
-                      else draft.when = Object.fromEntries(rest);
-                    })
-                  }
-                >
-                  Remove condition
-                </button>
-              </div>
-            ))}
-            <button type="button" onClick={() => edit(index, (draft) => void (draft.when = { ...Object.fromEntries(when), [rule.call === "shell" ? "command" : "path"]: "" }))}>
-              Add condition
-            </button>
-          </fieldset>
-        );
-      })}
+      <p class="muted">Rules: a call (or * for every call), globs its arguments must match, and a verdict; of the rules that match a call, the strictest verdict wins (deny over ask over allow). approvalDefault is what a call with effects that no rule matches gets.</p>
+      {rules.map((rule, index) => (
+        <RuleFields key={index} rule={rule} index={index} calls={calls} verdicts={props.state.verdicts} edit={(apply) => edit(index, apply)} remove={() => setRules(rules.filter((_, at) => at !== index))} />
+      ))}
       <button type="button" onClick={() => setRules([...rules, { call: "shell", verdict: "ask" }])}>
         Add rule
       </button>
     </section>
+  );
+}
+
+/** One approval rule: its call, verdict, reason, and the globs its arguments must match. */
+function RuleFields(props: { rule: Rule; index: number; calls: string[]; verdicts: readonly string[]; edit: (apply: (rule: Rule) => void) => void; remove: () => void }) {
+  const { rule, index, calls, verdicts, edit, remove } = props;
+  const when = isRecord(rule.when) ? Object.entries(rule.when) : [];
+  return (
+    <fieldset>
+      <legend>{`rule ${index + 1}`}</legend>
+      <div class="row">
+        <label>
+          call
+          <select value={shown(rule.call)} onChange={(event) => edit((draft) => void (draft.call = event.currentTarget.value))}>
+            {[...new Set([...calls, shown(rule.call)])].map((call) => (
+              <option key={call} value={call}>
+                {call}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          verdict
+          <select value={shown(rule.verdict)} onChange={(event) => edit((draft) => void (draft.verdict = event.currentTarget.value))}>
+            {verdicts.map((verdict) => (
+              <option key={verdict} value={verdict}>
+                {verdict}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          reason
+          <input
+            type="text"
+            value={shown(rule.reason)}
+            onInput={(event) =>
+              edit((draft) => {
+                if (event.currentTarget.value === "") delete draft.reason;
+                else draft.reason = event.currentTarget.value;
+              })
+            }
+          />
+        </label>
+        <button type="button" onClick={remove}>
+          Remove rule
+        </button>
+      </div>
+      {when.map(([argument, glob], at) => (
+        <div class="row" key={at}>
+          <label>
+            argument
+            <input type="text" value={argument} onInput={(event) => edit((draft) => void (draft.when = Object.fromEntries(when.map(([name, value], which) => (which === at ? [event.currentTarget.value, value] : [name, value])))))} />
+          </label>
+          <label>
+            glob
+            <input type="text" value={shown(glob)} onInput={(event) => edit((draft) => void (draft.when = Object.fromEntries(when.map(([name, value], which) => (which === at ? [name, event.currentTarget.value] : [name, value])))))} />
+          </label>
+          <button
+            type="button"
+            onClick={() =>
+              edit((draft) => {
+                const rest = when.filter((_, which) => which !== at);
+                if (rest.length === 0) delete draft.when;
+                else draft.when = Object.fromEntries(rest);
+              })
+            }
+          >
+            Remove condition
+          </button>
+        </div>
+      ))}
+      <button type="button" onClick={() => edit((draft) => void (draft.when = { ...Object.fromEntries(when), [rule.call === "shell" ? "command" : "path"]: "" }))}>
+        Add condition
+      </button>
+    </fieldset>
   );
 }

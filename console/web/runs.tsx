@@ -123,6 +123,16 @@ function Run(props: { run: RunDetail }) {
       <TurnFigures turns={run.turnsList} />
       <h2>Turns</h2>
       <Turns run={run} />
+      <RunEvents run={run} />
+    </>
+  );
+}
+
+/** What a run left besides its turns: the views, the refused pictures, the files changed, its answer. */
+function RunEvents(props: { run: RunDetail }) {
+  const { run } = props;
+  return (
+    <>
       <h2>Views</h2>
       {run.views.length === 0 ? (
         <p class="muted">No views in the last request.</p>

@@ -28,7 +28,7 @@ export function StudiesPage() {
 function Study(props: { study: StudyAnswer }) {
   const { study } = props;
   if (!study.report) return <p class="bad">{study.problem}</p>;
-  const { cells, pairs, trials } = study.report;
+  const { cells, pairs } = study.report;
   const cases = [...new Set(cells.map((cell) => cell.case))];
   const agents = [...new Set(cells.map((cell) => cell.agent))];
   return (
@@ -64,11 +64,22 @@ function Study(props: { study: StudyAnswer }) {
         </tbody>
       </table>
       <p class="muted">Means per judged trial: tokens billed by the provider, entered by gg's estimate; cost at the catalog's prices.</p>
+      <Pairs pairs={pairs} dir={study.dir} />
+      <Trials study={study} />
+    </section>
+  );
+}
+
+/** The pairs of agents that differ in one thing, side by side. */
+function Pairs(props: { pairs: StudyReport["pairs"]; dir: string }) {
+  const { pairs, dir: studyDir } = props;
+  return (
+    <>
       <h3>Pairs: agents of one model that differ in one thing</h3>
       {pairs.length === 0 ? (
         <p class="muted">No two agents of one model differ in exactly one thing.</p>
       ) : (
-        <table aria-label={`pairs of ${study.dir}`}>
+        <table aria-label={`pairs of ${studyDir}`}>
           <thead>
             <tr>
               <th>Case</th>
@@ -103,6 +114,16 @@ function Study(props: { study: StudyAnswer }) {
           </tbody>
         </table>
       )}
+    </>
+  );
+}
+
+/** Every trial that counts, with its verdict and a link to its transcript. */
+function Trials(props: { study: StudyAnswer }) {
+  const { study } = props;
+  const trials = study.report?.trials ?? [];
+  return (
+    <>
       <h3>Trials</h3>
       <table aria-label={`trials of ${study.dir}`}>
         <thead>
@@ -128,6 +149,6 @@ function Study(props: { study: StudyAnswer }) {
           ))}
         </tbody>
       </table>
-    </section>
+    </>
   );
 }
