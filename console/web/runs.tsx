@@ -20,9 +20,33 @@ const BANDS = [
 
 const PAGE = 100;
 
+/** The runs list's columns: what each sorts by. */
+const COLUMNS: readonly { key: keyof RunSummary; label: string; numeric?: true }[] = [
+  { key: "id", label: "Run" },
+  { key: "model", label: "Model" },
+  { key: "arm", label: "Arm" },
+  { key: "task", label: "Task" },
+  { key: "turns", label: "Turns", numeric: true },
+  { key: "entered", label: "Entered (est. tokens)", numeric: true },
+  { key: "billed", label: "Billed (tokens)", numeric: true },
+  { key: "outcome", label: "Outcome" },
+];
+
+/** `runs` ordered by a column; a figure that is not known sorts last either way. */
+function sorted(runs: RunSummary[], sort: { key: keyof RunSummary; descending: boolean }): RunSummary[] {
+  const value = (run: RunSummary): string | number | undefined => (run[sort.key] === null ? undefined : (run[sort.key] as string | number | undefined));
+  return [...runs].sort((a, b) => {
+    const [x, y] = [value(a), value(b)];
+    if (x === undefined || y === undefined) return x === y ? 0 : x === undefined ? 1 : -1;
+    const order = typeof x === "number" && typeof y === "number" ? x - y : String(x).localeCompare(String(y));
+    return sort.descending ? -order : order;
+  });
+}
+
 export function RunsPage() {
   const state = useApi<RunSummary[]>("/api/runs");
   const [filter, setFilter] = useState("");
+  const [sort, setSort] = useState<{ key: keyof RunSummary; descending: boolean }>({ key: "id", descending: false });
   return (
     <>
       <h1>Runs</h1>
@@ -37,18 +61,17 @@ export function RunsPage() {
               <table>
                 <thead>
                   <tr>
-                    <th>Run</th>
-                    <th>Model</th>
-                    <th>Arm</th>
-                    <th>Task</th>
-                    <th class="num">Turns</th>
-                    <th class="num">Entered (est. tokens)</th>
-                    <th class="num">Billed (tokens)</th>
-                    <th>Outcome</th>
+                    {COLUMNS.map((column) => (
+                      <th key={column.key} class={column.numeric ? "num" : undefined} aria-sort={sort.key === column.key ? (sort.descending ? "descending" : "ascending") : undefined}>
+                        <button type="button" class="sort" onClick={() => setSort({ key: column.key, descending: sort.key === column.key ? !sort.descending : column.numeric === true })}>
+                          {column.label}
+                        </button>
+                      </th>
+                    ))}
                   </tr>
                 </thead>
                 <tbody>
-                  {shown.map((run) => (
+                  {sorted(shown, sort).map((run) => (
                     <tr key={run.id}>
                       <td>
                         <a href={href("runs", run.id)}>{run.id.slice(run.id.indexOf("/") + 1)}</a>
@@ -214,12 +237,18 @@ function usePager(total: number, size: number): { from: number; pager: preact.JS
     from,
     pager: (
       <div class="pager">
+        <button type="button" disabled={current === 0} onClick={() => setPage(0)}>
+          First
+        </button>
         <button type="button" disabled={current === 0} onClick={() => setPage(current - 1)}>
           Previous
         </button>
         <span>{`${from + 1}–${Math.min(total, from + size)} of ${total}`}</span>
         <button type="button" disabled={current === pages - 1} onClick={() => setPage(current + 1)}>
           Next
+        </button>
+        <button type="button" disabled={current === pages - 1} onClick={() => setPage(pages - 1)}>
+          Last
         </button>
       </div>
     ),

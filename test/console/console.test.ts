@@ -227,6 +227,9 @@ describe("gg console's pages", () => {
     await open("runs", "Runs");
     await expect.poll(() => page.locator("tbody tr").count()).toBe(5);
     await shoot("runs");
+    // Sorted by a figure, the largest first.
+    await page.getByRole("button", { name: "Turns", exact: true }).click();
+    expect(await page.locator("tbody tr").first().locator("td").first().textContent()).toBe("long.jsonl");
     await page.getByRole("link", { name: "code.jsonl", exact: true }).click();
     await page.getByRole("heading", { level: 1, name: "code.jsonl" }).waitFor();
     expect(await page.getByRole("img", { name: /Stacked bar chart/ }).count()).toBe(1);
@@ -250,7 +253,10 @@ describe("gg console's pages", () => {
     await page.getByText("1–100 of 5000").first().waitFor();
     console.log(`5,000-turn run page ready in ${Date.now() - started} ms`);
     await page.getByRole("button", { name: "Next" }).first().click();
-    expect(await page.getByRole("table", { name: "Tokens by band per turn" }).locator("tbody tr").first().locator("td").first().textContent()).toBe("101");
+    const firstTurn = (): Promise<string | null> => page.getByRole("table", { name: "Tokens by band per turn" }).locator("tbody tr").first().locator("td").first().textContent();
+    expect(await firstTurn()).toBe("101");
+    await page.getByRole("button", { name: "Last" }).first().click();
+    expect(await firstTurn()).toBe("4901");
   });
 
   test("a transcript holding <script> and <img onerror> is shown as text and runs nothing", async () => {
