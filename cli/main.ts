@@ -6,6 +6,7 @@ import { ggPackage } from "../host/package.ts";
 import { agentCommand } from "./agent.ts";
 import { callCommand } from "./call.ts";
 import { type Io, UsageError } from "./command.ts";
+import { consoleCommand } from "./console.ts";
 import { docsCommand } from "./docs.ts";
 import { logsCommand } from "./logs.ts";
 import { mcpCommand } from "./mcp.ts";
@@ -15,7 +16,7 @@ import { runCommand } from "./run.ts";
 import { studyCommand } from "./study.ts";
 import { toolsCommand } from "./tools.ts";
 
-const COMMANDS = [callCommand, runCommand, toolsCommand, docsCommand, promptCommand, mcpCommand, agentCommand, modelsCommand, logsCommand, studyCommand];
+const COMMANDS = [callCommand, runCommand, toolsCommand, docsCommand, promptCommand, mcpCommand, agentCommand, modelsCommand, logsCommand, studyCommand, consoleCommand];
 
 /** Runs the CLI on `argv` (without node and script), writing to `out` and `err`; returns the exit status. */
 export async function main(argv: readonly string[], out: (text: string) => void = (t) => process.stdout.write(t), err: (text: string) => void = (t) => process.stderr.write(t)): Promise<number> {

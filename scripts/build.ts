@@ -5,7 +5,7 @@
 // Run: node scripts/build.ts [--if-changed]   (--if-changed: nothing to do when dist/ was built from the same inputs)
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join, relative } from "node:path";
 import { build } from "esbuild";
@@ -16,7 +16,7 @@ const ROOT = join(import.meta.dirname, "..");
 export const ENTRIES = ["second.mjs", "main.mjs", "index.d.ts", "index.js"] as const;
 
 /** What tsc compiles (tsconfig.build.json's include) and what else decides the output: the build is redone when one changes. */
-const INPUTS = ["index.ts", "host", "bindings", "runtime", "agent", "mcp", "study", "cli", "tsconfig.json", "tsconfig.build.json", "package-lock.json", "scripts/build.ts"];
+const INPUTS = ["index.ts", "host", "bindings", "runtime", "agent", "mcp", "study", "console", "cli", "tsconfig.json", "tsconfig.build.json", "package-lock.json", "scripts/build.ts"];
 
 /** A build superseded twice is removed only once this old (ms since its folder last changed): it may be one a concurrent build has made but not yet swapped in. */
 const KEEP_RECENT_MS = 10 * 60_000;
@@ -140,6 +140,27 @@ async function compile(out: string): Promise<void> {
     entryNames: "[name]",
     outExtension: { ".js": ".mjs" },
     outdir: out,
+    logLevel: "warning",
+  });
+  await bundleConsole(join(out, "console-page"));
+}
+
+/** The console's page into `out`: index.html, app.css and app.js (Preact and Chart.js bundled in: nothing is fetched at run time). */
+async function bundleConsole(out: string): Promise<void> {
+  const web = join(ROOT, "console", "web");
+  mkdirSync(out, { recursive: true });
+  for (const file of ["index.html", "app.css"]) copyFileSync(join(web, file), join(out, file));
+  await build({
+    entryPoints: [join(web, "main.tsx")],
+    bundle: true,
+    platform: "browser",
+    format: "esm",
+    target: "es2022",
+    jsx: "automatic",
+    jsxImportSource: "preact",
+    minify: true,
+    legalComments: "none",
+    outfile: join(out, "app.js"),
     logLevel: "warning",
   });
 }

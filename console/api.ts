@@ -1,0 +1,203 @@
+// The console's JSON API: what each page asks for, from the files `gg console` was given and nothing else. The
+// configuration is checked by the parser every run uses, and saved only to the --config file, by a rename.
+import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { type Catalog, CatalogError, loadCatalog } from "../agent/catalog.ts";
+import { CAPABILITIES, type CapabilityId, VERDICTS } from "../bindings/capabilities.ts";
+import { CALLS } from "../bindings/calls.ts";
+import { ConfigError, defaultConfiguration, parseConfiguration } from "../bindings/config.ts";
+import { offeredBy } from "../bindings/define.ts";
+import { studyReport } from "../study/report.ts";
+import { readRun, type RunDetail, type RunFile, type RunSummary, runFiles, summarize } from "./runs.ts";
+
+/** What `gg console` was given. */
+export interface ConsoleSources {
+  config?: string;
+  catalog?: string;
+  runs: readonly string[];
+  studies: readonly string[];
+}
+
+/** The capabilities' groups on the configuration page, in order. */
+export const CAPABILITY_GROUPS: readonly { name: string; ids: readonly CapabilityId[] }[] = [
+  { name: "Filesystem", ids: ["read-file", "write-file", "edit-file", "list-dir", "search"] },
+  { name: "Models & tools", ids: ["shell"] },
+];
+
+/** What the configuration page is built from: the file's JSON (or a fresh configuration's), and what may go in it. */
+export interface ConfigurationState {
+  /** The --config file, or null when none was given (nothing can be saved). */
+  file: string | null;
+  /** Whether the file exists yet. */
+  exists: boolean;
+  /** The file's JSON as written, or a fresh configuration's when there is no file. */
+  json: unknown;
+  /** Why the file could not be read or parsed as JSON (the page then starts from a fresh configuration). */
+  unreadable?: string;
+  groups: typeof CAPABILITY_GROUPS;
+  capabilities: Record<string, { implementations: readonly string[]; params: readonly string[] }>;
+  /** Every call name, with the capability that provides it. */
+  calls: { name: string; capability: string }[];
+  verdicts: readonly string[];
+  defaults: unknown;
+}
+
+/** A fresh configuration as a file writes it: every capability listed with its defaults. */
+function freshJson(): unknown {
+  const config = defaultConfiguration();
+  return { capabilities: Object.entries(config.capabilities).map(([id, capability]) => ({ id, ...capability })), agents: [] };
+}
+
+/** The configuration page's starting point. */
+export function configurationState(sources: ConsoleSources): ConfigurationState {
+  const file = sources.config ?? null;
+  const exists = file !== null && existsSync(file);
+  let json = freshJson();
+  let unreadable: string | undefined;
+  if (exists) {
+    try {
+      json = JSON.parse(readFileSync(file as string, "utf8"));
+    } catch (error) {
+      unreadable = `Cannot read the configuration ${file}: ${(error as Error).message}; the page starts from a fresh configuration, which Save writes over it`;
+    }
+  }
+  const calls = [...new Map(CALLS.map((call) => [call.name, { name: call.name, capability: call.capability as string }])).values()];
+  return { file, exists, json, ...(unreadable ? { unreadable } : {}), groups: CAPABILITY_GROUPS, capabilities: CAPABILITIES, calls, verdicts: VERDICTS, defaults: freshJson() };
+}
+
+/** What the parser says of a configuration, and the calls its capabilities offer (an allowlist's choices). */
+export interface ConfigurationCheck {
+  problems: string[];
+  offered: string[];
+}
+
+/** Checks `json` with the configuration parser itself. */
+export function checkConfiguration(json: unknown): ConfigurationCheck {
+  let problems: string[] = [];
+  try {
+    parseConfiguration(json);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    problems = [...error.problems];
+  }
+  return { problems, offered: offeredCalls(json) };
+}
+
+/** The calls the capabilities of `json` offer as written: enabled, under an implementation that has them. */
+function offeredCalls(json: unknown): string[] {
+  const record = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+  const entries = Array.isArray(json) ? json : record(json) && Array.isArray(json.capabilities) ? json.capabilities : [];
+  const defaults = defaultConfiguration().capabilities;
+  const chosen = new Map<string, { enabled: boolean; implementation: string }>(Object.entries(defaults).map(([id, capability]) => [id, capability]));
+  for (const entry of entries) {
+    if (!record(entry) || typeof entry.id !== "string" || !chosen.has(entry.id)) continue;
+    const implementation = typeof entry.implementation === "string" ? entry.implementation : (CAPABILITIES[entry.id as CapabilityId].implementations[0] as string);
+    chosen.set(entry.id, { enabled: entry.enabled !== false, implementation });
+  }
+  const offered = CALLS.filter((call) => {
+    const capability = chosen.get(call.capability);
+    return capability !== undefined && capability.enabled && offeredBy(call, capability.implementation);
+  }).map((call) => call.name);
+  return [...new Set(offered)];
+}
+
+/** Writes `json` to the --config file by a rename, when the parser accepts it; returns the refusals otherwise. */
+export function saveConfiguration(sources: ConsoleSources, json: unknown): { saved: boolean; problems: string[]; file: string | null } {
+  if (sources.config === undefined) return { saved: false, file: null, problems: ["Cannot save the configuration: gg console was started without --config FILE; start it with one to save"] };
+  const { problems } = checkConfiguration(json);
+  if (problems.length > 0) return { saved: false, problems, file: sources.config };
+  const temporary = `${sources.config}.${process.pid}.tmp`;
+  writeFileSync(temporary, `${JSON.stringify(json, null, 2)}\n`);
+  renameSync(temporary, sources.config);
+  return { saved: true, problems: [], file: sources.config };
+}
+
+/** Vision as a model's page states it: exactly one of three. */
+export type VisionKnowledge =
+  | { kind: "declared"; sees: boolean; modalities: string[] }
+  | { kind: "learned"; sees: false; run: string; runId: string; turn: number; message: string }
+  | { kind: "unknown" };
+
+/** One model: the catalog's entry, what runs learned of its vision, and how many runs used it. */
+export interface ModelEntry {
+  id: string;
+  inCatalog: boolean;
+  contextLength: number | null;
+  modalities: string[] | null;
+  /** USD per token. */
+  pricing: { prompt: number; completion: number; input_cache_read?: number } | null;
+  vision: VisionKnowledge;
+  runs: number;
+}
+
+/** The catalog and where it came from, or why it could not be read. */
+function catalogOf(sources: ConsoleSources): { catalog: Catalog | null; path: string | null; problem?: string } {
+  try {
+    const { catalog, path } = loadCatalog(sources.catalog);
+    return { catalog, path };
+  } catch (error) {
+    if (!(error instanceof CatalogError)) throw error;
+    return { catalog: null, path: sources.catalog ?? null, problem: error.message };
+  }
+}
+
+/** Every transcript the console was given: under --runs, and under each study's transcripts/. */
+export const allRunFiles = (sources: ConsoleSources): RunFile[] => runFiles([...sources.runs, ...sources.studies.map((dir) => `${dir}/transcripts`)]);
+
+/** The runs' list. */
+export const listRuns = (sources: ConsoleSources): RunSummary[] => allRunFiles(sources).flatMap((run) => summarize(run) ?? []);
+
+/** A run's page, by its id in the list; undefined for an id that is not one of the given transcripts. */
+export function runDetail(sources: ConsoleSources, id: string): RunDetail | undefined {
+  const run = allRunFiles(sources).find((candidate) => candidate.id === id);
+  return run && readRun(run);
+}
+
+/** The first picture refusal recorded for each model, by any run given. */
+function refusals(runs: RunSummary[], sources: ConsoleSources): Map<string, Extract<VisionKnowledge, { kind: "learned" }>> {
+  const found = new Map<string, Extract<VisionKnowledge, { kind: "learned" }>>();
+  const files = new Map(allRunFiles(sources).map((run) => [run.id, run]));
+  for (const summary of runs) {
+    if (summary.visionRefusals === 0 || found.has(summary.model)) continue;
+    const run = files.get(summary.id);
+    const event = run && readRun(run)?.visionEvents[0];
+    if (event) found.set(summary.model, { kind: "learned", sees: false, run: summary.file, runId: summary.id, turn: event.turn, message: event.message });
+  }
+  return found;
+}
+
+/** The models page: the catalog's models, then those runs used that it lacks. */
+export function listModels(sources: ConsoleSources): { catalog: string | null; source: string | null; fetched: string | null; problem?: string; models: ModelEntry[] } {
+  const { catalog, path, problem } = catalogOf(sources);
+  const runs = listRuns(sources);
+  const learned = refusals(runs, sources);
+  const used = new Map<string, number>();
+  for (const run of runs) used.set(run.model, (used.get(run.model) ?? 0) + 1);
+  const entries: ModelEntry[] = (catalog?.models ?? []).map((model) => ({
+    id: model.id,
+    inCatalog: true,
+    contextLength: model.context_length ?? null,
+    modalities: model.input_modalities ?? null,
+    pricing: model.pricing ?? null,
+    vision: learned.get(model.id) ?? (model.input_modalities ? { kind: "declared", sees: model.input_modalities.includes("image"), modalities: model.input_modalities } : { kind: "unknown" }),
+    runs: used.get(model.id) ?? 0,
+  }));
+  const listed = new Set(entries.map((entry) => entry.id));
+  for (const [id, count] of used) {
+    if (listed.has(id)) continue;
+    entries.push({ id, inCatalog: false, contextLength: null, modalities: null, pricing: null, vision: learned.get(id) ?? { kind: "unknown" }, runs: count });
+  }
+  return { catalog: path, source: catalog?.source ?? null, fetched: catalog?.fetched ?? null, ...(problem ? { problem } : {}), models: entries };
+}
+
+/** The studies page: each study folder's report (the same JSON as gg study report --json), with its transcripts' run ids. */
+export function listStudies(sources: ConsoleSources): { dir: string; report: ReturnType<typeof studyReport> | null; problem?: string; runs: Record<string, string> }[] {
+  const runs = allRunFiles(sources);
+  return sources.studies.map((dir, index) => {
+    // A trial's transcript, by its key: the run id the Runs page knows it by.
+    const prefix = `${sources.runs.length + index}/`;
+    const byKey: Record<string, string> = {};
+    for (const run of runs) if (run.id.startsWith(prefix)) byKey[run.id.slice(prefix.length).replace(/\.jsonl$/, "")] = run.id;
+    if (!existsSync(`${dir}/trials.jsonl`)) return { dir, report: null, problem: `Cannot report ${dir}: it holds no trials.jsonl; name a folder gg study run wrote (its --out)`, runs: byKey };
+    return { dir, report: studyReport([dir]), runs: byKey };
+  });
+}

@@ -1,0 +1,280 @@
+// gg console in a real browser: a real `gg console` process serving real transcripts, a catalog and a study folder,
+// driven by headless Chromium (Debian's chromium package, through playwright-core). One browser for the whole file.
+// Each page's screenshot is written to docs/console/ for the README.
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { request } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type Browser, chromium, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { parseConfiguration } from "../../bindings/config.ts";
+import { MODELS, writeCatalog, writeLongRun, writeRuns, writeStudy, XSS } from "./fixtures.ts";
+
+const ROOT = join(import.meta.dirname, "..", "..");
+const bin = join(ROOT, "bin", "gg");
+/** Where the pages' screenshots go: docs/console/ (committed, shown by the README) when GG_CONSOLE_SCREENSHOTS=1, else a temp folder. */
+const SHOTS = process.env.GG_CONSOLE_SCREENSHOTS === "1" ? join(ROOT, "docs", "console") : join(tmpdir(), "gg-console-screenshots");
+
+/** Debian's chromium, which .ci/run installs when it is missing. */
+function chromiumPath(): string {
+  try {
+    return execFileSync("sh", ["-c", "command -v chromium"], { encoding: "utf8" }).trim();
+  } catch {
+    throw new Error("Cannot run the console's browser tests: no chromium on PATH; install Debian's chromium package (apt-get install chromium), as .ci/run does");
+  }
+}
+
+let dir: string;
+let child: ChildProcess;
+let url: string;
+let base: string;
+let token: string;
+let browser: Browser;
+let page: Page;
+
+/** Starts gg console on a free port; resolves to the URL it prints. */
+function startConsole(args: string[]): Promise<string> {
+  child = spawn(bin, ["console", "--port", "0", ...args], { cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
+  return new Promise((resolve, reject) => {
+    let out = "";
+    let err = "";
+    child.stdout?.on("data", (chunk: Buffer) => {
+      out += chunk.toString();
+      if (out.includes("\n")) resolve(out.split("\n")[0] as string);
+    });
+    child.stderr?.on("data", (chunk: Buffer) => (err += chunk.toString()));
+    child.on("exit", (code) => reject(new Error(`gg console exited (${code}): ${err}`)));
+  });
+}
+
+/** A raw request (a GET without `body`), so the Host and Origin headers are exactly the ones given. */
+function get(path: string, headers: Record<string, string> = {}, body?: string): Promise<{ status: number; body: string }> {
+  const { port } = new URL(base);
+  return new Promise((resolve, reject) => {
+    const sent = request({ host: "127.0.0.1", port, path, method: body === undefined ? "GET" : "POST", headers: { host: `127.0.0.1:${port}`, ...headers } }, (response) => {
+      let body = "";
+      response.on("data", (chunk: Buffer) => (body += chunk.toString()));
+      response.on("end", () => resolve({ status: response.statusCode ?? 0, body }));
+    });
+    sent.on("error", reject);
+    sent.end(body);
+  });
+}
+
+const shoot = async (name: string): Promise<void> => {
+  await page.evaluate(() => (globalThis as unknown as { scrollTo(x: number, y: number): void }).scrollTo(0, 0));
+  await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: false });
+};
+
+/** Opens a route of the page and waits for its heading. */
+async function open(route: string, heading: string | RegExp): Promise<void> {
+  await page.goto(`${base}/#/${route}`);
+  await page.getByRole("heading", { level: 1, name: heading }).waitFor();
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "gg-console-"));
+  mkdirSync(join(dir, "runs"));
+  mkdirSync(SHOTS, { recursive: true });
+  await writeRuns(join(dir, "runs"));
+  writeLongRun(join(dir, "runs", "long.jsonl"), 5000);
+  writeCatalog(join(dir, "catalog.json"));
+  writeStudy(join(dir, "study"), join(dir, "runs"));
+  // Paths relative to the console's directory, as a person types them (and the screenshots show them).
+  url = await startConsole(["--config", "gg.json", "--catalog", "catalog.json", "--runs", "runs", "--study", "study"]);
+  base = url.slice(0, url.indexOf("/?"));
+  token = new URL(url).searchParams.get("token") as string;
+  browser = await chromium.launch({ executablePath: chromiumPath(), headless: true });
+  page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+  // A locator that finds nothing fails the test, naming itself, well within the test's own timeout.
+  page.setDefaultTimeout(10_000);
+  // The first visit, with the token: the page keeps it in its cookie.
+  await page.goto(url);
+  await page.getByRole("heading", { level: 1, name: "Configuration" }).waitFor();
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  child?.kill("SIGTERM");
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe("gg console's guard", () => {
+  test("prints a URL on 127.0.0.1 with a token", () => {
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=[0-9a-f]{48}$/);
+  });
+
+  test("every request needs the token: none is 401, a wrong one 403, page and API alike", async () => {
+    expect((await get("/")).status).toBe(401);
+    expect((await get("/api/runs")).status).toBe(401);
+    expect((await get("/app.js")).status).toBe(401);
+    expect((await get("/?token=wrong")).status).toBe(403);
+    expect((await get("/api/runs", { "x-gg-token": "wrong" })).status).toBe(403);
+    expect((await get("/api/runs", { cookie: `gg-console-${new URL(base).port}=wrong` })).status).toBe(403);
+    expect((await get(`/?token=${token}`)).status).toBe(200);
+    expect((await get("/api/runs", { "x-gg-token": token })).status).toBe(200);
+  });
+
+  test("a foreign Host is refused with the right token (DNS rebinding), and an API request from a foreign Origin, GET included", async () => {
+    expect((await get(`/?token=${token}`, { host: "attacker.example:80" })).status).toBe(421);
+    expect((await get(`/api/runs?token=${token}`, { host: `evil.example:${new URL(base).port}` })).status).toBe(421);
+    expect((await get(`/api/runs?token=${token}`, { origin: "http://attacker.example" })).status).toBe(403);
+    expect((await get(`/api/config?token=${token}`, { origin: `${base}` })).status).toBe(200);
+  });
+
+  test("the page keeps the token in its cookie: the address bar drops it, and a reload needs no token", async () => {
+    await page.goto(url);
+    await page.getByRole("heading", { level: 1, name: "Configuration" }).waitFor();
+    expect(page.url()).toBe(`${base}/#/config`.replace("#/config", ""));
+    await page.goto(`${base}/#/runs`);
+    await page.getByRole("heading", { level: 1, name: "Runs" }).waitFor();
+  });
+
+  test("Save is refused by the API while the parser refuses, and from a foreign Origin; the file is left alone", async () => {
+    const bad = JSON.stringify({ capabilities: [{ id: "shell", params: { maxLines: 0, maxChars: 10 } }] });
+    const refused = await get(`/api/config/save?token=${token}`, { "content-type": "application/json" }, bad);
+    expect(refused.status).toBe(409);
+    expect(JSON.parse(refused.body)).toMatchObject({ saved: false, problems: ['capability "shell" has maxLines 0; it must be a whole number, 1 or more'] });
+    const good = JSON.stringify({ capabilities: [] });
+    expect((await get(`/api/config/save?token=${token}`, { origin: "http://attacker.example" }, good)).status).toBe(403);
+    expect(() => readFileSync(join(dir, "gg.json"))).toThrow();
+  });
+
+  test("the API reads only the transcripts it was given", async () => {
+    expect((await get(`/api/run?id=${encodeURIComponent("0/../../etc/passwd")}&token=${token}`)).status).toBe(404);
+  });
+});
+
+describe("gg console's pages", () => {
+  test("Configuration: a capability edited and saved is what --config reads back", async () => {
+    await open("config", "Configuration");
+    const readFile = page.getByRole("group", { name: /^read-file/ });
+    await readFile.getByLabel("Implementation").selectOption("unlimited");
+    await readFile.getByLabel(/^lineCap/).fill("500");
+    const search = page.getByRole("group", { name: /^search/ });
+    await search.getByRole("checkbox", { name: "Enabled", exact: true }).uncheck();
+    await page.getByRole("group", { name: /^shell/ }).getByLabel(/^maxLines/).fill("300");
+    await page.getByRole("button", { name: "Add agent" }).click();
+    const agent = page.getByRole("group", { name: /^agent agent-1/ });
+    await agent.getByRole("checkbox", { name: "read_file", exact: true }).check();
+    await agent.getByRole("checkbox", { name: "shell", exact: true }).check();
+    await page.getByRole("button", { name: "Add rule" }).click();
+    const rule = page.getByRole("group", { name: /^rule 1/ });
+    await rule.getByLabel("verdict").selectOption("deny");
+    await rule.getByLabel("reason", { exact: true }).fill("pushing is for people");
+    await rule.getByRole("button", { name: "Add condition" }).click();
+    await rule.getByLabel("glob", { exact: true }).fill("git push*");
+    await expect.poll(() => page.getByRole("status").textContent()).toContain("The parser accepts");
+    await shoot("configuration");
+    await page.getByRole("button", { name: "Save" }).click();
+    await expect.poll(() => page.getByRole("status").textContent()).toContain("Saved to");
+    const saved: unknown = JSON.parse(readFileSync(join(dir, "gg.json"), "utf8"));
+    const config = parseConfiguration(saved);
+    expect(config.capabilities["read-file"]).toEqual({ enabled: true, implementation: "unlimited", params: { lineCap: 500 } });
+    expect(config.capabilities.search.enabled).toBe(false);
+    expect(config.capabilities.shell.params).toEqual({ maxLines: 300, maxChars: 8000 });
+    expect(config.agents).toEqual({ "agent-1": ["read_file", "shell"] });
+    expect(config.approvals?.rules).toEqual([{ call: "shell", when: { command: "git push*" }, verdict: "deny", reason: "pushing is for people" }]);
+    // The command line takes the file as it is.
+    const tools = JSON.parse(execFileSync(bin, ["tools", "--config", join(dir, "gg.json"), "--agent", "agent-1"], { encoding: "utf8" })) as { function?: { name: string }; name?: string }[];
+    expect(tools.map((tool) => tool.function?.name ?? tool.name)).toEqual(["read_file", "shell"]);
+  });
+
+  test("Configuration: the parser's refusals are listed in the alert as it words them, and nothing is saved meanwhile", async () => {
+    await open("config", "Configuration");
+    const before = readFileSync(join(dir, "gg.json"), "utf8");
+    const shell = page.getByRole("group", { name: /^shell/ });
+    await shell.getByLabel(/^maxLines/).fill("0");
+    await shell.getByLabel(/^maxChars/).fill("lots");
+    const alert = page.getByRole("alert");
+    await expect.poll(() => alert.textContent()).toContain('capability "shell" has maxChars "lots"; it must be a whole number, 1 or more');
+    expect(await alert.textContent()).toContain('capability "shell" has maxLines 0; it must be a whole number, 1 or more');
+    expect(await page.getByRole("button", { name: "Save" }).isDisabled()).toBe(true);
+    await shoot("configuration-refused");
+    expect(readFileSync(join(dir, "gg.json"), "utf8")).toBe(before);
+    await shell.getByLabel(/^maxLines/).fill("200");
+    await shell.getByLabel(/^maxChars/).fill("8000");
+    await expect.poll(() => alert.textContent()).toBe("");
+  });
+
+  test("Models: the catalog as a table, filterable; Specs say vision is declared, learned (naming the run) or unknown", async () => {
+    await open("models", "Models");
+    const rows = page.locator("tbody tr");
+    await expect.poll(() => rows.count()).toBe(4);
+    await shoot("models");
+    await page.getByRole("searchbox", { name: "Filter models" }).fill("image");
+    await expect.poll(() => rows.count()).toBe(1);
+    expect(await rows.first().textContent()).toContain(MODELS.declared);
+    const vision = async (model: string): Promise<string> => {
+      await open(`models/${encodeURIComponent(model)}`, model);
+      await page.getByRole("heading", { name: "Specs" }).waitFor();
+      await page.getByTestId("vision").waitFor();
+      return (await page.getByTestId("vision").textContent()) ?? "";
+    };
+    expect(await vision(MODELS.declared)).toMatch(/^declared — sees images/);
+    expect(await page.locator("dl.specs").textContent()).toContain("128,000 tokens");
+    await shoot("model");
+    const learned = await vision(MODELS.learned);
+    expect(learned).toMatch(/^learned — text only/);
+    expect(learned).toContain("runs/nested/vision.jsonl");
+    expect(await vision(MODELS.unknown)).toMatch(/^unknown/);
+    const legend = (await page.locator(".legend").textContent()) ?? "";
+    for (const word of ["declared", "learned", "unknown"]) expect(legend).toContain(word);
+  });
+
+  test("Runs: every transcript under --runs and the study's, and a run's tokens by band as a chart and as figures", async () => {
+    await open("runs", "Runs");
+    await expect.poll(() => page.locator("tbody tr").count()).toBe(5);
+    await shoot("runs");
+    // Sorted by a figure, the largest first.
+    await page.getByRole("button", { name: "Turns", exact: true }).click();
+    expect(await page.locator("tbody tr").first().locator("td").first().textContent()).toBe("long.jsonl");
+    await page.getByRole("link", { name: "code.jsonl", exact: true }).click();
+    await page.getByRole("heading", { level: 1, name: "code.jsonl" }).waitFor();
+    expect(await page.getByRole("img", { name: /Stacked bar chart/ }).count()).toBe(1);
+    // The figures the chart draws, as text: the end line's estimate for turn 1.
+    const recorded = readFileSync(join(dir, "runs", "code.jsonl"), "utf8").trim().split("\n").at(-1) as string;
+    const first = (JSON.parse(recorded) as { report: { turns: { estimate: Record<string, number> }[] } }).report.turns[0]?.estimate as Record<string, number>;
+    const cells = await page.getByRole("table", { name: "Tokens by band per turn" }).locator("tbody tr").first().locator("td").allTextContents();
+    expect(cells.slice(0, 6)).toEqual(["1", ...["system", "tools", "messages", "toolResults", "views"].map((band) => (first[band] as number).toLocaleString("en-US"))]);
+    // The program and its calls.
+    expect(await page.locator("main").textContent()).toContain("gg.files.writeFile('out.txt'");
+    expect(await page.locator("main").textContent()).toContain("created: out.txt");
+    // The program's report, as the model read it.
+    await page.getByText("Report (what the model was told)").click();
+    expect(await page.locator("main").textContent()).toContain("Returned:\n11");
+    await shoot("run");
+  });
+
+  test("a 5,000-turn run's page shows its figures a page at a time", async () => {
+    const started = Date.now();
+    await open(`runs/${encodeURIComponent("0/long.jsonl")}`, "long.jsonl");
+    await page.getByText("1–100 of 5000").first().waitFor();
+    console.log(`5,000-turn run page ready in ${Date.now() - started} ms`);
+    await page.getByRole("button", { name: "Next" }).first().click();
+    const firstTurn = (): Promise<string | null> => page.getByRole("table", { name: "Tokens by band per turn" }).locator("tbody tr").first().locator("td").first().textContent();
+    expect(await firstTurn()).toBe("101");
+    await page.getByRole("button", { name: "Last" }).first().click();
+    expect(await firstTurn()).toBe("4901");
+  });
+
+  test("a transcript holding <script> and <img onerror> is shown as text and runs nothing", async () => {
+    await open("runs", "Runs");
+    await page.getByRole("link", { name: "xss.jsonl", exact: true }).click();
+    await page.getByRole("heading", { level: 1, name: "xss.jsonl" }).waitFor();
+    expect(await page.locator("main").textContent()).toContain(XSS);
+    expect(await page.evaluate(() => (globalThis as { __pwned?: string }).__pwned)).toBeUndefined();
+    expect(await page.locator("main script, main img").count()).toBe(0);
+  });
+
+  test("Studies: the grid of cases × agents and the pairs side by side", async () => {
+    await open("studies", "Studies");
+    const grid = page.getByRole("table", { name: /^cases by agents/ });
+    await expect.poll(() => grid.locator("tbody tr").count()).toBe(2);
+    expect(await grid.textContent()).toContain("pass 1/2");
+    const pairs = page.getByRole("table", { name: /^pairs/ });
+    expect(await pairs.textContent()).toContain("arm");
+    await shoot("studies");
+  });
+});

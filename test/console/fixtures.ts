@@ -1,0 +1,143 @@
+// What the console's tests and bench show it: real transcripts written by runAgent against a scripted provider (a
+// code run with a program, a run whose model refused a picture, a run whose replies hold markup), a generated
+// 5,000-turn transcript, a catalog, and a study folder.
+import { copyFileSync, mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { ChatCompletion } from "openai/resources/chat/completions";
+import type { AgentReport, Bands, TurnRecord } from "../../agent/loop.ts";
+import { runAgent } from "../../agent/loop.ts";
+import { type Provider, ProviderError } from "../../agent/provider.ts";
+import { transcriptWriter, type TranscriptEntry } from "../../agent/transcript.ts";
+import type { TrialRecord } from "../../study/trials.ts";
+import { tempWorkspace } from "../workspace.ts";
+
+const PNG = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==", "base64");
+
+/** Markup a page must show as text, never run: a script, and an image whose error handler would mark the window. */
+export const XSS = `<script>window.__pwned = "script"</script><img src=x onerror="window.__pwned = 'img'">`;
+
+type Reply = { content?: string | null; tool_calls?: { id: string; type: "function"; function: { name: string; arguments: string } }[] };
+
+const completion = (reply: Reply, usage = { prompt_tokens: 1200, completion_tokens: 80, total_tokens: 1280 }): ChatCompletion =>
+  ({ id: "c", object: "chat.completion", created: 0, model: "m", choices: [{ index: 0, finish_reason: "stop", logprobs: null, message: { role: "assistant", refusal: null, content: null, ...reply } }], usage }) as ChatCompletion;
+
+/** A provider answering `replies` in order; with `refusePictures`, a request carrying a picture is refused as a text-only model's is. */
+function scripted(replies: Reply[], refusePictures = false): Provider {
+  return {
+    complete: async (request) => {
+      if (refusePictures && JSON.stringify(request.messages).includes('"image_url"')) throw new ProviderError("400 Invalid content type. image_url is only supported by certain models.", 400, []);
+      return { completion: completion(replies.shift() ?? { content: "Done." }), retries: [] };
+    },
+  };
+}
+
+/** Runs an agent against a fresh workspace holding a note and a picture, recording its transcript at `file`. */
+async function record(file: string, model: string, arm: "tools" | "code", task: string, provider: Provider): Promise<AgentReport> {
+  using ws = tempWorkspace();
+  ws.put({ "notes.txt": "alpha\nbeta\n", "dot.png": PNG });
+  const writer = transcriptWriter(file, { model, arm, task });
+  const report = await runAgent({ provider, model, arm, task, workspace: ws.root, onRecord: writer.onRecord });
+  writer.end(report);
+  return report;
+}
+
+/** The models the fixtures use. */
+export const MODELS = { declared: "acme/sees", learned: "acme/text-only", unknown: "acme/mystery", xss: "acme/xss" } as const;
+
+/** A catalog: one model declaring image input, one declaring none (the learned one, whose refusal a run recorded), one without modalities. */
+export function writeCatalog(file: string): void {
+  const models = [
+    { id: MODELS.declared, context_length: 128000, input_modalities: ["text", "image"], pricing: { prompt: 0.0000025, completion: 0.00001 } },
+    { id: MODELS.unknown, context_length: 32000, pricing: { prompt: 0.0000001, completion: 0.0000004 } },
+    { id: MODELS.xss, context_length: 8000, input_modalities: ["text"] },
+  ];
+  writeFileSync(file, `${JSON.stringify({ source: "test", fetched: "2026-01-01", models }, null, 2)}\n`);
+}
+
+/** Real runs into `dir`: code.jsonl (a program with calls, then an answer), vision.jsonl (a refused picture), xss.jsonl. */
+export async function writeRuns(dir: string): Promise<void> {
+  mkdirSync(join(dir, "nested"), { recursive: true });
+  const program = "```ts\nconst text = await gg.files.readFile('notes.txt');\nawait gg.files.writeFile('out.txt', text.toUpperCase());\nreturn text.length;\n```";
+  await record(join(dir, "code.jsonl"), MODELS.declared, "code", "Upper-case notes.txt into out.txt.", scripted([{ content: program }, { content: "Wrote out.txt." }]));
+  const call = (id: string, name: string, args: object) => ({ id, type: "function" as const, function: { name, arguments: JSON.stringify(args) } });
+  await record(join(dir, "nested", "vision.jsonl"), MODELS.learned, "tools", "What is dot.png?", scripted([{ tool_calls: [call("a", "read_file", { path: "dot.png" })] }, { content: "A 1x1 PNG." }], true));
+  await record(join(dir, "xss.jsonl"), MODELS.xss, "tools", `Repeat ${XSS}`, scripted([{ tool_calls: [call("a", "write_file", { path: "page.html", content: XSS })] }, { content: `Here: ${XSS}` }]));
+}
+
+/** A transcript of `turns` turns, as the loop writes one (small requests: only the figures matter). */
+export function writeLongRun(file: string, turns: number): void {
+  const lines: TranscriptEntry[] = [{ type: "start", model: MODELS.unknown, arm: "tools", task: "A long run." }];
+  const records: TurnRecord[] = [];
+  for (let turn = 1; turn <= turns; turn++) {
+    const estimate: Bands = { system: 900, tools: 1400, messages: 40 * turn, toolResults: 25 * turn, views: 0 };
+    const usage = { promptTokens: 2300 + 65 * turn, completionTokens: 30 };
+    const reply = turn === turns ? { content: "Finished." } : { tool_calls: [{ id: `c${turn}`, type: "function" as const, function: { name: "list_dir", arguments: "{}" } }] };
+    lines.push({ type: "request", turn, request: { model: MODELS.unknown, messages: [{ role: "user", content: "A long run." }] } });
+    lines.push({ type: "response", turn, completion: completion(reply, { prompt_tokens: usage.promptTokens, completion_tokens: 30, total_tokens: usage.promptTokens + 30 }), retries: [] });
+    if (turn < turns) lines.push({ type: "call", turn, outcome: { name: "list_dir", args: {}, ok: true, hash: "0".repeat(64) } });
+    records.push({ turn, estimate, usage, calls: turn < turns ? 1 : 0, retries: [], elapsedMs: 5 });
+  }
+  const sum = (band: keyof Bands): number => records.reduce((total, record) => total + record.estimate[band], 0);
+  const report: AgentReport = {
+    ok: true,
+    answer: "Finished.",
+    turns: records,
+    calls: [],
+    visionEvents: [],
+    wastedRequests: 0,
+    totals: {
+      estimate: { system: sum("system"), tools: sum("tools"), messages: sum("messages"), toolResults: sum("toolResults"), views: 0 },
+      usage: { promptTokens: records.reduce((total, record) => total + (record.usage?.promptTokens ?? 0), 0), completionTokens: 30 * turns },
+      turnsWithoutUsage: 0,
+      retries: 0,
+    },
+    filesChanged: { created: [], modified: [], deleted: [] },
+  };
+  lines.push({ type: "end", report });
+  writeFileSync(file, lines.map((line) => `${JSON.stringify(line)}\n`).join(""));
+}
+
+/** A study folder: two agents of one model differing in the arm, on two cases, two repeats each, with the trials' transcripts. */
+export function writeStudy(dir: string, runsFrom: string): void {
+  mkdirSync(join(dir, "transcripts", "fix-typo", "code"), { recursive: true });
+  const config = { capabilities: {}, vision: true, agents: {}, openingTurn: { treeDepth: 2, treeTokens: 200, modules: ["files", "shell"] } };
+  const agents = [
+    { id: "code", model: MODELS.declared, arm: "code", config },
+    { id: "tools", model: MODELS.declared, arm: "tools", config },
+  ];
+  writeFileSync(join(dir, "study.json"), `${JSON.stringify({ agents })}\n`);
+  const records: TrialRecord[] = [];
+  for (const name of ["fix-typo", "add-test"]) {
+    for (const agent of agents) {
+      for (const repeat of [1, 2]) {
+        const pass = !(agent.arm === "tools" && name === "add-test" && repeat === 2);
+        const billed = agent.arm === "code" ? 9000 + repeat * 100 : 14000 + repeat * 100;
+        records.push({
+          key: `${name}/${agent.id}/${repeat}`,
+          case: name,
+          agent: agent.id,
+          model: agent.model,
+          arm: agent.arm as "code" | "tools",
+          repeat,
+          commit: null,
+          pass,
+          error: null,
+          check: { exitCode: pass ? 0 : 1, ms: 300, output: "" },
+          turns: agent.arm === "code" ? 3 : 5,
+          estimate: { system: 900, tools: 0, messages: 2000, toolResults: 3000, views: 1000, entered: 6900 },
+          usage: { prompt: billed - 500, completion: 500, cached: null, turnsWithoutUsage: 0 },
+          cost: (billed - 500) * 0.0000025 + 500 * 0.00001,
+          agentMs: 4000,
+          overheadMs: 300,
+          retries: 0,
+          wastedRequests: 0,
+          filesChanged: { created: [], modified: ["src/a.ts"], deleted: [] },
+          ended: "2026-01-01T00:00:00.000Z",
+        });
+      }
+    }
+  }
+  writeFileSync(join(dir, "trials.jsonl"), records.map((line) => `${JSON.stringify(line)}\n`).join(""));
+  // One trial's transcript, so the grid links to a run.
+  copyFileSync(join(runsFrom, "code.jsonl"), join(dir, "transcripts", "fix-typo", "code", "1.jsonl"));
+}
