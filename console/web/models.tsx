@@ -1,5 +1,5 @@
-// The Models section: the catalog as a table, filterable, and a page per model whose Specs say what is known of it,
-// vision included, and how that is known.
+// The Models section: the catalog as a table, filterable, with the legend of the vision words; and a page per model
+// whose Specs say what is known of it, its vision as exactly one of those words, and how that is known.
 import { useState } from "preact/hooks";
 import { count, type ModelEntry, perMillion, type VisionKnowledge } from "./api.ts";
 import { Loaded, useApi } from "./load.tsx";
@@ -55,7 +55,7 @@ export function ModelsPage() {
                         {!model.inCatalog && <span class="tag"> not in the catalog</span>}
                       </td>
                       <td class="num">{count(model.contextLength)}</td>
-                      <td>{model.modalities?.join(", ") ?? "unknown"}</td>
+                      <td>{model.modalities?.join(", ") ?? "not listed"}</td>
                       <td class="num">{perMillion(model.pricing?.prompt)}</td>
                       <td class="num">{perMillion(model.pricing?.completion)}</td>
                       <td>{`${model.vision.kind}: ${visionWords(model.vision)}`}</td>
@@ -65,6 +65,10 @@ export function ModelsPage() {
                 </tbody>
               </table>
               <p class="muted">{`${shown.length} of ${answer.models.length} models.`}</p>
+              <p class="legend">
+                Vision is <strong>declared</strong> when the catalog lists the model's input modalities (image or text only), <strong>learned</strong> when a run given to the console recorded the provider refusing a picture (the run is named), and{" "}
+                <strong>unknown</strong> otherwise: gg then sends pictures until a provider refuses one.
+              </p>
             </>
           );
         }}
@@ -89,11 +93,11 @@ export function ModelPage(props: { id: string }) {
             <h2>Specs</h2>
             <dl class="specs">
               <dt>Context window</dt>
-              <dd>{model.contextLength === null ? "unknown" : `${count(model.contextLength)} tokens`}</dd>
+              <dd>{model.contextLength === null ? "not listed" : `${count(model.contextLength)} tokens`}</dd>
               <dt>Input modalities</dt>
-              <dd>{model.modalities?.join(", ") ?? "unknown"}</dd>
+              <dd>{model.modalities?.join(", ") ?? "not listed"}</dd>
               <dt>Pricing</dt>
-              <dd>{model.pricing ? `${perMillion(model.pricing.prompt)} prompt, ${perMillion(model.pricing.completion)} completion per million tokens${model.pricing.input_cache_read === undefined ? "" : `, ${perMillion(model.pricing.input_cache_read)} cached`}` : "unknown"}</dd>
+              <dd>{model.pricing ? `${perMillion(model.pricing.prompt)} prompt, ${perMillion(model.pricing.completion)} completion per million tokens${model.pricing.input_cache_read === undefined ? "" : `, ${perMillion(model.pricing.input_cache_read)} cached`}` : "not listed"}</dd>
               <dt>Vision</dt>
               <dd data-testid="vision">
                 <strong>{model.vision.kind}</strong>
@@ -103,10 +107,6 @@ export function ModelPage(props: { id: string }) {
               <dt>Runs</dt>
               <dd>{model.runs === 0 ? "none given" : <a href={href("runs")}>{`${model.runs} run${model.runs === 1 ? "" : "s"}`}</a>}</dd>
             </dl>
-            <p class="legend">
-              Vision is <strong>declared</strong> when the catalog lists the model's input modalities (image or text only), <strong>learned</strong> when a run given to the console recorded the provider refusing a picture (the run is named), and{" "}
-              <strong>unknown</strong> otherwise: gg then sends pictures until a provider refuses one.
-            </p>
           </>
         );
       }}

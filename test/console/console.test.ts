@@ -219,6 +219,15 @@ describe("gg console's pages", () => {
     expect(learned).toMatch(/^learned — text only/);
     expect(learned).toContain("runs/nested/vision.jsonl");
     expect(await vision(MODELS.unknown)).toMatch(/^unknown/);
+    // Under Specs the vision is exactly one of the three words, and nothing else there uses any of them.
+    for (const [model, word] of [[MODELS.declared, "declared"], [MODELS.learned, "learned"], [MODELS.unknown, "unknown"]] as const) {
+      await vision(model);
+      const specs = (await page.locator("dl.specs").textContent()) ?? "";
+      expect(["declared", "learned", "unknown"].filter((each) => specs.includes(each))).toEqual([word]);
+      expect(await page.locator(".legend").count()).toBe(0);
+    }
+    // The legend of the three words is on the Models list.
+    await open("models", "Models");
     const legend = (await page.locator(".legend").textContent()) ?? "";
     for (const word of ["declared", "learned", "unknown"]) expect(legend).toContain(word);
   });
