@@ -149,6 +149,13 @@ describe("gg console's guard", () => {
 describe("gg console's pages", () => {
   test("Configuration: a capability edited and saved is what --config reads back", async () => {
     await open("config", "Configuration");
+    // Two groups of capabilities, each capability a fieldset named by its id with Enabled and Implementation.
+    for (const [heading, ids] of [["Filesystem", ["read-file", "write-file", "edit-file", "list-dir", "search"]], ["Models & tools", ["shell"]]] as const) {
+      const groups = page.getByRole("region", { name: heading, exact: true }).getByRole("group");
+      expect(await groups.locator("legend").allTextContents()).toEqual(ids);
+      for (const id of ids) expect(await page.getByRole("group", { name: new RegExp(`^${id}`) }).getByRole("checkbox", { name: "Enabled", exact: true }).count()).toBe(1);
+    }
+    expect(await page.getByRole("group", { name: /^read-file/ }).getByLabel("Implementation").locator("option").allTextContents()).toContain("batch");
     const readFile = page.getByRole("group", { name: /^read-file/ });
     await readFile.getByLabel("Implementation").selectOption("unlimited");
     await readFile.getByLabel(/^lineCap/).fill("500");
