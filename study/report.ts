@@ -106,7 +106,7 @@ function cellOf(records: TrialRecord[]): Cell {
     billed: mean(judged.map(billedOf)),
     entered: mean(judged.map((record) => record.estimate.entered)),
     cost: judged.some((record) => record.cost === null) ? null : mean(judged.map((record) => record.cost)),
-    wallSecs: mean(judged.map((record) => (record.agentMs + record.overheadMs) / 1000)),
+    wallSecs: mean(judged.map((record) => (record.wallMs ?? record.agentMs + record.overheadMs) / 1000)),
   };
 }
 

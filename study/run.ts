@@ -104,8 +104,11 @@ function studyJson(study: Study): string {
   return `${JSON.stringify({ file, cases: cases.map(({ task: _, ...entry }) => entry), agents, repeats, maxTurns, budgetSecs, concurrency }, null, 2)}\n`;
 }
 
+/** A trial's record but its wall time, which is taken once its directory is released. */
+type Ended = Omit<TrialRecord, "wallMs">;
+
 /** A record of a trial that got no verdict. */
-function failedRecord(trial: Trial, code: string, message: string, started: number, commit: string | null): TrialRecord {
+function failedRecord(trial: Trial, code: string, message: string, started: number, commit: string | null): Ended {
   return {
     ...identity(trial),
     commit,
@@ -140,7 +143,7 @@ async function judge(command: string, isolation: Isolation, trial: Trial): Promi
 }
 
 /** The record of a trial whose agent ran. */
-function agentRecord(trial: Trial, report: AgentReport, catalog: Catalog, commit: string): Omit<TrialRecord, "pass" | "check" | "agentMs" | "overheadMs" | "ended"> {
+function agentRecord(trial: Trial, report: AgentReport, catalog: Catalog, commit: string): Omit<TrialRecord, "pass" | "check" | "agentMs" | "overheadMs" | "ended" | "wallMs"> {
   const { usage, turnsWithoutUsage, estimate, retries } = report.totals;
   const reported = report.turns.length > turnsWithoutUsage;
   return {
@@ -158,7 +161,7 @@ function agentRecord(trial: Trial, report: AgentReport, catalog: Catalog, commit
 }
 
 /** One trial, start to record; never throws. */
-async function runTrial(trial: Trial, study: Study, options: RunOptions, ledger: VisionLedger): Promise<TrialRecord> {
+async function runTrial(trial: Trial, study: Study, options: RunOptions, ledger: VisionLedger): Promise<Ended> {
   const started = performance.now();
   const scrub = options.scrub ?? ((text: string) => text);
   let isolation: Isolation | undefined;
@@ -236,14 +239,16 @@ export async function runStudy(study: Study, options: RunOptions): Promise<Study
   const records: TrialRecord[] = [];
   const totals = { passes: 0, tokens: 0, cost: 0, costKnown: true };
   await schedule(pending, options.concurrency, study.concurrency, async (trial) => {
-    const record = await runTrial(trial, study, options, ledger);
+    const started = performance.now();
+    const record: TrialRecord = { ...(await runTrial(trial, study, options, ledger)), wallMs: 0 };
+    record.wallMs = Math.round(performance.now() - started);
     appendRecord(out, record);
     records.push(record);
     if (record.pass) totals.passes++;
     totals.tokens += billedOf(record) ?? 0;
     if (record.cost === null) totals.costKnown = false;
     else totals.cost += record.cost;
-    const seconds = `${((record.agentMs + record.overheadMs) / 1000).toFixed(1)} s`;
+    const seconds = `${(record.wallMs / 1000).toFixed(1)} s`;
     const trialLine = `${verdictOf(record)}, ${record.turns} turns, ${count(billedOf(record) ?? 0)} tokens, ${dollars(record.cost)}, ${seconds}`;
     const soFar = `${totals.passes} passed, ${count(totals.tokens)} tokens, ${totals.costKnown ? dollars(totals.cost) : `${dollars(totals.cost)} + unknown`} so far`;
     progress(`[${skipped + records.length}/${all.length}] ${trial.key} ${trialLine}; ${soFar}\n`);

@@ -58,8 +58,10 @@ export interface TrialRecord {
   cost: number | null;
   /** Wall time of the agent's run, ms. */
   agentMs: number;
-  /** Wall time of the trial besides the agent: directory, diff, check, removal, recording (ms). */
+  /** Wall time of the trial besides the agent: directory, specs, transcript, diff, check (ms). */
   overheadMs: number;
+  /** Wall time of the whole trial, start to record, its directory's release included (ms). */
+  wallMs: number;
   retries: number;
   /** Requests thrown away because the model refused a picture. */
   wastedRequests: number;

@@ -129,6 +129,7 @@ export function writeStudy(dir: string, runsFrom: string): void {
           cost: (billed - 500) * 0.0000025 + 500 * 0.00001,
           agentMs: 4000,
           overheadMs: 300,
+          wallMs: 4300,
           retries: 0,
           wastedRequests: 0,
           filesChanged: { created: [], modified: ["src/a.ts"], deleted: [] },

@@ -83,6 +83,8 @@ describe("gg study", () => {
     // Two turns of 1000 in (400 cached) and 100 out at $1, $0.1 (cached) and $2 per million tokens.
     expect(greet).toMatchObject({ commit, turns: 2, usage: { prompt: 2000, completion: 200, cached: 800, turnsWithoutUsage: 0 }, filesChanged: { created: ["hello.txt"], modified: [], deleted: [] }, check: { exitCode: 0 } });
     expect(greet.cost).toBeCloseTo(0.00168, 10);
+    // The wall time holds the agent's run and the overhead.
+    for (const line of lines) expect(line.wallMs).toBeGreaterThanOrEqual(line.agentMs + line.overheadMs - 1);
     expect(lines.find((line) => line.key === "greet/m2-code/1")?.cost).toBeNull();
     expect(readFileSync(join(out, "diffs/greet/m1-code/2.patch"), "utf8")).toContain("+++ b/hello.txt\n@@ -0,0 +1 @@\n+hello\n");
     // Worktrees are reused from trial to trial: each trial still starts from the case's commit, so each creates hello.txt.
