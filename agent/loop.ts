@@ -4,7 +4,6 @@
 // carries the open views as their own trailing message, so a view closed or evicted is gone from the next request.
 import { createHash } from "node:crypto";
 import { readFileSync, statSync } from "node:fs";
-import { resolve } from "node:path";
 import type {
   ChatCompletion,
   ChatCompletionContentPart,
@@ -14,10 +13,11 @@ import type {
 } from "openai/resources/chat/completions";
 import { type Configuration, defaultConfiguration, isConfiguration, parseConfiguration } from "../bindings/config.ts";
 import { errorText } from "../bindings/define.ts";
-import { randomUUID } from "node:crypto";
+import { newRunId } from "../bindings/approval_match.ts";
 import type { Approval, Approve } from "../bindings/gate.ts";
 import { createTools } from "../bindings/index.ts";
-import { plural } from "../host/lines.ts";
+import { countLines, plural } from "../host/lines.ts";
+import { resolvePath } from "../host/paths.ts";
 import { walkFiles, walkRoot } from "../host/walk.ts";
 import { imageTokens, textTokens } from "../runtime/context.ts";
 import { type Baseline, type CallRecord, createRuntime, DEFAULT_LIMITS, type Runtime } from "../runtime/index.ts";
@@ -357,12 +357,10 @@ async function runProgram(
 }
 
 /** Lines in a file, at least 1: the limit that reads it whole. A file that cannot be read gets 1 (read_file says why). */
-function linesIn(file: string): number {
+function linesIn(workspace: string, path: string): number {
   try {
-    const bytes = readFileSync(file);
-    let lines = bytes.length > 0 && bytes[bytes.length - 1] !== 10 ? 1 : 0;
-    for (let at = bytes.indexOf(10); at !== -1; at = bytes.indexOf(10, at + 1)) lines++;
-    return Math.max(1, lines);
+    // Resolved as read_file resolves it, so both name the same file.
+    return Math.max(1, countLines(readFileSync(resolvePath(workspace, path))));
   } catch {
     return 1;
   }
@@ -490,11 +488,11 @@ async function drive(options: AgentOptions): Promise<Omit<AgentReport, "filesCha
   const clock = { deadline: Date.now() + (options.budgetSecs ?? 1800) * 1000 };
   // The calls of one run share its id and its approver, whether tools or programs make them.
   const approve = options.approve && unchargedWaits(options.approve, clock);
-  const calls = { ...agent, ...(approve ? { approve } : {}), runId: randomUUID() };
+  const calls = { ...agent, ...(approve ? { approve } : {}), runId: newRunId() };
   const system = systemPrompt({ arm: options.arm, config, ...agent });
   const report: Omit<AgentReport, "filesChanged" | "totals"> = { ok: false, turns: [], calls: [], visionEvents: [], wastedRequests: 0 };
   const maxTurns = options.maxTurns ?? 50;
-  const specs = (options.specs ?? []).map((path) => ({ path, limit: linesIn(resolve(options.workspace, path)) }));
+  const specs = (options.specs ?? []).map((path) => ({ path, limit: linesIn(options.workspace, path) }));
   let tools = options.arm === "tools" ? createTools({ workspace: options.workspace, config, ...calls }) : undefined;
   const runtime = options.arm === "code" ? createRuntime({ workspace: options.workspace, config, ...calls, ...(specs.length > 0 ? { specs } : {}) }) : undefined;
   const functionsOf = (held: typeof tools): ChatCompletionTool[] | undefined =>

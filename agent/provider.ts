@@ -73,11 +73,11 @@ export function isLoopback(baseURL: string): boolean {
   }
 }
 
-/** The API key for `baseURL` and the variable it came from, or why there is none; never logged. */
-export function apiKeyFor(baseURL: string, env: Record<string, string | undefined> = process.env): { key: string; variable?: string } | { refused: string } {
+/** The API key for `baseURL`, or why there is none; never logged. */
+export function apiKeyFor(baseURL: string, env: Record<string, string | undefined> = process.env): { key: string } | { refused: string } {
   for (const name of KEY_VARIABLES) {
     const key = env[name];
-    if (key) return { key, variable: name };
+    if (key) return { key };
   }
   if (isLoopback(baseURL)) return { key: "none" };
   return { refused: `Cannot call the model at ${baseURL}: no API key; set GG_API_KEY (or OPENAI_API_KEY, or OPENROUTER_API_KEY)` };

@@ -53,6 +53,12 @@ export interface ApprovalContext {
   pause?: () => () => void;
 }
 
+/**
+ * A fresh run id, as the hook and a person asked receive it. Math.random, not node:crypto: loading crypto costs every
+ * gg process milliseconds, and the id only tells runs apart.
+ */
+export const newRunId = (): string => `${Date.now().toString(36)}-${Math.floor(Math.random() * 2 ** 48).toString(16).padStart(12, "0")}`;
+
 /** Seconds a call may wait for a person when the configuration names none. */
 export const DEFAULT_APPROVAL_TIMEOUT_SECS = 300;
 /** Seconds the approval hook may run when it names no timeout. */

@@ -3,7 +3,7 @@
 import { isAbsolute, relative } from "node:path";
 import picomatch from "picomatch";
 import { type TSchema, Type } from "typebox";
-import { GgError, quote } from "../host/errors.ts";
+import { excerpt, GgError, quote } from "../host/errors.ts";
 import { resolvePath } from "../host/paths.ts";
 
 /** Lines one read range holds at most. */
@@ -65,7 +65,7 @@ export function globMatcher(patterns: string | string[], what: string): (path: s
   try {
     return picomatch(patterns, { dot: true, strictBrackets: true });
   } catch (error) {
-    throw new GgError("invalid-argument", `Cannot ${what} ${typeof patterns === "string" ? quote(patterns) : quote(JSON.stringify(patterns))}: ${(error as Error).message}; fix the pattern (brackets and braces must close)`);
+    throw new GgError("invalid-argument", `Cannot ${what} ${typeof patterns === "string" ? quote(patterns) : excerpt(JSON.stringify(patterns))}: ${(error as Error).message}; fix the pattern (brackets and braces must close)`);
   }
 }
 

@@ -65,7 +65,8 @@ function load(absolute: string, path: string, context: CallContext, held: { byte
     const head = context.files.readHead(absolute, Math.max(IMAGE_SNIFF_BYTES, BINARY_HEAD_BYTES));
     if (detectImage(head.subarray(0, IMAGE_SNIFF_BYTES))) throw new GgError("invalid-argument", `Cannot read ${path} as text: it is a picture; look at it with view_image`);
     if (binaryHead(head)) throw new GgError("invalid-argument", `Cannot read ${path} as text: it is binary (it holds a NUL byte); inspect it with a command such as xxd`);
-    const bytes = context.files.readFile(absolute);
+    // A file no longer than its head was read whole already.
+    const bytes = head.length === stat.size ? head : context.files.readFile(absolute);
     held.bytes += bytes.length;
     // Bytes that are not UTF-8 read as U+FFFD, as read_file reads them.
     let text = bytes.toString("utf8");

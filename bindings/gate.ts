@@ -2,8 +2,8 @@
 // verdict is the strictest of the rules (or the defaults), the approval hook's, and, for an ask, the answer of the
 // person asked; a denied call comes back as a `denied` error and nothing of it runs.
 import type { Static, TSchema } from "typebox";
-import { GgError } from "../host/errors.ts";
-import { type Approval, type ApprovalAnswer, type ApprovalRequest, allowsEverything, type CallTraits, DEFAULT_APPROVAL_TIMEOUT_SECS, DEFAULT_HOOK_TIMEOUT_SECS, type RuleVerdict, ruleVerdict, stricter } from "./approval_match.ts";
+import { excerpt, GgError, quote } from "../host/errors.ts";
+import { type Approval, type ApprovalAnswer, type ApprovalRequest, type DecidedBy, allowsEverything, type CallTraits, DEFAULT_APPROVAL_TIMEOUT_SECS, DEFAULT_HOOK_TIMEOUT_SECS, type RuleVerdict, ruleVerdict, stricter } from "./approval_match.ts";
 import type { ApprovalHook, Configuration, Verdict } from "./capabilities.ts";
 import { type CallContext, type CallDefinition, type CallResult, checkArguments, parametersOf, runChecked, runCheckedSync } from "./define.ts";
 import { execute } from "./shell.ts";
@@ -47,7 +47,6 @@ const argsOf = (args: unknown): Record<string, unknown> => (typeof args === "obj
 /** The hooks that see this context's calls: the top level's, then the agent's. */
 const hooksOf = (context: CallContext): ApprovalHook[] => [context.config.approvals?.hook, context.config.agentApproval?.hook].filter((hook): hook is ApprovalHook => hook !== undefined);
 
-/** Seconds a call may wait for a person: the agent's setting, else the top level's, else 300. */
 /** Seconds an ask may wait for an answer under `config`: the agent's approvalTimeoutSecs, else the top level's, else 300. */
 export const askTimeoutSecs = (config: Configuration): number => config.agentApproval?.timeoutSecs ?? config.approvals?.timeoutSecs ?? DEFAULT_APPROVAL_TIMEOUT_SECS;
 
@@ -94,11 +93,11 @@ function readVerdict(output: string): ApprovalAnswer | string {
   try {
     value = JSON.parse(output);
   } catch {
-    return `it printed ${output.trim() === "" ? "nothing" : JSON.stringify(output.slice(0, 200))}, not one JSON verdict`;
+    return `it printed ${output.trim() === "" ? "nothing" : quote(output, 200)}, not one JSON verdict`;
   }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return `it printed ${JSON.stringify(value)}, not a JSON object`;
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return `it printed ${excerpt(JSON.stringify(value))}, not a JSON object`;
   const { verdict, reason, ...rest } = value as Record<string, unknown>;
-  if (verdict !== "allow" && verdict !== "ask" && verdict !== "deny") return `its verdict ${JSON.stringify(verdict)} is not "allow", "ask" or "deny"`;
+  if (verdict !== "allow" && verdict !== "ask" && verdict !== "deny") return `its verdict ${excerpt(JSON.stringify(verdict) ?? "undefined")} is not "allow", "ask" or "deny"`;
   if (reason !== undefined && typeof reason !== "string") return "its reason is not a string";
   if (Object.keys(rest).length > 0) return `it printed unknown fields ${Object.keys(rest).map((key) => JSON.stringify(key)).join(", ")}`;
   return { verdict, ...(reason === undefined ? {} : { reason }) };
@@ -151,6 +150,15 @@ async function askPerson(ask: RuleVerdict, request: ApprovalRequest, context: Ca
   const by = answer.by === "client" ? "client" : "person";
   const reason = answer.verdict === "ask" ? "the answer was ask again, which decides nothing" : answer.reason;
   return { verdict: answer.verdict === "allow" ? "allow" : "deny", by, ...(reason === undefined ? {} : { reason }), waitedMs };
+}
+
+/** What asked about a call, in words: "rule 2", "the approval hook", "approvalDefault". */
+export const askerOf = (by: DecidedBy | undefined): string => (by === "hook" ? "the approval hook" : by === undefined || by === "default" ? "approvalDefault" : by);
+
+/** What asked, with its reason, as a person asked reads it: "rule 1 (writes need a person)". */
+export function whyAsked(asking: ApprovalRequest["asking"]): string {
+  const reason = asking?.reason ?? (asking === undefined || asking.by === "default" ? '"ask" for calls with effects' : undefined);
+  return `${askerOf(asking?.by)}${reason ? ` (${reason})` : ""}`;
 }
 
 /** The failure of a denied call: what was refused, by whom and why, and a way forward. */

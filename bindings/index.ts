@@ -4,8 +4,8 @@ import { callError, quote } from "../host/errors.ts";
 import { nodeFileHost } from "../host/files.ts";
 import { createWarmCache, warmFileHost } from "../host/warm.ts";
 import { type Configuration, defaultConfiguration, forAgent, isConfiguration, parseConfiguration } from "./config.ts";
-import { randomUUID } from "node:crypto";
 import { type CallContext, type CallDefinition, type CallResult, holdsCall } from "./define.ts";
+import { newRunId } from "./approval_match.ts";
 import { type Approval, type Approve, invokeApproved } from "./gate.ts";
 import { CALLS } from "./calls.ts";
 
@@ -80,7 +80,7 @@ export function callContext(options: ToolsOptions): CallContext {
     agent: options.agent ?? String(process.pid),
     ...(options.budgetSecs === undefined ? {} : { deadline: Date.now() + options.budgetSecs * 1000 }),
     ...(warm ? { warm } : {}),
-    approvals: { arm: "tools", runId: options.runId ?? randomUUID(), ...(options.approve ? { approve: options.approve } : {}) },
+    approvals: { arm: "tools", runId: options.runId ?? newRunId(), ...(options.approve ? { approve: options.approve } : {}) },
   };
 }
 

@@ -1,7 +1,8 @@
 // shell: run a command line through sh -c and hand back its exit code and output, under the output policy.
 import { type Static, Type } from "typebox";
 import { GgError } from "../host/errors.ts";
-import { createOutputSink, createVerdictSink, OUTPUT_BYTE_CAP, OUTPUT_MODES, type OutputPolicy, SHELL_LOG_DIR } from "../host/output.ts";
+import { SHELL_LOG_DIR } from "../host/logs.ts";
+import { createOutputSink, createVerdictSink, OUTPUT_BYTE_CAP, OUTPUT_MODES, type OutputPolicy } from "../host/output.ts";
 import { runCommand } from "../host/shell.ts";
 import type { Configuration } from "./capabilities.ts";
 import { defineCall, holdsCall } from "./define.ts";

@@ -6,7 +6,7 @@ import type { Configuration } from "../bindings/config.ts";
 import { errorText } from "../bindings/define.ts";
 import { runAgent } from "../agent/loop.ts";
 import type { Arm } from "../agent/prompts.ts";
-import { CatalogError, loadCatalog, modelInfo } from "../agent/catalog.ts";
+import { type Catalog, CatalogError, loadCatalog, modelInfo } from "../agent/catalog.ts";
 import { apiKeyFor, openAIProvider, scrubberOf, withholdKey } from "../agent/provider.ts";
 import { differences, readTranscript, recordedCalls, replayOptions, TranscriptError, transcriptWriter } from "../agent/transcript.ts";
 import { plural } from "../host/lines.ts";
@@ -45,20 +45,30 @@ export function taskOf(task: string | undefined, file: string | undefined, refus
   }
 }
 
-/** Runs the agent: exit 0 when the model answered, 1 when the run ended otherwise; a provider or catalog that cannot be used is refused (exit 2). */
-export async function runAgentCommand(flags: AgentFlags, out: (text: string) => void, err: (text: string) => void): Promise<number> {
-  const found = apiKeyFor(flags.baseURL);
+/**
+ * What a command that calls a model needs before it starts: the key for `baseURL` (withheld from the commands agents
+ * run, and scrubbed from whatever is printed or written) and the catalog; a missing key or an unreadable catalog is
+ * refused.
+ */
+export function modelAccess(baseURL: string, catalogFile: string | undefined): { key: string; scrub: (text: string) => string; catalog: Catalog } {
+  const found = apiKeyFor(baseURL);
   if ("refused" in found) throw new UsageError(found.refused);
-  const scrub = scrubberOf(found.key);
-  const [print, warn] = [(text: string) => out(scrub(text)), (text: string) => err(scrub(text))];
-  withholdKey(found.key);
-  const provider = openAIProvider({ baseURL: flags.baseURL, apiKey: found.key, onRetry: (retry, maxRetries) => warn(retryLine(retry, maxRetries)) });
-  let info;
+  let catalog: Catalog;
   try {
-    info = modelInfo(loadCatalog(flags.catalog).catalog, flags.model);
+    catalog = loadCatalog(catalogFile).catalog;
   } catch (error) {
     throw error instanceof CatalogError ? new UsageError(error.message) : error;
   }
+  withholdKey(found.key);
+  return { key: found.key, scrub: scrubberOf(found.key), catalog };
+}
+
+/** Runs the agent: exit 0 when the model answered, 1 when the run ended otherwise; a provider or catalog that cannot be used is refused (exit 2). */
+export async function runAgentCommand(flags: AgentFlags, out: (text: string) => void, err: (text: string) => void): Promise<number> {
+  const { key, scrub, catalog } = modelAccess(flags.baseURL, flags.catalog);
+  const [print, warn] = [(text: string) => out(scrub(text)), (text: string) => err(scrub(text))];
+  const provider = openAIProvider({ baseURL: flags.baseURL, apiKey: key, onRetry: (retry, maxRetries) => warn(retryLine(retry, maxRetries)) });
+  const info = modelInfo(catalog, flags.model);
   const started = performance.now();
   const transcript = flags.transcript === undefined ? undefined : transcriptWriter(flags.transcript, { model: flags.model, arm: flags.arm, task: flags.task, config: flags.config, ...(flags.agent === undefined ? {} : { agent: flags.agent }) }, scrub);
   const report = await runAgent({

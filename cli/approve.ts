@@ -2,7 +2,7 @@
 // without a terminal, or with --approve, the standing answer --approve gives (deny unless it says allow).
 import { closeSync, createReadStream, openSync } from "node:fs";
 import { createInterface } from "node:readline/promises";
-import type { ApprovalAnswer, ApprovalRequest, Approve } from "../bindings/gate.ts";
+import { type ApprovalAnswer, type ApprovalRequest, type Approve, askerOf, whyAsked } from "../bindings/gate.ts";
 import { excerpt } from "../host/errors.ts";
 
 /** --approve's values. */
@@ -44,8 +44,7 @@ function terminalApprover(err: (text: string) => void): Approve {
 async function askAtTerminal(request: ApprovalRequest, allowedForRun: Set<string>, err: (text: string) => void): Promise<ApprovalAnswer> {
   const asker = askerOf(request.asking?.by);
   if (allowedForRun.has(asker)) return { verdict: "allow", reason: `${asker} allowed at the terminal for the rest of the run` };
-  const why = request.asking?.reason ? `: ${request.asking.reason}` : "";
-  err(`gg: ${request.call} asks for approval (${asker}${why})\n  ${excerpt(JSON.stringify(request.args) ?? "", 300)}\n`);
+  err(`gg: ${request.call} asks for approval: ${whyAsked(request.asking)}\n  ${excerpt(JSON.stringify(request.args) ?? "", 300)}\n`);
   const reply = (await readAnswer(`  y allow once, n deny, a allow ${asker} for the rest of the run [n]: `)).trim().toLowerCase();
   if (reply === "a") {
     allowedForRun.add(asker);
@@ -53,9 +52,6 @@ async function askAtTerminal(request: ApprovalRequest, allowedForRun: Set<string
   }
   return reply === "y" ? { verdict: "allow", reason: "allowed at the terminal" } : { verdict: "deny", reason: "denied at the terminal" };
 }
-
-/** What asked, in words: "rule 2", "the hook", "the default". */
-const askerOf = (by: string | undefined): string => (by === undefined || by === "default" ? "the default" : by === "hook" ? "the hook" : by);
 
 /** One line from the terminal after `prompt` on stderr; an empty answer when the terminal closes. */
 async function readAnswer(prompt: string): Promise<string> {

@@ -1,7 +1,7 @@
 // gg logs: what the shell's logs hold on this machine, and `gg logs clean` to remove those no running command holds.
 import { Argument, Option } from "commander";
 import { plural } from "../host/lines.ts";
-import { cleanShellLogs, listShellLogs, SHELL_LOG_DIR } from "../host/logs.ts";
+import { cleanShellLogs, LOG_RETENTION, listShellLogs, SHELL_LOG_DIR, type ShellLog } from "../host/logs.ts";
 import { defineCommand, type Io, options } from "./command.ts";
 
 interface LogsFlags {
@@ -13,7 +13,7 @@ export function logsCommand(io: Io) {
   return defineCommand(
     io,
     "logs",
-    "show the shell's logs (kept 7 days and within 1 GiB, older ones removed as commands start); clean removes every log no running command holds",
+    `show the shell's logs (kept ${LOG_RETENTION.maxAgeMs / 86_400_000} days and within ${LOG_RETENTION.maxBytes / 1024 ** 3} GiB, older ones removed as commands start); clean removes every log no running command holds`,
     ["gg logs", "gg logs clean"],
     async (action: "clean" | undefined, flags: LogsFlags) => {
       const dir = flags.dir ?? SHELL_LOG_DIR;
@@ -33,7 +33,7 @@ export function logsCommand(io: Io) {
     .addOption(options.json("print the logs (path, bytes, modifiedMs, held), or what clean removed, as JSON"));
 }
 
-function summary(logs: ReturnType<typeof listShellLogs>, dir: string): string {
+function summary(logs: ShellLog[], dir: string): string {
   if (logs.length === 0) return `No shell logs in ${dir}.`;
   const bytes = logs.reduce((sum, log) => sum + log.bytes, 0);
   const held = logs.filter((log) => log.held).length;

@@ -73,8 +73,7 @@ function reportCommand(io: Io) {
 /** gg study run: exit 0 when every trial has a verdict, 1 when some ended in an error, 2 for a refused study. */
 async function runStudyCommand(file: string, flags: StudyFlags, io: Io): Promise<number> {
   const { loadStudy, StudyError } = await import("../study/file.ts");
-  const { CatalogError, loadCatalog } = await import("../agent/catalog.ts");
-  const { apiKeyFor, openAIProvider, scrubberOf, withholdKey } = await import("../agent/provider.ts");
+  const { openAIProvider } = await import("../agent/provider.ts");
   let study;
   try {
     study = loadStudy(file);
@@ -83,17 +82,8 @@ async function runStudyCommand(file: string, flags: StudyFlags, io: Io): Promise
     throw error;
   }
   const baseURL = flags.baseUrl ?? DEFAULT_BASE_URL;
-  const found = apiKeyFor(baseURL);
-  if ("refused" in found) throw new UsageError(found.refused);
-  let catalog;
-  try {
-    catalog = loadCatalog(flags.catalog).catalog;
-  } catch (error) {
-    if (error instanceof CatalogError) throw new UsageError(error.message);
-    throw error;
-  }
-  const scrub = scrubberOf(found.key);
-  withholdKey(found.key);
+  const { modelAccess } = await import("./agent_run.ts");
+  const { key, scrub, catalog } = modelAccess(baseURL, flags.catalog);
   stopCommandsOnSignals();
   const [{ runStudy }, { reportText, studyReport }, { retryLine }] = await Promise.all([import("../study/run.ts"), import("../study/report.ts"), import("./summary.ts")]);
   const out = flags.out ?? join(dirname(file), `${basename(file).replace(/\.json$/, "")}.results`);
@@ -106,7 +96,7 @@ async function runStudyCommand(file: string, flags: StudyFlags, io: Io): Promise
     catalog,
     scrub,
     progress: warn,
-    provider: (trial) => openAIProvider({ baseURL, apiKey: found.key, onRetry: (retry, maxRetries) => warn(`${trial.key}: ${retryLine(retry, maxRetries)}`) }),
+    provider: (trial) => openAIProvider({ baseURL, apiKey: key, onRetry: (retry, maxRetries) => warn(`${trial.key}: ${retryLine(retry, maxRetries)}`) }),
   });
   const errors = outcome.records.filter((record) => record.pass === null).length;
   if (flags.json) io.out(`${JSON.stringify({ ok: errors === 0, out, trials: outcome.total, skipped: outcome.skipped, ran: outcome.records.length, errors })}\n`);

@@ -4,13 +4,13 @@ import { costOf, type Pricing } from "../agent/catalog.ts";
 import { type AgentReport, bandsTotal, type CallOutcome, type TurnRecord } from "../agent/loop.ts";
 import type { Arm } from "../agent/prompts.ts";
 import type { Retry } from "../agent/provider.ts";
-import { plural } from "../host/lines.ts";
+import { dollars, grouped, plural, seconds } from "../host/lines.ts";
 
 /** Names a file list shows before "and N more". */
 const NAMES_SHOWN = 5;
 
-const count = (value: number): string => value.toLocaleString("en-US");
-const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
+
+
 
 /** `retry 2/4 in 1.0 s: 503`, or the network failure named in place of the status. */
 export const retryLine = (retry: Retry, maxRetries: number): string => `retry ${retry.attempt}/${maxRetries} in ${seconds(retry.waitMs)}: ${retry.status ?? retry.reason}\n`;
@@ -38,13 +38,13 @@ function byName(calls: { name: string; ok: boolean }[]): string {
 /** The calls line: the tool calls by name, or the programs and the gg calls they made by name. */
 function callsLine(calls: CallOutcome[], arm: Arm): string {
   if (calls.length === 0) return "none";
-  if (arm === "tools") return `${count(calls.length)}: ${byName(calls)}`;
+  if (arm === "tools") return `${grouped(calls.length)}: ${byName(calls)}`;
   const failed = calls.filter((call) => !call.ok).length;
   const inner = calls.flatMap((call) => call.calls ?? []);
   const dropped = calls.reduce((sum, call) => sum + (call.callsDropped ?? 0), 0);
   const programs = `${plural(calls.length, "program")}${failed > 0 ? ` (${failed} failed)` : ""}`;
   if (inner.length === 0) return `${programs}, no gg calls`;
-  return `${programs}, ${plural(inner.length + dropped, "gg call")}: ${byName(inner)}${dropped > 0 ? `, and ${count(dropped)} not listed` : ""}`;
+  return `${programs}, ${plural(inner.length + dropped, "gg call")}: ${byName(inner)}${dropped > 0 ? `, and ${grouped(dropped)} not listed` : ""}`;
 }
 
 /** The files line: "1 created (b.txt), 2 modified (a.txt, c.txt)", each list cut at a few names. */
@@ -54,8 +54,8 @@ function filesLine(changed: AgentReport["filesChanged"]): string {
   return kinds
     .map((kind) => {
       const paths = changed[kind];
-      const more = paths.length > NAMES_SHOWN ? `, and ${count(paths.length - NAMES_SHOWN)} more` : "";
-      return `${count(paths.length)} ${kind} (${paths.slice(0, NAMES_SHOWN).join(", ")}${more})`;
+      const more = paths.length > NAMES_SHOWN ? `, and ${grouped(paths.length - NAMES_SHOWN)} more` : "";
+      return `${grouped(paths.length)} ${kind} (${paths.slice(0, NAMES_SHOWN).join(", ")}${more})`;
     })
     .join(", ");
 }
@@ -63,16 +63,16 @@ function filesLine(changed: AgentReport["filesChanged"]): string {
 /** The tokens line: billed as the provider counted them, entered as gg estimated what it sent. */
 function tokensLine(report: AgentReport): string {
   const { usage, turnsWithoutUsage, estimate } = report.totals;
-  const entered = `entered ${count(bandsTotal(estimate))} in (gg's estimate)`;
+  const entered = `entered ${grouped(bandsTotal(estimate))} in (gg's estimate)`;
   if (report.turns.length === 0) return "none billed";
   if (turnsWithoutUsage === report.turns.length) return `billed: not reported by the provider; ${entered}`;
-  const cached = usage.cachedTokens ? ` (${count(usage.cachedTokens)} cached)` : "";
+  const cached = usage.cachedTokens ? ` (${grouped(usage.cachedTokens)} cached)` : "";
   const missing = turnsWithoutUsage > 0 ? `, not reported for ${plural(turnsWithoutUsage, "turn")}` : "";
-  return `billed ${count(usage.promptTokens + usage.completionTokens)}: ${count(usage.promptTokens)} in${cached}, ${count(usage.completionTokens)} out${missing}; ${entered}`;
+  return `billed ${grouped(usage.promptTokens + usage.completionTokens)}: ${grouped(usage.promptTokens)} in${cached}, ${grouped(usage.completionTokens)} out${missing}; ${entered}`;
 }
 
 /** Dollars as a person reads them: cents for a dollar or more, two significant digits below. */
-const dollars = (usd: number): string => (usd === 0 ? "$0" : usd >= 1 ? `$${usd.toFixed(2)}` : `$${Number(usd.toPrecision(2))}`);
+
 
 /** The cost line, or undefined when the catalog has no prices for the model. */
 function costLine(report: AgentReport, pricing: Pricing | undefined): string | undefined {

@@ -43,6 +43,12 @@ export function lineSpan(bytes: Buffer, line: number): { start: number; end: num
 /** A whole number with its thousands grouped by commas, "10,000" (toLocaleString would load the locale data: ms at start-up). */
 export const grouped = (count: number): string => String(count).replace(/\B(?=(\d{3})+$)/g, ",");
 
+/** Milliseconds as seconds to a tenth, "1.2 s". */
+export const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
+
+/** US dollars as a person reads them: "$0", "$0.00042", "$3.10"; null (no price known) is "unknown", never $0. */
+export const dollars = (usd: number | null): string => (usd === null ? "unknown" : usd === 0 ? "$0" : usd >= 1 ? `$${usd.toFixed(2)}` : `$${Number(usd.toPrecision(2))}`);
+
 /** "1 line" / "3 lines"; irregular nouns pass their plural. */
 export const plural = (count: number, noun: string, nouns = `${noun}s`): string => `${count} ${count === 1 ? noun : nouns}`;
 

@@ -105,7 +105,8 @@ function scan(dir: string): ShellLog[] {
       // removed meanwhile
     }
   }
-  return logs.sort((a, b) => a.modifiedMs - b.modifiedMs || a.path.localeCompare(b.path));
+  // Code units, not localeCompare: its first call loads the collation data, milliseconds on a command's start.
+  return logs.sort((a, b) => a.modifiedMs - b.modifiedMs || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
 /** Marks the logs some running command writes; `now` dates what /proc's absence makes count as held. */

@@ -9,7 +9,6 @@ import { holdLogs, releaseLogs, retainOnStart, SHELL_LOG_DIR } from "./logs.ts";
 
 /** Bytes of inline output at most, under every mode. */
 export const OUTPUT_BYTE_CAP = 16 * 1024;
-export { SHELL_LOG_DIR };
 
 /**
  * What comes back inline. `offload`: the tail (last maxLines lines and at most maxChars characters, the tighter

@@ -4,7 +4,8 @@
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { ElicitRequestFormParams, ElicitResult } from "@modelcontextprotocol/sdk/types.js";
 import type { Configuration } from "../bindings/config.ts";
-import { type ApprovalAnswer, type ApprovalRequest, type Approve, askTimeoutSecs } from "../bindings/gate.ts";
+import { type ApprovalAnswer, type ApprovalRequest, type Approve, askTimeoutSecs, whyAsked } from "../bindings/gate.ts";
+import { excerpt } from "../host/errors.ts";
 
 /** Characters of a call's arguments, as JSON, that an elicitation shows (a write's content can be long). */
 const ARGS_CHARS = 2000;
@@ -19,18 +20,9 @@ const DECISION: ElicitRequestFormParams["requestedSchema"] = {
   required: ["decision"],
 };
 
-/** Why a call is asked, from what asked (the rule and its reason, the default, or the hook). */
-export function whyAsked(request: ApprovalRequest): string {
-  const by = request.asking?.by;
-  if (by === undefined || by === "hook") return "the approval hook asked";
-  if (by === "default") return 'approvalDefault is "ask" for calls with effects';
-  return `${by} asks${request.asking?.reason ? ` (${request.asking.reason})` : ""}`;
-}
-
 /** The elicitation's message: the call, where it comes from, its arguments (clipped), and why it is asked. */
-export function askMessage(request: ApprovalRequest, why: string): string {
-  const json = JSON.stringify(request.args, null, 2) ?? "{}";
-  const shown = json.length > ARGS_CHARS ? `${json.slice(0, ARGS_CHARS)}\n… (${json.length - ARGS_CHARS} more characters)` : json;
+function askMessage(request: ApprovalRequest, why: string): string {
+  const shown = excerpt(JSON.stringify(request.args, null, 2) ?? "{}", ARGS_CHARS);
   const from = request.from === "program" ? `a program's call #${request.seq + 1}` : "a tool call";
   return `gg asks to run ${request.call} (${from}) in ${request.workspace} with:\n${shown}\nWhy you are asked: ${why}.\nAllow this one call, or deny it.`;
 }
@@ -42,7 +34,7 @@ const canBeAsked = (server: Server): boolean => {
 };
 
 /** A client's answer as an approval answer: accept with allow allows; a deny, a decline or a cancel denies. */
-export function answerOf(result: ElicitResult): ApprovalAnswer {
+function answerOf(result: ElicitResult): ApprovalAnswer {
   const given = result.content?.reason;
   const reason = typeof given === "string" && given.trim() !== "" ? given.trim() : undefined;
   if (result.action === "accept" && result.content?.decision === "allow") return { verdict: "allow", by: "client", ...(reason ? { reason } : {}) };
@@ -62,9 +54,9 @@ export function elicitingApprove(server: Server, config: Configuration): Approve
   // The gate's own timer says "late" first; the request then ends on the client's side too.
   const timeoutSecs = askTimeoutSecs(config) + 1;
   return async (request) => {
-    const why = whyAsked(request);
+    const why = whyAsked(request.asking);
     if (!canBeAsked(server)) {
-      return { verdict: "deny", by: "client", reason: `this MCP client cannot be asked (it did not declare the elicitation capability), and ${why}; use a client that supports elicitation, or change the approvals` };
+      return { verdict: "deny", by: "client", reason: `this MCP client cannot be asked (it did not declare the elicitation capability), and ${why} asks; use a client that supports elicitation, or change the approvals` };
     }
     try {
       return answerOf(await server.elicitInput({ mode: "form", message: askMessage(request, why), requestedSchema: DECISION }, { timeout: timeoutSecs * 1000 }));

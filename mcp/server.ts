@@ -27,7 +27,7 @@ import { killAllCommands } from "../host/shell.ts";
 import { renderApiDoc, renderDts, searchDocs } from "../runtime/docs.ts";
 import { createRuntime, type OpenedView, type ViewContent } from "../runtime/index.ts";
 import { VIEW_HEADINGS } from "../runtime/window.ts";
-import { DEFAULT_LIMITS, type OptionNames, type RunOptions, runProblems } from "../runtime/limits.ts";
+import { DEFAULT_LIMITS, type RunOptions, runProblems } from "../runtime/limits.ts";
 import { elicitingApprove } from "./elicit.ts";
 import { quote } from "./messages.ts";
 import { lineTransport } from "./transport.ts";
@@ -48,9 +48,6 @@ const RunProgram = Type.Object(
   },
   { additionalProperties: false },
 );
-
-/** run_program's arguments as its schema names them, for the problems of the limits they set. */
-const RUN_PROGRAM_OPTIONS: OptionNames = { budget: "budget", language: "language", check: "check" };
 
 const SearchDocs = Type.Object({ query: Type.String({ description: "Words of what you want to do, e.g. read a file, run a command." }) }, { additionalProperties: false });
 
@@ -125,7 +122,7 @@ export function createMcpServer(options: McpOptions) {
 
   const runProgram = async (args: Static<typeof RunProgram>, signal: AbortSignal): Promise<CallToolResult> => {
     const run: RunOptions = { ...(args.language ? { language: args.language } : {}), ...(args.budget ? { budget: args.budget } : {}), ...(args.check ? { check: true } : {}) };
-    const problems = runProblems(run, RUN_PROGRAM_OPTIONS);
+    const problems = runProblems(run);
     if (problems.length > 0) return failure("invalid-argument", `Cannot run the program with these arguments: ${problems.join("; ")}`);
     const report = await runtime.run(args.source, run, { signal });
     const contents: ViewContent[] = report.views.some((view) => !shown.has(view.id)) ? await runtime.views() : [];

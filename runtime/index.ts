@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { constants, tmpdir } from "node:os";
 import { extname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { randomUUID } from "node:crypto";
+import { newRunId } from "../bindings/approval_match.ts";
 import type { ApprovalAnswer, ApprovalRequest } from "../bindings/gate.ts";
 import { endSupervised, killGroups } from "../host/shell.ts";
 import type { EngineOptions } from "./engine.ts";
@@ -96,7 +96,7 @@ function spawnRunner(init: Extract<ToRunner, { type: "init" }>, onMessage: (mess
 function superviseRunner(given: EngineOptions) {
   // `approve` stays here (a function cannot cross to the runner): the runner puts its asks to this process.
   const { approve, ...rest } = given;
-  const options: EngineOptions = { ...rest, runId: given.runId ?? randomUUID() };
+  const options: EngineOptions = { ...rest, runId: given.runId ?? newRunId() };
   let runner: ChildProcess | undefined;
   /** The current runner's journal. */
   let journal: Journal = { path: "", remove: () => {} };

@@ -99,7 +99,7 @@ export function swapTo(dist: string, build: string): string[] {
 }
 
 /** A digest of the build's inputs: the sources tsc and esbuild read, their configuration and the locked dependencies. */
-export function inputsDigest(root: string): string {
+function inputsDigest(root: string): string {
   const hash = createHash("sha256");
   const add = (path: string): void => {
     if (statSync(path).isDirectory()) {

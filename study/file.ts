@@ -36,7 +36,7 @@ const AgentSchema = Type.Object(
 );
 
 /** The study file as written. */
-export const StudyFile = Type.Object(
+const StudyFile = Type.Object(
   {
     cases: Type.Array(CaseSchema, { minItems: 1, description: "an array of one or more cases" }),
     agents: Type.Array(AgentSchema, { minItems: 1, description: "an array of one or more agents" }),
@@ -51,7 +51,7 @@ export const StudyFile = Type.Object(
   },
   { additionalProperties: false, description: 'an object {"cases", "agents", "repeats"?, "maxTurns"?, "budgetSecs"?, "models"?}' },
 );
-export type StudyFile = Static<typeof StudyFile>;
+type StudyFile = Static<typeof StudyFile>;
 
 /** A case ready to run: its paths absolute, its task read, its start a commit when its workspace is a repository. */
 export interface StudyCase {

@@ -17,7 +17,7 @@ export const studyIdOf = (out: string): string => createHash("sha256").update(re
 const branchPrefix = (id: string): string => `gg-study/${id}/`;
 
 /** Where trial `key`'s worktree or copy lives. */
-export const trialRoot = (out: string, key: string): string => join(out, "worktrees", key);
+const trialRoot = (out: string, key: string): string => join(out, "worktrees", key);
 
 /** A trial's directory, and how to diff and remove it. */
 export interface Isolation {
@@ -124,7 +124,7 @@ export async function drainPool(out: string): Promise<void> {
 }
 
 /** Removes a trial's worktree and branch, or its copy. */
-export async function removeIsolation(isolation: Isolation): Promise<void> {
+async function removeIsolation(isolation: Isolation): Promise<void> {
   const { repo, branch } = isolation;
   if (repo) {
     await serially(repo, async () => {

@@ -4,7 +4,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { StudyAgent } from "./file.ts";
-import { billedOf, dollars, latestByKey, readRecords, type TrialRecord } from "./trials.ts";
+import { dollars, grouped } from "../host/lines.ts";
+import { billedOf, latestByKey, readRecords, type TrialRecord } from "./trials.ts";
 
 /** One case × agent. */
 export interface Cell {
@@ -106,7 +107,7 @@ function cellOf(records: TrialRecord[]): Cell {
     billed: mean(judged.map(billedOf)),
     entered: mean(judged.map((record) => record.estimate.entered)),
     cost: judged.some((record) => record.cost === null) ? null : mean(judged.map((record) => record.cost)),
-    wallSecs: mean(judged.map((record) => (record.wallMs ?? record.agentMs + record.overheadMs) / 1000)),
+    wallSecs: mean(judged.map((record) => record.wallMs / 1000)),
   };
 }
 
@@ -155,7 +156,7 @@ function table(rows: string[][]): string {
   return rows.map((row) => row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column] ?? 0))).join("  ").trimEnd()).join("\n");
 }
 
-const whole = (value: number | null): string => (value === null ? "–" : Math.round(value).toLocaleString("en-US"));
+const whole = (value: number | null): string => (value === null ? "–" : grouped(Math.round(value)));
 const times = (value: number | null): string => (value === null ? "–" : `×${value.toFixed(2)}`);
 
 /** The report as a person reads it. */

@@ -5,17 +5,18 @@
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import picomatch from "picomatch";
-import { type Catalog, costOrNull, modelInfo } from "../agent/catalog.ts";
+import { type Catalog, costOrNull, modelInfo, type Pricing } from "../agent/catalog.ts";
 import { type AgentReport, bandsTotal, runAgent } from "../agent/loop.ts";
 import type { Provider } from "../agent/provider.ts";
 import { transcriptWriter } from "../agent/transcript.ts";
 import { createVisionLedger, type VisionLedger } from "../agent/vision.ts";
 import { execute, shellPolicy, WHOLE_OUTPUT } from "../bindings/shell.ts";
 import { GgError } from "../host/errors.ts";
+import { dollars, grouped, plural, seconds } from "../host/lines.ts";
 import { walkFiles, walkRoot } from "../host/walk.ts";
 import type { Study } from "./file.ts";
 import { diffOf, drainPool, git, type Isolation, isolate, releaseIsolation, studyIdOf, type Swept, sweep } from "./isolate.ts";
-import { appendRecord, billedOf, dollars, isFinished, latestByKey, readRecords, type Shard, shardOf, type Trial, type TrialRecord, trialsOf, verdictOf } from "./trials.ts";
+import { appendRecord, billedOf, isFinished, latestByKey, readRecords, type Shard, shardOf, type Trial, type TrialRecord, trialsOf, verdictOf } from "./trials.ts";
 
 /** How to run a study. */
 export interface RunOptions {
@@ -143,7 +144,7 @@ async function judge(command: string, isolation: Isolation, trial: Trial): Promi
 }
 
 /** The record of a trial whose agent ran. */
-function agentRecord(trial: Trial, report: AgentReport, catalog: Catalog, commit: string): Omit<TrialRecord, "pass" | "check" | "agentMs" | "overheadMs" | "ended" | "wallMs"> {
+function agentRecord(trial: Trial, report: AgentReport, pricing: Pricing | undefined, commit: string): Omit<TrialRecord, "pass" | "check" | "agentMs" | "overheadMs" | "ended" | "wallMs"> {
   const { usage, turnsWithoutUsage, estimate, retries } = report.totals;
   const reported = report.turns.length > turnsWithoutUsage;
   return {
@@ -153,7 +154,7 @@ function agentRecord(trial: Trial, report: AgentReport, catalog: Catalog, commit
     turns: report.turns.length,
     estimate: { ...estimate, entered: bandsTotal(estimate) },
     usage: reported ? { prompt: usage.promptTokens, completion: usage.completionTokens, cached: usage.cachedTokens ?? null, turnsWithoutUsage } : null,
-    cost: reported ? costOrNull(modelInfo(catalog, trial.agent.model).pricing, usage) : null,
+    cost: reported ? costOrNull(pricing, usage) : null,
     retries,
     wastedRequests: report.wastedRequests,
     filesChanged: report.filesChanged,
@@ -196,7 +197,7 @@ async function runTrial(trial: Trial, study: Study, options: RunOptions, ledger:
     });
     const agentMs = Math.round(performance.now() - agentStarted);
     transcript.end(report);
-    const base = agentRecord(trial, report, options.catalog, isolation.commit);
+    const base = agentRecord(trial, report, info.pricing, isolation.commit);
     if (report.error?.code === "provider-error") return { ...base, pass: null, check: null, agentMs, overheadMs: Math.round(performance.now() - started - agentMs), ended: new Date().toISOString() };
     const patchFile = join(options.out, "diffs", `${trial.key}.patch`);
     mkdirSync(dirname(patchFile), { recursive: true });
@@ -205,7 +206,9 @@ async function runTrial(trial: Trial, study: Study, options: RunOptions, ledger:
     try {
       if (trial.case.check !== undefined) check = await judge(trial.case.check, isolation, trial);
     } catch (error) {
-      return failedRecord(trial, "check-failed", `Cannot run the check of case ${trial.case.id}: ${(error as Error).message}`, started, isolation.commit);
+      // The agent's run stands (its tokens and cost were spent); only the verdict is missing, and a re-run retries it.
+      const message = `Cannot run the check of case ${trial.case.id}: ${(error as Error).message}`;
+      return { ...base, pass: null, check: null, error: { code: "check-failed", message }, agentMs, overheadMs: Math.round(performance.now() - started - agentMs), ended: new Date().toISOString() };
     }
     const pass = check ? check.exitCode === 0 : report.ok;
     const kept = options.keep ? { kept: { path: isolation.root, ...(isolation.branch ? { branch: isolation.branch } : {}) } } : {};
@@ -217,17 +220,17 @@ async function runTrial(trial: Trial, study: Study, options: RunOptions, ledger:
   }
 }
 
-const count = (value: number): string => value.toLocaleString("en-US");
-
 /** Runs the study's unfinished trials (of the shard) into `options.out`, appending a record as each ends. */
 export async function runStudy(study: Study, options: RunOptions): Promise<StudyOutcome> {
   const { out } = options;
   const progress = options.progress ?? (() => {});
   mkdirSync(out, { recursive: true });
   writeFileSync(join(out, "study.json"), studyJson(study));
-  const latest = latestByKey(readRecords(out));
+  const earlier = readRecords(out);
+  const latest = latestByKey(earlier);
+  const repos = [...new Set(study.cases.flatMap((entry) => (entry.git ? [entry.git.root] : [])))];
   const kept = new Set([...latest.values()].filter((record) => record.kept && isFinished(record)).map((record) => record.key));
-  const swept = await sweep(out, studyIdOf(out), study.cases.flatMap((entry) => (entry.git ? [entry.git.root] : [])), kept);
+  const swept = await sweep(out, studyIdOf(out), repos, kept);
   if (swept.worktrees.length + swept.branches.length > 0) progress(`removed ${swept.worktrees.length} worktrees and ${swept.branches.length} branches an earlier run left\n`);
   const all = options.shard ? shardOf(trialsOf(study), options.shard) : trialsOf(study);
   const pending = all.filter((trial) => !(latest.has(trial.key) && isFinished(latest.get(trial.key) as TrialRecord)));
@@ -235,7 +238,7 @@ export async function runStudy(study: Study, options: RunOptions): Promise<Study
   progress(`${all.length} trials${options.shard ? ` (shard ${options.shard.index}/${options.shard.count})` : ""}: ${skipped} finished earlier, ${pending.length} to run, ${options.concurrency} at once\n`);
   const ledger = createVisionLedger();
   // What earlier runs into this folder learned holds for this one: a model refused a picture sends none again.
-  for (const record of readRecords(out)) if (record.wastedRequests > 0) ledger.refused(record.model);
+  for (const record of earlier) if (record.wastedRequests > 0) ledger.refused(record.model);
   const records: TrialRecord[] = [];
   const totals = { passes: 0, tokens: 0, cost: 0, costKnown: true };
   await schedule(pending, options.concurrency, study.concurrency, async (trial) => {
@@ -248,13 +251,12 @@ export async function runStudy(study: Study, options: RunOptions): Promise<Study
     totals.tokens += billedOf(record) ?? 0;
     if (record.cost === null) totals.costKnown = false;
     else totals.cost += record.cost;
-    const seconds = `${(record.wallMs / 1000).toFixed(1)} s`;
-    const trialLine = `${verdictOf(record)}, ${record.turns} turns, ${count(billedOf(record) ?? 0)} tokens, ${dollars(record.cost)}, ${seconds}`;
-    const soFar = `${totals.passes} passed, ${count(totals.tokens)} tokens, ${totals.costKnown ? dollars(totals.cost) : `${dollars(totals.cost)} + unknown`} so far`;
+    const trialLine = `${verdictOf(record)}, ${plural(record.turns, "turn")}, ${grouped(billedOf(record) ?? 0)} tokens, ${dollars(record.cost)}, ${seconds(record.wallMs)}`;
+    const soFar = `${totals.passes} passed, ${grouped(totals.tokens)} tokens, ${totals.costKnown ? dollars(totals.cost) : `${dollars(totals.cost)} + unknown`} so far`;
     progress(`[${skipped + records.length}/${all.length}] ${trial.key} ${trialLine}; ${soFar}\n`);
   });
   await drainPool(out);
   // Whatever a removal missed is forgotten.
-  for (const repo of new Set(study.cases.flatMap((entry) => (entry.git ? [entry.git.root] : [])))) await git(["worktree", "prune"], repo).catch(() => {});
+  for (const repo of repos) await git(["worktree", "prune"], repo).catch(() => {});
   return { total: all.length, skipped, records, swept };
 }

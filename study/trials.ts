@@ -31,7 +31,7 @@ export interface Shard {
 export const shardOf = (trials: Trial[], shard: Shard): Trial[] => trials.filter((_, position) => position % shard.count === shard.index - 1);
 
 /** Why a trial has no verdict: a provider failure, or the study could not set its directory up or judge it. */
-export type TrialErrorCode = "provider-error" | "isolation-failed" | "check-failed";
+type TrialErrorCode = "provider-error" | "isolation-failed" | "check-failed";
 
 /** One finished trial, as a line of trials.jsonl. */
 export interface TrialRecord {
@@ -73,7 +73,7 @@ export interface TrialRecord {
 }
 
 /** Error codes a re-run tries again: the trial has no verdict. */
-export const RETRIED: ReadonlySet<string> = new Set<TrialErrorCode>(["provider-error", "isolation-failed", "check-failed"]);
+const RETRIED: ReadonlySet<string> = new Set<TrialErrorCode>(["provider-error", "isolation-failed", "check-failed"]);
 
 /** Whether a record is a verdict a re-run keeps. */
 export const isFinished = (record: TrialRecord): boolean => !(record.error && RETRIED.has(record.error.code));
@@ -111,8 +111,6 @@ export function appendRecord(out: string, record: TrialRecord): void {
   appendFileSync(join(out, "trials.jsonl"), `${JSON.stringify(record)}\n`);
 }
 
-/** Dollars as a person reads them, or "unknown". */
-export const dollars = (usd: number | null): string => (usd === null ? "unknown" : usd === 0 ? "$0" : usd >= 1 ? `$${usd.toFixed(2)}` : `$${Number(usd.toPrecision(2))}`);
 /** A trial's verdict in a word. */
 export const verdictOf = (record: TrialRecord): string => (record.pass === null ? `error[${record.error?.code}]` : record.pass ? "pass" : "fail");
 /** Tokens billed by the provider: prompt and completion. */

@@ -93,8 +93,8 @@ describe("the OpenAI-compatible provider", () => {
   });
 
   test("the key comes from GG_API_KEY, OPENAI_API_KEY or OPENROUTER_API_KEY; none is refused unless the server is local", () => {
-    expect(apiKeyFor("https://openrouter.ai/api/v1", { OPENAI_API_KEY: "b", OPENROUTER_API_KEY: "c" })).toEqual({ key: "b", variable: "OPENAI_API_KEY" });
-    expect(apiKeyFor("https://openrouter.ai/api/v1", { GG_API_KEY: "a", OPENAI_API_KEY: "b" })).toEqual({ key: "a", variable: "GG_API_KEY" });
+    expect(apiKeyFor("https://openrouter.ai/api/v1", { OPENAI_API_KEY: "b", OPENROUTER_API_KEY: "c" })).toEqual({ key: "b" });
+    expect(apiKeyFor("https://openrouter.ai/api/v1", { GG_API_KEY: "a", OPENAI_API_KEY: "b" })).toEqual({ key: "a" });
     expect(apiKeyFor("https://openrouter.ai/api/v1", {})).toEqual({ refused: expect.stringContaining("no API key; set GG_API_KEY") });
     expect(apiKeyFor("http://127.0.0.1:9/v1", {})).toEqual({ key: "none" });
     expect(() => openAIProvider({ baseURL: "https://example.invalid/v1", env: {} })).toThrow(/no API key/);

@@ -2,16 +2,22 @@
 // short, and that a run is found by its id among the given ones only.
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, test } from "vitest";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { runDetail } from "../../console/api.ts";
 import { readRun, runFiles, summarize } from "../../console/runs.ts";
 import { tempWorkspace } from "../workspace.ts";
 import { MODELS, writeRuns } from "./fixtures.ts";
 
 describe("console runs", () => {
-  test("every *.jsonl under the folders is listed by folder index and path; a file that is not a transcript is left out", async () => {
-    using ws = tempWorkspace();
+  // The three runs are recorded once (each is a real agent run) and only read by the tests.
+  let ws: ReturnType<typeof tempWorkspace>;
+  beforeAll(async () => {
+    ws = tempWorkspace();
     await writeRuns(join(ws.root, "runs"));
+  });
+  afterAll(() => ws[Symbol.dispose]());
+
+  test("every *.jsonl under the folders is listed by folder index and path; a file that is not a transcript is left out", async () => {
     writeFileSync(join(ws.root, "runs", "trials.jsonl"), '{"key":"a/b/1"}\n');
     const files = runFiles([join(ws.root, "runs"), join(ws.root, "missing")]);
     expect(files.map((file) => file.id)).toEqual(["0/code.jsonl", "0/nested/vision.jsonl", "0/trials.jsonl", "0/xss.jsonl"]);
@@ -19,8 +25,6 @@ describe("console runs", () => {
   });
 
   test("a run cut short (no end line) is listed as unfinished, its turns counted from the answers recorded", async () => {
-    using ws = tempWorkspace();
-    await writeRuns(join(ws.root, "runs"));
     const whole = join(ws.root, "runs", "code.jsonl");
     const lines = readFileSync(whole, "utf8").trim().split("\n");
     mkdirSync(join(ws.root, "cut"));
@@ -34,8 +38,6 @@ describe("console runs", () => {
   });
 
   test("a run is found by its id among the transcripts given, and by nothing else", async () => {
-    using ws = tempWorkspace();
-    await writeRuns(join(ws.root, "runs"));
     const sources = { runs: [join(ws.root, "runs")], studies: [] };
     expect(runDetail(sources, "0/code.jsonl")?.answer).toBe("Wrote out.txt.");
     for (const id of ["0/../runs/code.jsonl", "1/code.jsonl", join(ws.root, "runs", "code.jsonl"), "0/nested"]) expect(runDetail(sources, id)).toBeUndefined();

@@ -56,7 +56,7 @@ describe("gg mcp asks its client", () => {
     const [first] = mcp.asked;
     expect(first?.message).toContain("gg asks to run write_file (a tool call)");
     expect(first?.message).toContain('"path": "a.txt"');
-    expect(first?.message).toContain("Why you are asked: rule 1 asks (writes need a person).");
+    expect(first?.message).toContain("Why you are asked: rule 1 (writes need a person).");
     expect(first).toMatchObject({ mode: "form", requestedSchema: { type: "object", properties: { decision: { enum: ["allow", "deny"] } }, required: ["decision"] } });
   });
 
@@ -76,14 +76,14 @@ describe("gg mcp asks its client", () => {
     expect(readFileSync(join(ws.root, "c.txt"), "utf8")).toBe("c.txt");
     expect(existsSync(join(ws.root, "d.txt"))).toBe(false);
     expect(mcp.asked[0]?.message).toContain("gg asks to run write_file (a program's call #1)");
-    expect(mcp.asked[0]?.message).toContain('Why you are asked: approvalDefault is "ask" for calls with effects.');
+    expect(mcp.asked[0]?.message).toContain('Why you are asked: approvalDefault ("ask" for calls with effects).');
   });
 
   test("a client without the elicitation capability gets denies saying it cannot be asked, for tool calls and programs alike", async () => {
     using ws = tempWorkspace();
     await using mcp = await connect(ws, ASK_WRITES);
     const denied = await mcp.call("write_file", { path: "a.txt", content: "x" });
-    expect(text(denied)).toContain("denied by client: this MCP client cannot be asked (it did not declare the elicitation capability), and rule 1 asks (writes need a person); use a client that supports elicitation, or change the approvals; nothing of it ran");
+    expect(text(denied)).toContain("denied by client: this MCP client cannot be asked (it did not declare the elicitation capability), and rule 1 (writes need a person) asks; use a client that supports elicitation, or change the approvals; nothing of it ran");
     const result = await mcp.call("run_program", { source: "await gg.files.writeFile('b.txt', 'x')" });
     expect(result).toMatchObject({ isError: true, structuredContent: { error: { code: "denied", message: expect.stringContaining("cannot be asked") } } });
     expect(existsSync(join(ws.root, "a.txt")) || existsSync(join(ws.root, "b.txt"))).toBe(false);
