@@ -2,11 +2,10 @@
 // OpenRouter's model list (local, on 127.0.0.1).
 import { spawn, spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { CatalogError, costOf, loadCatalog, modelInfo, parseCatalog } from "../../agent/catalog.ts";
+import { fakeModel } from "../provider.ts";
 import { tempWorkspace } from "../workspace.ts";
 
 const bin = join(import.meta.dirname, "../../bin/gg.js");
@@ -48,43 +47,33 @@ describe("the model catalog", () => {
 
   test("gg models refresh rewrites the user's copy from the list a server gives, prices kept (a router's -1 is none); gg models lists it", async () => {
     using ws = tempWorkspace();
-    const http = createServer((request, response) => {
-      if (request.url !== "/api/v1/models") return void response.writeHead(404).end();
-      response.writeHead(200, { "content-type": "application/json" }).end(
-        JSON.stringify({
-          data: [
-            { id: "z/text", context_length: 8192, architecture: { input_modalities: ["text"] }, pricing: { prompt: "0.00000015", completion: "0.0000006", input_cache_read: "0.000000075" } },
-            { id: "y/seeing", context_length: 4096, architecture: { input_modalities: ["image", "text"] }, pricing: { prompt: "-1", completion: "-1" } },
-            { id: "x/bare" },
-          ],
-        }),
-      );
+    await using server = await fakeModel([], {
+      models: [
+        { id: "z/text", context_length: 8192, architecture: { input_modalities: ["text"] }, pricing: { prompt: "0.00000015", completion: "0.0000006", input_cache_read: "0.000000075" } },
+        { id: "y/seeing", context_length: 4096, architecture: { input_modalities: ["image", "text"] }, pricing: { prompt: "-1", completion: "-1" } },
+        { id: "x/bare" },
+      ],
     });
-    await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
-    try {
-      const env = { ...process.env, XDG_CONFIG_HOME: join(ws.root, "config") };
-      const baseURL = `http://127.0.0.1:${(http.address() as AddressInfo).port}/api/v1`;
-      // Spawned, not spawned synchronously: the server answering it runs in this process.
-      const gg = (args: string[]) =>
-        new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
-          const child = spawn(process.execPath, [bin, ...args], { env });
-          let stdout = "";
-          let stderr = "";
-          child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-          child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-          child.on("exit", (status) => resolve({ status, stdout, stderr }));
-        });
-      expect(await gg(["models", "refresh", "--base-url", baseURL])).toMatchObject({ status: 0, stdout: `Wrote 3 models from ${baseURL}/models.\n` });
-      const written = JSON.parse(readFileSync(join(ws.root, "config/gg/models.json"), "utf8")) as { models: unknown[] };
-      expect(written.models).toEqual([{ id: "x/bare" }, { id: "y/seeing", context_length: 4096, input_modalities: ["image", "text"] }, { id: "z/text", context_length: 8192, input_modalities: ["text"], pricing: { prompt: 0.00000015, completion: 0.0000006, input_cache_read: 0.000000075 } }]);
-      const listed = spawnSync(process.execPath, [bin, "models"], { env, encoding: "utf8" });
-      expect(listed.stdout).toContain("z/text  8192 tokens  text  $0.15 in, $0.6 out per million tokens\n");
-      expect(listed.stdout).toContain("y/seeing  4096 tokens  image,text\n");
-      expect(listed.stdout).toContain("x/bare  ? tokens  modalities unknown\n");
-      const failed = await gg(["models", "refresh", "--base-url", `${baseURL}/nothing`]);
-      expect(failed).toMatchObject({ status: 1, stderr: expect.stringContaining("the catalog in force is unchanged") });
-    } finally {
-      http.close();
-    }
+    const env = { ...process.env, XDG_CONFIG_HOME: join(ws.root, "config") };
+    const baseURL = server.baseURL;
+    // Spawned, not spawned synchronously: the server answering it runs in this process.
+    const gg = (args: string[]) =>
+      new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
+        const child = spawn(process.execPath, [bin, ...args], { env });
+        let stdout = "";
+        let stderr = "";
+        child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+        child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+        child.on("exit", (status) => resolve({ status, stdout, stderr }));
+      });
+    expect(await gg(["models", "refresh", "--base-url", baseURL])).toMatchObject({ status: 0, stdout: `Wrote 3 models from ${baseURL}/models.\n` });
+    const written = JSON.parse(readFileSync(join(ws.root, "config/gg/models.json"), "utf8")) as { models: unknown[] };
+    expect(written.models).toEqual([{ id: "x/bare" }, { id: "y/seeing", context_length: 4096, input_modalities: ["image", "text"] }, { id: "z/text", context_length: 8192, input_modalities: ["text"], pricing: { prompt: 0.00000015, completion: 0.0000006, input_cache_read: 0.000000075 } }]);
+    const listed = spawnSync(process.execPath, [bin, "models"], { env, encoding: "utf8" });
+    expect(listed.stdout).toContain("z/text  8192 tokens  text  $0.15 in, $0.6 out per million tokens\n");
+    expect(listed.stdout).toContain("y/seeing  4096 tokens  image,text\n");
+    expect(listed.stdout).toContain("x/bare  ? tokens  modalities unknown\n");
+    const failed = await gg(["models", "refresh", "--base-url", `${baseURL}/nothing`]);
+    expect(failed).toMatchObject({ status: 1, stderr: expect.stringContaining("the catalog in force is unchanged") });
   });
 });

@@ -1,44 +1,15 @@
 // The agent loop end to end: the official openai client against a local server speaking chat completions, which
 // answers with scripted replies and keeps every request it was sent.
 import { readFileSync } from "node:fs";
-import { createServer, type IncomingMessage } from "node:http";
-import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { type Bands, bandsTotal, programOf, runAgent } from "../../agent/loop.ts";
-import { openAIProvider } from "../../agent/provider.ts";
 import { imageTokens, textTokens } from "../../runtime/context.ts";
+import { call, fakeModel, type Message } from "../provider.ts";
 import { tempWorkspace } from "../workspace.ts";
-
-type Message = { role: string; content: unknown; tool_calls?: { id: string }[]; tool_call_id?: string };
-type Reply = { content?: string; tool_calls?: { id: string; type: "function"; function: { name: string; arguments: string } }[]; usage?: object };
 
 const PNG = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==", "base64");
 
-/** A chat completions server on 127.0.0.1 answering the scripted replies in order; `textOnly` answers 400 to a picture. */
-async function scripted(replies: Reply[], textOnly = false) {
-  const requests: { messages: Message[]; tools?: unknown[] }[] = [];
-  const http = createServer((request: IncomingMessage, response) => {
-    let text = "";
-    request.on("data", (chunk: Buffer) => (text += chunk.toString()));
-    request.on("end", () => {
-      requests.push(JSON.parse(text) as (typeof requests)[number]);
-      if (textOnly && text.includes('"image_url"')) {
-        response.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: "Invalid content type. image_url is only supported by certain models.", type: "invalid_request_error" } }));
-        return;
-      }
-      const { usage = { prompt_tokens: 100, completion_tokens: 10, total_tokens: 110 }, ...reply } = replies.shift() ?? {};
-      const message = { role: "assistant", content: null, ...reply };
-      response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ id: "c", object: "chat.completion", created: 0, model: "m", choices: [{ index: 0, finish_reason: "stop", message }], usage }));
-    });
-  });
-  await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
-  const baseURL = `http://127.0.0.1:${(http.address() as AddressInfo).port}/v1`;
-  const provider = openAIProvider({ baseURL, env: {} });
-  return { provider, baseURL, requests, [Symbol.asyncDispose]: () => new Promise<void>((resolve) => http.close(() => resolve())) };
-}
-
-const call = (id: string, name: string, args: object) => ({ id, type: "function" as const, function: { name, arguments: JSON.stringify(args) } });
 const text = (content: unknown): string => (typeof content === "string" ? content : JSON.stringify(content));
 /** gg's estimate of a message's text parts alone. */
 const textParts = (content: unknown): number => (Array.isArray(content) ? content.reduce((sum: number, part: { text?: string }) => sum + (part.text === undefined ? 0 : textTokens(part.text)), 0) : 0);
@@ -50,7 +21,7 @@ describe("runAgent", () => {
   test("tools arm: every tool call of a reply is answered in order by a tool message with its id; no tool call ends the run", async () => {
     using ws = tempWorkspace();
     ws.put({ "notes.txt": "draft\n" });
-    await using server = await scripted([
+    await using server = await fakeModel([
       { tool_calls: [call("a", "read_file", { path: "notes.txt" }), call("b", "edit_file", { path: "notes.txt", old: "draft", new: "final" })] },
       { tool_calls: [call("c", "read_file", { path: "missing.txt" }), { id: "d", type: "function" as const, function: { name: "search", arguments: "{not json" } }] },
       { content: "Done: notes.txt says final." },
@@ -92,7 +63,7 @@ describe("runAgent", () => {
   test("code arm: a reply's program runs in one runtime; the open views travel as their own band, and a closed one is gone", async () => {
     using ws = tempWorkspace();
     ws.put({ "a.txt": "alpha\n" });
-    await using server = await scripted([
+    await using server = await fakeModel([
       { content: "Let me look.\n```ts\nawait gg.views.openFile('a.txt');\nreturn (await gg.files.listDir()).entries.length;\n```" },
       { content: "```ts\nawait gg.views.close('a.txt');\nawait gg.files.writeFile('b.txt', 'beta');\nreturn 'closed';\n```" },
       { content: "All done." },
@@ -128,7 +99,7 @@ describe("runAgent", () => {
   test("gg.context.breakdown() in a program is the loop's estimate of the next request, but for the program's own report", async () => {
     using ws = tempWorkspace();
     ws.put({ "a.txt": "alpha\n".repeat(40), "b.txt": "beta\n" });
-    await using server = await scripted([
+    await using server = await fakeModel([
       { content: "First a.\n```ts\nawait gg.views.openFile('a.txt');\nreturn 'opened';\n```" },
       { content: "Then b, and what it costs.\n```ts\nawait gg.views.openFile('b.txt');\nreturn await gg.context.breakdown();\n```" },
       { content: "Done." },
@@ -144,7 +115,7 @@ describe("runAgent", () => {
 
   test("cached prompt tokens are reported beside the rest when the provider gives them", async () => {
     using ws = tempWorkspace();
-    await using server = await scripted([
+    await using server = await fakeModel([
       { content: "```ts\nreturn 1;\n```", usage: { prompt_tokens: 900, completion_tokens: 20, total_tokens: 920, prompt_tokens_details: { cached_tokens: 0 } } },
       { content: "One.", usage: { prompt_tokens: 950, completion_tokens: 5, total_tokens: 955, prompt_tokens_details: { cached_tokens: 896 } } },
     ]);
@@ -158,7 +129,7 @@ describe("runAgent", () => {
 
   test("the run ends at max-turns, and a request over the context length is not sent", async () => {
     using ws = tempWorkspace();
-    await using server = await scripted([{ tool_calls: [call("a", "list_dir", {})] }, { tool_calls: [call("b", "list_dir", {})] }]);
+    await using server = await fakeModel([{ tool_calls: [call("a", "list_dir", {})] }, { tool_calls: [call("b", "list_dir", {})] }]);
     expect(await runAgent({ provider: server.provider, model: "m", arm: "tools", task: "Loop.", workspace: ws.root, maxTurns: 2 })).toMatchObject({ ok: false, error: { code: "max-turns" } });
     const sent = server.requests.length;
     const overflow = await runAgent({ provider: server.provider, model: "m", arm: "tools", task: "x".repeat(4000), workspace: ws.root, contextLength: 500 });
@@ -170,7 +141,7 @@ describe("runAgent", () => {
     using ws = tempWorkspace();
     ws.put({ "dot.png": PNG });
     const model = `text-only-${process.pid}`;
-    await using server = await scripted([{ tool_calls: [call("a", "read_file", { path: "dot.png" }), call("b", "list_dir", {})] }, { content: "A 1x1 PNG." }, { tool_calls: [call("c", "read_file", { path: "dot.png" })] }, { content: "Still a PNG." }], true);
+    await using server = await fakeModel([{ tool_calls: [call("a", "read_file", { path: "dot.png" }), call("b", "list_dir", {})] }, { content: "A 1x1 PNG." }, { tool_calls: [call("c", "read_file", { path: "dot.png" })] }, { content: "Still a PNG." }], { refusePictures: true });
     const first = await runAgent({ provider: server.provider, model, arm: "tools", task: "What is dot.png?", workspace: ws.root });
     expect(first).toMatchObject({ ok: true, answer: "A 1x1 PNG.", wastedRequests: 1, visionEvents: [{ turn: 2, model, status: 400 }] });
     // The refused request carried the picture; the one sent again carries the note instead, every tool_call_id kept.
@@ -193,13 +164,13 @@ describe("runAgent", () => {
     using ws = tempWorkspace();
     ws.put({ "dot.png": PNG });
     const model = `text-only-code-${process.pid}`;
-    await using server = await scripted(
+    await using server = await fakeModel(
       [
         { content: "```ts\nawait gg.views.openFile('dot.png');\nreturn 1;\n```" },
         { content: "```ts\nconst seen = await gg.views.openFile('dot.png');\nreturn { attached: seen.image?.attached, images: (await gg.context.breakdown()).images };\n```" },
         { content: "Done." },
       ],
-      true,
+      { refusePictures: true },
     );
     const report = await runAgent({ provider: server.provider, model, arm: "code", task: "Look at dot.png.", workspace: ws.root });
     expect(report).toMatchObject({ ok: true, answer: "Done.", wastedRequests: 1, visionEvents: [{ turn: 2, model, status: 400 }] });
@@ -217,7 +188,7 @@ describe("runAgent", () => {
   test("gg's estimate charges a picture in the views band by its tiles while it travels", async () => {
     using ws = tempWorkspace();
     ws.put({ "dot.png": PNG });
-    await using server = await scripted([{ content: "```ts\nawait gg.views.openFile('dot.png');\nreturn 1;\n```" }, { content: "Seen." }]);
+    await using server = await fakeModel([{ content: "```ts\nawait gg.views.openFile('dot.png');\nreturn 1;\n```" }, { content: "Seen." }]);
     const report = await runAgent({ provider: server.provider, model: `sees-${process.pid}`, arm: "code", task: "Look.", workspace: ws.root });
     expect(JSON.stringify(server.requests[1])).toContain("image_url");
     expect(report.turns[1]?.estimate.views).toBe(viewsText(server.requests[1]?.messages) + imageTokens({ width: 1, height: 1, bytes: PNG.length }).tokens);
@@ -226,7 +197,7 @@ describe("runAgent", () => {
   test("declared text-only: no picture is ever sent, and the prompt says reading images is unsupported", async () => {
     using ws = tempWorkspace();
     ws.put({ "dot.png": PNG });
-    await using server = await scripted([{ content: "```ts\nawait gg.views.openFile('dot.png');\nreturn 1;\n```" }, { content: "Seen." }]);
+    await using server = await fakeModel([{ content: "```ts\nawait gg.views.openFile('dot.png');\nreturn 1;\n```" }, { content: "Seen." }]);
     const report = await runAgent({ provider: server.provider, model: "declared", arm: "code", task: "Look.", workspace: ws.root, vision: false });
     expect(report).toMatchObject({ ok: true, wastedRequests: 0 });
     expect(JSON.stringify(server.requests)).not.toContain("image_url");
@@ -246,7 +217,7 @@ describe("gg agent", () => {
     const { spawn, spawnSync } = await import("node:child_process");
     using ws = tempWorkspace();
     ws.put({ "a.txt": "alpha\n" });
-    await using server = await scripted([{ tool_calls: [call("a", "read_file", { path: "a.txt" })] }, { content: "a.txt says alpha" }]);
+    await using server = await fakeModel([{ tool_calls: [call("a", "read_file", { path: "a.txt" })] }, { content: "a.txt says alpha" }]);
     const bin = join(import.meta.dirname, "../../bin/gg.js");
     const env = { ...process.env, GG_API_KEY: "", OPENAI_API_KEY: "", OPENROUTER_API_KEY: "" };
     ws.put({ "catalog.json": JSON.stringify({ source: "test", fetched: "2026-12-01", models: [{ id: "m", context_length: 100000, input_modalities: ["text"] }] }) });
@@ -271,7 +242,7 @@ describe("transcripts and replay", () => {
     const { appendFileSync, rmSync } = await import("node:fs");
     using ws = tempWorkspace();
     ws.put({ "notes.txt": "draft\n", "dot.png": PNG });
-    await using server = await scripted([
+    await using server = await fakeModel([
       { tool_calls: [call("a", "read_file", { path: "dot.png" }), call("b", "edit_file", { path: "notes.txt", old: "draft", new: "final" })] },
       { content: "Done." },
     ]);
@@ -303,7 +274,7 @@ describe("transcripts and replay", () => {
 describe("runAgent approvals", () => {
   test("a tools agent's denied call is answered error[denied], and the report's calls carry every verdict; approve is asked for an ask", async () => {
     using ws = tempWorkspace();
-    await using server = await scripted([
+    await using server = await fakeModel([
       { tool_calls: [call("a", "write_file", { path: "src/a.ts", content: "a" }), call("b", "write_file", { path: "secret.txt", content: "s" }), call("c", "shell", { command: "git push origin main" })] },
       { content: "Done." },
     ]);
@@ -332,7 +303,7 @@ describe("runAgent approvals", () => {
 
   test("the time a person takes to answer is not charged to the run's budget: a 3 s wait in a 2 s run still ends with the answer", async () => {
     using ws = tempWorkspace();
-    await using server = await scripted([{ tool_calls: [call("a", "write_file", { path: "a.txt", content: "a" })] }, { content: "Done." }]);
+    await using server = await fakeModel([{ tool_calls: [call("a", "write_file", { path: "a.txt", content: "a" })] }, { content: "Done." }]);
     const report = await runAgent({
       provider: server.provider,
       model: "m",

@@ -1,48 +1,24 @@
 // The OpenAI-compatible provider against a local server speaking the chat completions API: bounded retries with
 // Retry-After recorded and reported as they are decided, refusals that are not worth a retry, network failures named,
 // the key rules, and what counts as refusing pictures.
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import { describe, expect, test } from "vitest";
 import { apiKeyFor, isPictureRefusal, openAIProvider, ProviderError, type Retry, retryAfterMs, shownURL, withholdKey } from "../../agent/provider.ts";
-
-type Handler = (body: Record<string, unknown>, response: ServerResponse) => void;
-
-/** A chat completions server on 127.0.0.1 that answers each request with the next handler. */
-async function server(handlers: Handler[]) {
-  const seen: Record<string, unknown>[] = [];
-  const http = createServer((request: IncomingMessage, response) => {
-    let text = "";
-    request.on("data", (chunk: Buffer) => (text += chunk.toString()));
-    request.on("end", () => {
-      const body = JSON.parse(text) as Record<string, unknown>;
-      seen.push(body);
-      (handlers.shift() ?? ((_, r) => r.writeHead(500).end("{}")))(body, response);
-    });
-  });
-  await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
-  return { baseURL: `http://127.0.0.1:${(http.address() as AddressInfo).port}/v1`, seen, [Symbol.asyncDispose]: () => new Promise<void>((resolve) => http.close(() => resolve())) };
-}
-
-const reply = (text: string): Handler => (_, response) =>
-  response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ id: "c", object: "chat.completion", created: 0, model: "m", choices: [{ index: 0, finish_reason: "stop", message: { role: "assistant", content: text } }], usage: { prompt_tokens: 10, completion_tokens: 2, total_tokens: 12 } }));
-const status = (code: number, headers: Record<string, string> = {}, message = "no"): Handler => (_, response) =>
-  response.writeHead(code, { "content-type": "application/json", ...headers }).end(JSON.stringify({ error: { message, code } }));
+import { closedPort, fakeModel } from "../provider.ts";
 
 describe("the OpenAI-compatible provider", () => {
   test("retries a 429 after its Retry-After and a 500 after a backoff, and records both", async () => {
-    await using local = await server([status(429, { "retry-after": "0" }), status(500), reply("done")]);
+    await using local = await fakeModel([{ status: 429, headers: { "retry-after": "0" } }, { status: 500 }, { content: "done" }]);
     const provider = openAIProvider({ baseURL: local.baseURL, backoffMs: 1 });
     const answer = await provider.complete({ model: "m", messages: [{ role: "user", content: "hi" }] });
     expect(answer.completion.choices[0]?.message.content).toBe("done");
     expect(answer.retries).toMatchObject([{ attempt: 1, status: 429, waitMs: 0 }, { attempt: 2, status: 500, waitMs: 2 }]);
-    expect(local.seen).toHaveLength(3);
+    expect(local.requests).toHaveLength(3);
   });
 
   test("each retry is reported when it is decided, before its wait and the request sent again", async () => {
     const told: { retry: Retry; maxRetries: number; requests: number }[] = [];
-    await using local = await server([status(503), status(502), reply("done")]);
-    const provider = openAIProvider({ baseURL: local.baseURL, backoffMs: 1, maxRetries: 3, onRetry: (retry, maxRetries) => told.push({ retry, maxRetries, requests: local.seen.length }) });
+    await using local = await fakeModel([{ status: 503 }, { status: 502 }, { content: "done" }]);
+    const provider = openAIProvider({ baseURL: local.baseURL, backoffMs: 1, maxRetries: 3, onRetry: (retry, maxRetries) => told.push({ retry, maxRetries, requests: local.requests.length }) });
     await provider.complete({ model: "m", messages: [{ role: "user", content: "hi" }] });
     expect(told).toMatchObject([
       { retry: { attempt: 1, status: 503, waitMs: 1 }, maxRetries: 3, requests: 1 },
@@ -51,10 +27,7 @@ describe("the OpenAI-compatible provider", () => {
   });
 
   test("a server nothing answers for is named as a network failure with the URL tried, never as a refusal", async () => {
-    const http = createServer();
-    await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
-    const { port } = http.address() as AddressInfo;
-    await new Promise<void>((resolve) => http.close(() => resolve()));
+    const port = await closedPort();
     const provider = openAIProvider({ baseURL: `http://127.0.0.1:${port}/v1/`, backoffMs: 1, maxRetries: 1 });
     const failed = await provider.complete({ model: "m", messages: [{ role: "user", content: "hi" }] }).catch((error: unknown) => error);
     const named = `could not connect to 127.0.0.1:${port} (connection refused)`;
@@ -63,14 +36,14 @@ describe("the OpenAI-compatible provider", () => {
   });
 
   test("a request the server never answers is named by its timeout", async () => {
-    await using local = await server([() => {}, () => {}]);
+    await using local = await fakeModel(["hold", "hold"]);
     const provider = openAIProvider({ baseURL: local.baseURL, backoffMs: 1, maxRetries: 0, timeoutMs: 200 });
     const failed = await provider.complete({ model: "m", messages: [{ role: "user", content: "hi" }] }).catch((error: unknown) => error);
     expect((failed as Error).message).toMatch(/^Cannot reach the model at http:\/\/127\.0\.0\.1:\d+\/v1\/chat\/completions: no answer from 127\.0\.0\.1:\d+ within 0\.2 s; /);
   });
 
   test("an HTTP failure names its status and the URL, and says what to check", async () => {
-    await using local = await server([status(401, {}, "bad key")]);
+    await using local = await fakeModel([{ status: 401, message: "bad key" }]);
     const failed = await openAIProvider({ baseURL: local.baseURL }).complete({ model: "m", messages: [] }).catch((error: unknown) => error);
     expect((failed as Error).message).toBe(`Cannot get an answer from the model at ${local.baseURL}/chat/completions: the provider answered HTTP 401 (bad key); check the API key (GG_API_KEY, OPENAI_API_KEY or OPENROUTER_API_KEY)`);
   });
@@ -83,7 +56,7 @@ describe("the OpenAI-compatible provider", () => {
   });
 
   test("a 400 is not retried; retries are bounded", async () => {
-    await using local = await server([status(400, {}, "bad request"), status(503), status(503), status(503)]);
+    await using local = await fakeModel([{ status: 400, message: "bad request" }, { status: 503 }, { status: 503 }, { status: 503 }]);
     const provider = openAIProvider({ baseURL: local.baseURL, backoffMs: 1, maxRetries: 2 });
     const refused = await provider.complete({ model: "m", messages: [{ role: "user", content: "hi" }] }).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(ProviderError);

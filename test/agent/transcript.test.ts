@@ -3,35 +3,19 @@
 // outcomes.
 import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, rmSync } from "node:fs";
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import type { Arm } from "../../agent/prompts.ts";
 import { type AgentReport, runAgent } from "../../agent/loop.ts";
-import { openAIProvider } from "../../agent/provider.ts";
 import { transcriptWriter } from "../../agent/transcript.ts";
 import type { ApprovalRequest } from "../../bindings/gate.ts";
+import { call, fakeModel, type Step } from "../provider.ts";
 import { tempWorkspace } from "../workspace.ts";
 
 const bin = join(import.meta.dirname, "../../bin/gg.js");
 
-/** A chat completions server on 127.0.0.1 answering the scripted replies in order. */
-async function scripted(replies: object[]) {
-  const http = createServer((request, response) => {
-    request.resume().on("end", () => {
-      const message = { role: "assistant", content: null, ...(replies.shift() ?? { content: "Out of script." }) };
-      response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ id: "c", object: "chat.completion", created: 0, model: "m", choices: [{ index: 0, finish_reason: "stop", message }] }));
-    });
-  });
-  await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
-  const provider = openAIProvider({ baseURL: `http://127.0.0.1:${(http.address() as AddressInfo).port}/v1`, env: {} });
-  return { provider, [Symbol.asyncDispose]: () => new Promise<void>((resolve) => http.close(() => resolve())) };
-}
-
-const call = (id: string, name: string, args: object) => ({ id, type: "function", function: { name, arguments: JSON.stringify(args) } });
 const WRITES = "const out = [];\nfor (const name of ['a.txt', 'b.txt']) {\n  try { await gg.files.writeFile(name, name); out.push('ok') } catch (e) { out.push(e.code) }\n}\nreturn out;";
-const REPLIES: Record<Arm, object[]> = {
+const REPLIES: Record<Arm, Step[]> = {
   tools: [{ tool_calls: [call("a", "write_file", { path: "a.txt", content: "a" }), call("b", "write_file", { path: "b.txt", content: "b" }), call("c", "read_file", { path: "a.txt" })] }, { content: "Done." }],
   code: [{ content: `\`\`\`ts\n${WRITES}\n\`\`\`` }, { content: "Done." }],
 };
@@ -42,7 +26,7 @@ const REPLIES: Record<Arm, object[]> = {
  */
 async function record(arm: Arm, hookLog: string): Promise<{ file: string; report: AgentReport; asked: ApprovalRequest[] }> {
   using ws = tempWorkspace();
-  await using server = await scripted(REPLIES[arm]);
+  await using server = await fakeModel(REPLIES[arm]);
   const config = { approvals: [{ call: "write_file", verdict: "ask", reason: "writes need a person" }], approvalHook: { command: `cat >> '${hookLog}'; echo; echo '{"verdict": "allow"}'` } };
   const file = join(ws.root, "..", `transcript-${process.pid}-${arm}-${Date.now()}.jsonl`);
   const task = "Write a.txt and b.txt.";

@@ -3,10 +3,9 @@
 // key nowhere in what gg prints or writes.
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
+import { call, closedPort, fakeModel } from "../provider.ts";
 import { tempWorkspace } from "../workspace.ts";
 
 const bin = join(import.meta.dirname, "../../bin/gg.js");
@@ -17,36 +16,8 @@ interface Output {
   stderr: string;
 }
 
-/** One scripted answer: a reply's message fields, or a handler writing the response itself. */
-type Step = Record<string, unknown> | ((response: ServerResponse, headers: IncomingHttpHeaders) => void);
-
-/** A chat completions server on 127.0.0.1 answering the steps in order; `headers` keeps each request's. */
-async function scripted(steps: Step[]) {
-  const headers: IncomingHttpHeaders[] = [];
-  const http = createServer((request, response) => {
-    request.resume().on("end", () => {
-      headers.push(request.headers);
-      const step = steps.shift() ?? { content: "Out of script." };
-      if (typeof step === "function") return step(response, request.headers);
-      const message = { role: "assistant", content: null, ...step };
-      response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ id: "c", object: "chat.completion", created: 0, model: "m", choices: [{ index: 0, finish_reason: "stop", message }], usage: { prompt_tokens: 1000, completion_tokens: 100, total_tokens: 1100 } }));
-    });
-  });
-  await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
-  const port = (http.address() as AddressInfo).port;
-  return { port, baseURL: `http://127.0.0.1:${port}/v1`, headers, [Symbol.asyncDispose]: () => new Promise<void>((resolve) => http.close(() => resolve())) };
-}
-
-/** A port nothing listens on: one the system just gave and took back. */
-async function closedPort(): Promise<number> {
-  const http = createServer();
-  await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
-  const { port } = http.address() as AddressInfo;
-  await new Promise<void>((resolve) => http.close(() => resolve()));
-  return port;
-}
-
-const call = (id: string, name: string, args: object) => ({ id, type: "function", function: { name, arguments: JSON.stringify(args) } });
+/** Each reply's usage: 1000 tokens in, 100 out. */
+const BILLED = { usage: { prompt_tokens: 1000, completion_tokens: 100, total_tokens: 1100 } };
 
 /** A catalog naming model "m", text-only, with prices when given. */
 const catalogFile = (put: (files: Record<string, string>) => void, root: string, pricing?: object): string => {
@@ -66,11 +37,11 @@ describe("gg agent for a person", () => {
   test("the answer alone on stdout; on stderr a line per turn, then the run, the calls by name, the files changed (shell's too), the tokens and the cost", async () => {
     using ws = tempWorkspace();
     ws.put({ "notes.txt": "draft\n", "old.txt": "x\n" });
-    await using server = await scripted([
+    await using server = await fakeModel([
       { tool_calls: [call("a", "read_file", { path: "notes.txt" }), call("b", "edit_file", { path: "notes.txt", old: "draft", new: "final" })] },
       { tool_calls: [call("c", "shell", { command: "echo made > by-shell.txt && rm old.txt" }), call("d", "read_file", { path: "missing.txt" })] },
       { content: "Finalised." },
-    ]);
+    ], BILLED);
     const catalog = catalogFile(ws.put, ws.root, { prompt: "0.000001", completion: "0.000002" });
     const done = await gg(["agent", "--model", "m", "--arm", "tools", "--task", "Finalise.", "--base-url", server.baseURL, "--workspace", ws.root, "--catalog", catalog], {});
     expect({ status: done.status, stdout: done.stdout }).toEqual({ status: 0, stdout: "Finalised.\n" });
@@ -93,7 +64,7 @@ describe("gg agent for a person", () => {
 
   test("without prices in the catalog there is no cost line; one call and one turn read in the singular", async () => {
     using ws = tempWorkspace();
-    await using server = await scripted([{ tool_calls: [call("a", "list_dir", {})] }, { tool_calls: [call("b", "list_dir", {})] }]);
+    await using server = await fakeModel([{ tool_calls: [call("a", "list_dir", {})] }, { tool_calls: [call("b", "list_dir", {})] }], BILLED);
     const done = await gg(["agent", "--model", "m", "--arm", "tools", "--task", "Look.", "--base-url", server.baseURL, "--workspace", ws.root, "--catalog", catalogFile(ws.put, ws.root), "--max-turns", "1"], {});
     expect(done.status).toBe(1);
     expect(done.stdout).toBe("");
@@ -104,13 +75,13 @@ describe("gg agent for a person", () => {
     using ws = tempWorkspace();
     const output: Output = { stdout: "", stderr: "" };
     let seenBeforeRetry = "";
-    await using server = await scripted([
-      (response) => response.writeHead(503, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: "overloaded" } })),
-      (response) => {
+    await using server = await fakeModel([
+      { status: 503, message: "overloaded" },
+      () => {
         seenBeforeRetry = output.stderr;
-        response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ id: "c", object: "chat.completion", created: 0, model: "m", choices: [{ index: 0, finish_reason: "stop", message: { role: "assistant", content: "Fine." } }] }));
+        return { content: "Fine.", usage: null };
       },
-    ]);
+    ], BILLED);
     const done = await gg(["agent", "--model", "m", "--arm", "tools", "--task", "Hi.", "--base-url", server.baseURL, "--workspace", ws.root, "--catalog", catalogFile(ws.put, ws.root)], {}, output);
     expect({ status: done.status, stdout: done.stdout }).toEqual({ status: 0, stdout: "Fine.\n" });
     expect(seenBeforeRetry).toBe("retry 1/4 in 0.5 s: 503\n");
@@ -134,10 +105,10 @@ describe("gg agent for a person", () => {
     const key = `sk-test-${process.pid}-${Date.now()}`;
     // The model found it in a file of the workspace, and says it back.
     ws.put({ "leak.txt": `token=${key}\n` });
-    await using server = await scripted([
+    await using server = await fakeModel([
       { tool_calls: [call("a", "shell", { command: 'echo "[$GG_API_KEY]"' }), call("b", "read_file", { path: "leak.txt" })] },
       { content: `The token is ${key}.` },
-    ]);
+    ], BILLED);
     const transcript = join(ws.root, "..", `transcript-${process.pid}-${Date.now()}.jsonl`);
     const done = await gg(["agent", "--model", "m", "--arm", "tools", "--task", "Find the token.", "--base-url", server.baseURL, "--workspace", ws.root, "--catalog", catalogFile(ws.put, ws.root), "--transcript", transcript], { GG_API_KEY: key });
     expect(server.headers.map((headers) => headers.authorization)).toEqual([`Bearer ${key}`, `Bearer ${key}`]);
@@ -147,7 +118,7 @@ describe("gg agent for a person", () => {
     // The shell the model ran did not inherit the variable; the file's copy is scrubbed from the transcript.
     expect(recorded).toContain("[]\\n");
     expect(recorded).toContain("token=[API key]");
-    await using again = await scripted([{ content: key }]);
+    await using again = await fakeModel([{ content: key }], BILLED);
     const json = await gg(["agent", "--model", "m", "--arm", "tools", "--task", "Again.", "--base-url", again.baseURL, "--workspace", ws.root, "--catalog", catalogFile(ws.put, ws.root), "--json"], { GG_API_KEY: key });
     expect(json.stdout).not.toContain(key);
     expect(JSON.parse(json.stdout)).toMatchObject({ ok: true, answer: "[API key]" });

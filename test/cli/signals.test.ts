@@ -4,13 +4,12 @@
 // looks for it after gg is gone.
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { constants } from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, test } from "vitest";
 import { survivors, uniqueSleep } from "../processes.ts";
+import { call, fakeModel } from "../provider.ts";
 import { tempWorkspace } from "../workspace.ts";
 
 const bin = join(import.meta.dirname, "../../bin/gg.js");
@@ -20,18 +19,6 @@ const SIGNALS = ["SIGTERM", "SIGINT", "SIGHUP"] as const;
 async function within(seconds: number, probe: () => boolean): Promise<boolean> {
   for (const until = Date.now() + seconds * 1000; Date.now() < until; await sleep(50)) if (probe()) return true;
   return probe();
-}
-
-/** A chat completions server on 127.0.0.1 answering every request with `reply`: the model that never finishes. */
-async function model(reply: object) {
-  const http = createServer((request, response) => {
-    request.resume().on("end", () => {
-      const message = { role: "assistant", content: null, ...reply };
-      response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ id: "c", object: "chat.completion", created: 0, model: "m", choices: [{ index: 0, finish_reason: "stop", message }], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } }));
-    });
-  });
-  await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
-  return { baseURL: `http://127.0.0.1:${(http.address() as AddressInfo).port}/v1`, [Symbol.asyncDispose]: () => new Promise<void>((resolve) => http.close(() => resolve())) };
 }
 
 /** JSON-RPC lines that open an MCP session and call `tool` with `args`. */
@@ -67,12 +54,12 @@ const SURFACES: Record<string, Surface> = {
   "gg mcp, the shell tool's command": async (workspace, marker, { group }) => ({ gg: start(["mcp"], workspace, group, mcpCall("shell", { command: `sleep ${marker}` })) }),
   "gg call shell": async (workspace, marker, { group }) => ({ gg: start(["call", "shell", JSON.stringify({ command: `sleep ${marker}` })], workspace, group) }),
   "gg agent, the tools arm's shell call": async (workspace, marker, { group }) => {
-    const server = await model({ tool_calls: [{ id: "a", type: "function", function: { name: "shell", arguments: JSON.stringify({ command: `sleep ${marker}` }) } }] });
+    const server = await fakeModel(() => ({ tool_calls: [call("a", "shell", { command: `sleep ${marker}` })] }));
     const gg = start(["agent", "--model", "m", "--arm", "tools", "--task", "sleep", "--base-url", server.baseURL, "--catalog", catalog(workspace)], workspace, group);
     return { gg, done: () => server[Symbol.asyncDispose]() };
   },
   "gg agent, the code arm's program": async (workspace, marker, { group }) => {
-    const server = await model({ content: `\`\`\`js\nawait gg.shell.shell("sleep ${marker}");\n\`\`\`` });
+    const server = await fakeModel(() => ({ content: `\`\`\`js\nawait gg.shell.shell("sleep ${marker}");\n\`\`\`` }));
     const gg = start(["agent", "--model", "m", "--arm", "code", "--task", "sleep", "--base-url", server.baseURL, "--catalog", catalog(workspace), "--budget", "600"], workspace, group);
     return { gg, done: () => server[Symbol.asyncDispose]() };
   },

@@ -9,6 +9,7 @@ import { runAgent } from "../../agent/loop.ts";
 import { type Provider, ProviderError } from "../../agent/provider.ts";
 import { transcriptWriter, type TranscriptEntry } from "../../agent/transcript.ts";
 import type { TrialRecord } from "../../study/trials.ts";
+import { call } from "../provider.ts";
 import { tempWorkspace } from "../workspace.ts";
 
 const PNG = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==", "base64");
@@ -59,7 +60,6 @@ export async function writeRuns(dir: string): Promise<void> {
   mkdirSync(join(dir, "nested"), { recursive: true });
   const program = "```ts\nconst text = await gg.files.readFile('notes.txt');\nawait gg.files.writeFile('out.txt', text.toUpperCase());\nreturn text.length;\n```";
   await record(join(dir, "code.jsonl"), MODELS.declared, "code", "Upper-case notes.txt into out.txt.", scripted([{ content: program }, { content: "Wrote out.txt." }]));
-  const call = (id: string, name: string, args: object) => ({ id, type: "function" as const, function: { name, arguments: JSON.stringify(args) } });
   await record(join(dir, "nested", "vision.jsonl"), MODELS.learned, "tools", "What is dot.png?", scripted([{ tool_calls: [call("a", "read_file", { path: "dot.png" })] }, { content: "A 1x1 PNG." }], true));
   await record(join(dir, "xss.jsonl"), MODELS.xss, "tools", `Repeat ${XSS}`, scripted([{ tool_calls: [call("a", "write_file", { path: "page.html", content: XSS })] }, { content: `Here: ${XSS}` }]));
 }
