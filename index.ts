@@ -29,5 +29,7 @@ export type { TypeProblem } from "./runtime/check.ts";
 export { compactDts, type DocMatch, moduleDoc, renderApiDoc, renderDts, searchDocs } from "./runtime/docs.ts";
 export { type Arm, type PromptOptions, systemPrompt, viewsText } from "./agent/prompts.ts";
 export { createMcpServer, type McpOptions, serveStdio } from "./mcp/server.ts";
-export { type AgentOptions, type AgentReport, type Bands, programOf, runAgent, type TurnRecord, type Usage } from "./agent/loop.ts";
+export { type AgentOptions, type AgentReport, type Bands, programOf, runAgent, type TurnRecord } from "./agent/loop.ts";
+export type { Usage } from "./agent/usage.ts";
+export { type Pricing, type PricingTier, runCost } from "./agent/pricing.ts";
 export { type Answer, type ChatRequest, isPictureRefusal, openAIProvider, type Provider, ProviderError, type Retry } from "./agent/provider.ts";

@@ -26,7 +26,9 @@ import { pictureRemoved } from "../runtime/views.ts";
 import { type ViewMessages, type ViewPart, viewMessages } from "../runtime/window.ts";
 import { type Arm, systemPrompt } from "./prompts.ts";
 import { type Answer, type ChatRequest, isPictureRefusal, type Provider, ProviderError, type Retry } from "./provider.ts";
+import { type Pricing, runCost } from "./pricing.ts";
 import { reportText } from "./report.ts";
+import { type Usage, usageOf } from "./usage.ts";
 import { type PictureOutcome, PROCESS_VISION, type VisionLedger } from "./vision.ts";
 
 /** What one agent run is given. */
@@ -50,6 +52,8 @@ export interface AgentOptions {
    * (unknown) sends them until the provider refuses one (the learned stage).
    */
   vision?: boolean;
+  /** The model's prices, as the catalog has them: the report's cost is reckoned at them. */
+  pricing?: Pricing;
   /** What runs sharing it learn of models' vision (a study's trials); default: every run in this process. */
   visionLedger?: VisionLedger;
   /**
@@ -118,17 +122,6 @@ export interface Bands {
   views: number;
 }
 
-/** A provider's own count of a request and its answer. */
-export interface Usage {
-  promptTokens: number;
-  completionTokens: number;
-  /**
-   * Prompt tokens the provider read from its cache (prompt_tokens_details.cached_tokens): a prefix it had seen. Absent
-   * when the provider does not say.
-   */
-  cachedTokens?: number;
-}
-
 /** One turn: a request and its answer. */
 export interface TurnRecord {
   turn: number;
@@ -155,8 +148,11 @@ export interface AgentReport {
   visionEvents: VisionEvent[];
   /** Requests whose answer was thrown away: the refusals of pictures. */
   wastedRequests: number;
-  /** The turns added up: gg's estimate per band, the provider's usage where it gave one, and the retries taken. */
-  totals: { estimate: Bands; usage: Usage; turnsWithoutUsage: number; retries: number };
+  /**
+   * The turns added up: gg's estimate per band, the provider's usage where it gave one, the retries taken, and the
+   * cost in USD at the catalog's prices (null when the model has none or no usage was reported).
+   */
+  totals: { estimate: Bands; usage: Usage; turnsWithoutUsage: number; retries: number; cost: number | null };
   /** Files of the workspace (those the ignore rules leave in) the run created, modified or deleted, by any means. */
   filesChanged: { created: string[]; modified: string[]; deleted: string[] };
 }
@@ -236,17 +232,17 @@ function stripPictures(message: ChatCompletionMessageParam, pictures: Map<ChatCo
   message.content = content.map((part) => (part.type === "image_url" ? { type: "text" as const, text: pictureRemoved(pictures.get(part)?.path ?? "a file") } : part)) as typeof message.content;
 }
 
-/** The provider's usage as gg reports it. */
-const usageOf = (usage: NonNullable<ChatCompletion["usage"]>): Usage => {
-  const cached = usage.prompt_tokens_details?.cached_tokens;
-  return { promptTokens: usage.prompt_tokens, completionTokens: usage.completion_tokens, ...(typeof cached === "number" ? { cachedTokens: cached } : {}) };
+/** The provider's usage as a turn records it: { usage } when it gave one. */
+const usageField = (reported: unknown): { usage?: Usage } => {
+  const usage = usageOf(reported);
+  return usage ? { usage } : {};
 };
 
 /** gg's estimate of a request, all bands together. */
 export const bandsTotal = (bands: Bands): number => bands.system + bands.tools + bands.messages + bands.toolResults + bands.views;
 
-/** The turns of a run added up. */
-function totalsOf(turns: TurnRecord[]): AgentReport["totals"] {
+/** The turns of a run added up, and what they cost at `pricing` (each request at its own usage). */
+function totalsOf(turns: TurnRecord[], pricing: Pricing | undefined): AgentReport["totals"] {
   const estimate: Bands = { system: 0, tools: 0, messages: 0, toolResults: 0, views: 0 };
   const usage: Usage = { promptTokens: 0, completionTokens: 0 };
   let retries = 0;
@@ -255,9 +251,10 @@ function totalsOf(turns: TurnRecord[]): AgentReport["totals"] {
     usage.promptTokens += turn.usage?.promptTokens ?? 0;
     usage.completionTokens += turn.usage?.completionTokens ?? 0;
     if (turn.usage?.cachedTokens !== undefined) usage.cachedTokens = (usage.cachedTokens ?? 0) + turn.usage.cachedTokens;
+    if (turn.usage?.cacheWriteTokens !== undefined) usage.cacheWriteTokens = (usage.cacheWriteTokens ?? 0) + turn.usage.cacheWriteTokens;
     retries += turn.retries.length;
   }
-  return { estimate, usage, turnsWithoutUsage: turns.filter((turn) => !turn.usage).length, retries };
+  return { estimate, usage, turnsWithoutUsage: turns.filter((turn) => !turn.usage).length, retries, cost: runCost(pricing, turns.map((turn) => turn.usage)) };
 }
 
 /** A run's conversation: what every request is made of. */
@@ -380,7 +377,7 @@ async function readSpecs(tools: ReturnType<typeof createTools>, specs: { path: s
 export async function runAgent(options: AgentOptions): Promise<AgentReport> {
   const before = snapshot(options.workspace);
   const ended = await drive(options);
-  return { ...ended, totals: totalsOf(ended.turns), filesChanged: changes(before, snapshot(options.workspace)) };
+  return { ...ended, totals: totalsOf(ended.turns, options.pricing), filesChanged: changes(before, snapshot(options.workspace)) };
 }
 
 /**
@@ -431,7 +428,7 @@ async function carryOut(answer: Answer, at: { turn: number; estimate: Bands; sta
   const { turn, estimate, started } = at;
   const { messages, pictures } = conversation;
   const reply = answer.completion.choices[0]?.message;
-  const record: TurnRecord = { turn, estimate, ...(answer.completion.usage ? { usage: usageOf(answer.completion.usage) } : {}), calls: 0, retries: answer.retries, elapsedMs: 0 };
+  const record: TurnRecord = { turn, estimate, ...usageField(answer.completion.usage), calls: 0, retries: answer.retries, elapsedMs: 0 };
   const content = reply?.content ?? "";
   const replied: ChatCompletionMessageParam = { role: "assistant", content, ...(reply?.tool_calls && reply.tool_calls.length > 0 ? { tool_calls: reply.tool_calls } : {}) };
   messages.push(replied);

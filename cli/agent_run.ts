@@ -76,6 +76,7 @@ export async function runAgentCommand(flags: AgentFlags, out: (text: string) => 
     ...(transcript ? { onRecord: transcript.onRecord } : {}),
     ...(info.vision === undefined ? {} : { vision: info.vision }),
     ...(info.contextLength === undefined ? {} : { contextLength: info.contextLength }),
+    ...(info.pricing === undefined ? {} : { pricing: info.pricing }),
     provider,
     model: flags.model,
     arm: flags.arm,

@@ -1,16 +1,20 @@
 // What `gg agent` tells a person on stderr in text mode: a line per turn, a line per retry as it is decided, and a
 // closing summary of the run (turns, calls by name, files changed, tokens, cost, wall time). Stdout keeps the answer.
-import { costOf, type Pricing } from "../agent/catalog.ts";
 import { type AgentReport, bandsTotal, type CallOutcome, type TurnRecord } from "../agent/loop.ts";
+import type { Pricing } from "../agent/pricing.ts";
 import type { Arm } from "../agent/prompts.ts";
 import type { Retry } from "../agent/provider.ts";
+import type { Usage } from "../agent/usage.ts";
 import { dollars, grouped, plural, seconds } from "../host/lines.ts";
 
 /** Names a file list shows before "and N more". */
 const NAMES_SHOWN = 5;
 
-
-
+/** " (64 cached, 100 written to the cache)": what the provider said of its prompt cache, or "" when it said nothing. */
+function cacheNote(usage: Usage, grouping: (count: number) => string): string {
+  const parts = [...(usage.cachedTokens ? [`${grouping(usage.cachedTokens)} cached`] : []), ...(usage.cacheWriteTokens ? [`${grouping(usage.cacheWriteTokens)} written to the cache`] : [])];
+  return parts.length > 0 ? ` (${parts.join(", ")})` : "";
+}
 
 /** `retry 2/4 in 1.0 s: 503`, or the network failure named in place of the status. */
 export const retryLine = (retry: Retry, maxRetries: number): string => `retry ${retry.attempt}/${maxRetries} in ${seconds(retry.waitMs)}: ${retry.status ?? retry.reason}\n`;
@@ -18,7 +22,7 @@ export const retryLine = (retry: Retry, maxRetries: number): string => `retry ${
 /** `[turn 2] 100 in (40 cached), 10 out (gg's estimate 95 in), 1 call, 1 retry, 3.2 s`: `elapsedMs` since the start. */
 export function turnLine(turn: TurnRecord, arm: Arm, elapsedMs: number): string {
   const { usage } = turn;
-  const billed = usage ? `${usage.promptTokens} in${usage.cachedTokens === undefined ? "" : ` (${usage.cachedTokens} cached)`}, ${usage.completionTokens} out` : "usage not reported";
+  const billed = usage ? `${usage.promptTokens} in${cacheNote(usage, String)}, ${usage.completionTokens} out` : "usage not reported";
   const retries = turn.retries.length > 0 ? `, ${plural(turn.retries.length, "retry", "retries")}` : "";
   return `[turn ${turn.turn}] ${billed} (gg's estimate ${bandsTotal(turn.estimate)} in), ${plural(turn.calls, arm === "tools" ? "call" : "program")}${retries}, ${seconds(elapsedMs)}\n`;
 }
@@ -66,23 +70,21 @@ function tokensLine(report: AgentReport): string {
   const entered = `entered ${grouped(bandsTotal(estimate))} in (gg's estimate)`;
   if (report.turns.length === 0) return "none billed";
   if (turnsWithoutUsage === report.turns.length) return `billed: not reported by the provider; ${entered}`;
-  const cached = usage.cachedTokens ? ` (${grouped(usage.cachedTokens)} cached)` : "";
+  const cached = cacheNote(usage, grouped);
   const missing = turnsWithoutUsage > 0 ? `, not reported for ${plural(turnsWithoutUsage, "turn")}` : "";
   return `billed ${grouped(usage.promptTokens + usage.completionTokens)}: ${grouped(usage.promptTokens)} in${cached}, ${grouped(usage.completionTokens)} out${missing}; ${entered}`;
 }
 
-/** Dollars as a person reads them: cents for a dollar or more, two significant digits below. */
-
-
-/** The cost line, or undefined when the catalog has no prices for the model. */
+/** The cost line (the report's cost, reckoned request by request), or undefined when the catalog has no prices for the model. */
 function costLine(report: AgentReport, pricing: Pricing | undefined): string | undefined {
-  if (!pricing || report.turns.length === report.totals.turnsWithoutUsage) return undefined;
-  const { usage, turnsWithoutUsage } = report.totals;
+  const { usage, turnsWithoutUsage, cost } = report.totals;
+  if (!pricing || cost === null) return undefined;
   const notes = [
     ...(turnsWithoutUsage > 0 ? [`${plural(turnsWithoutUsage, "turn")} without usage not counted`] : []),
     ...(usage.cachedTokens && pricing.input_cache_read === undefined ? ["cached tokens at the prompt price"] : []),
+    ...(usage.cacheWriteTokens && pricing.input_cache_write === undefined ? ["cache writes at the prompt price"] : []),
   ];
-  return `${dollars(costOf(pricing, usage))} at the catalog's prices${notes.length > 0 ? ` (${notes.join("; ")})` : ""}`;
+  return `${dollars(cost)} at the catalog's prices${notes.length > 0 ? ` (${notes.join("; ")})` : ""}`;
 }
 
 /** The closing summary of a run, a labelled line each (run, calls, files, tokens, cost); `wallMs` is the command's time. */

@@ -2,6 +2,7 @@
 // configuration is checked by the parser every run uses, and saved only to the --config file, by a rename.
 import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { type Catalog, CatalogError, loadCatalog } from "../agent/catalog.ts";
+import type { Pricing } from "../agent/pricing.ts";
 import { CAPABILITIES, type CapabilityId, VERDICTS } from "../bindings/capabilities.ts";
 import { CALLS } from "../bindings/calls.ts";
 import { ConfigError, defaultConfiguration, parseConfiguration } from "../bindings/config.ts";
@@ -124,7 +125,7 @@ export interface ModelEntry {
   contextLength: number | null;
   modalities: string[] | null;
   /** USD per token. */
-  pricing: { prompt: number; completion: number; input_cache_read?: number } | null;
+  pricing: Pricing | null;
   vision: VisionKnowledge;
   runs: number;
 }

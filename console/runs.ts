@@ -5,6 +5,7 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import type { AgentReport, Bands, CallOutcome, TurnRecord, VisionEvent } from "../agent/loop.ts";
 import type { TranscriptStart } from "../agent/transcript.ts";
+import { usageOf } from "../agent/usage.ts";
 
 /** A transcript the console may read: its id (how the page names it) and its file. */
 export interface RunFile {
@@ -212,8 +213,8 @@ export function readRun(run: RunFile): RunDetail | undefined {
       const turn = Number(entry.turn);
       const reply = replyOf(entry.completion);
       if (reply !== undefined) replies.set(turn, reply);
-      const usage = (entry.completion as { usage?: { prompt_tokens?: number; completion_tokens?: number } } | undefined)?.usage;
-      if (usage && typeof usage.prompt_tokens === "number") usages.set(turn, { promptTokens: usage.prompt_tokens, completionTokens: usage.completion_tokens ?? 0 });
+      const usage = usageOf((entry.completion as { usage?: unknown } | undefined)?.usage);
+      if (usage) usages.set(turn, usage);
     } else if (entry?.type === "request") lastRequest = line;
   }
   const zero: Bands = { system: 0, tools: 0, messages: 0, toolResults: 0, views: 0 };

@@ -5,7 +5,7 @@
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import picomatch from "picomatch";
-import { type Catalog, costOrNull, modelInfo, type Pricing } from "../agent/catalog.ts";
+import { type Catalog, modelInfo } from "../agent/catalog.ts";
 import { type AgentReport, bandsTotal, runAgent } from "../agent/loop.ts";
 import type { Provider } from "../agent/provider.ts";
 import { transcriptWriter } from "../agent/transcript.ts";
@@ -144,8 +144,8 @@ async function judge(command: string, isolation: Isolation, trial: Trial): Promi
 }
 
 /** The record of a trial whose agent ran. */
-function agentRecord(trial: Trial, report: AgentReport, pricing: Pricing | undefined, commit: string): Omit<TrialRecord, "pass" | "check" | "agentMs" | "overheadMs" | "ended" | "wallMs"> {
-  const { usage, turnsWithoutUsage, estimate, retries } = report.totals;
+function agentRecord(trial: Trial, report: AgentReport, commit: string): Omit<TrialRecord, "pass" | "check" | "agentMs" | "overheadMs" | "ended" | "wallMs"> {
+  const { usage, turnsWithoutUsage, estimate, retries, cost } = report.totals;
   const reported = report.turns.length > turnsWithoutUsage;
   return {
     ...identity(trial),
@@ -153,8 +153,8 @@ function agentRecord(trial: Trial, report: AgentReport, pricing: Pricing | undef
     error: report.error ?? null,
     turns: report.turns.length,
     estimate: { ...estimate, entered: bandsTotal(estimate) },
-    usage: reported ? { prompt: usage.promptTokens, completion: usage.completionTokens, cached: usage.cachedTokens ?? null, turnsWithoutUsage } : null,
-    cost: reported ? costOrNull(pricing, usage) : null,
+    usage: reported ? { prompt: usage.promptTokens, completion: usage.completionTokens, cached: usage.cachedTokens ?? null, cacheWritten: usage.cacheWriteTokens ?? null, turnsWithoutUsage } : null,
+    cost,
     retries,
     wastedRequests: report.wastedRequests,
     filesChanged: report.filesChanged,
@@ -191,13 +191,14 @@ async function runTrial(trial: Trial, study: Study, options: RunOptions, ledger:
       ...(study.budgetSecs === undefined ? {} : { budgetSecs: study.budgetSecs }),
       ...(info.contextLength === undefined ? {} : { contextLength: info.contextLength }),
       ...(info.vision === undefined ? {} : { vision: info.vision }),
+      ...(info.pricing === undefined ? {} : { pricing: info.pricing }),
       visionLedger: ledger,
       specs,
       onRecord: transcript.onRecord,
     });
     const agentMs = Math.round(performance.now() - agentStarted);
     transcript.end(report);
-    const base = agentRecord(trial, report, info.pricing, isolation.commit);
+    const base = agentRecord(trial, report, isolation.commit);
     if (report.error?.code === "provider-error") return { ...base, pass: null, check: null, agentMs, overheadMs: Math.round(performance.now() - started - agentMs), ended: new Date().toISOString() };
     const patchFile = join(options.out, "diffs", `${trial.key}.patch`);
     mkdirSync(dirname(patchFile), { recursive: true });

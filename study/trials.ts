@@ -52,9 +52,12 @@ export interface TrialRecord {
   turns: number;
   /** gg's estimate of every request sent, added up per band; `entered` is their sum (tokens). */
   estimate: Bands & { entered: number };
-  /** The provider's count (tokens); `cached` of prompt's were read from its cache. Null when it reported none. */
-  usage: { prompt: number; completion: number; cached: number | null; turnsWithoutUsage: number } | null;
-  /** USD at the catalog's prices; null when the catalog has none for the model (unknown, never 0). */
+  /**
+   * The provider's count (tokens); `cached` of prompt's were read from its cache, `cacheWritten` written to it (null
+   * when it did not say). Null when it reported none.
+   */
+  usage: { prompt: number; completion: number; cached: number | null; cacheWritten: number | null; turnsWithoutUsage: number } | null;
+  /** USD at the catalog's prices, request by request (the agent report's cost); null when the catalog has none for the model (unknown, never 0). */
   cost: number | null;
   /** Wall time of the agent's run, ms. */
   agentMs: number;

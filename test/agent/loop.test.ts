@@ -57,6 +57,8 @@ describe("runAgent", () => {
       usage: { promptTokens: 300, completionTokens: 30 },
       turnsWithoutUsage: 0,
       retries: 0,
+      // No prices given: the cost is unknown, not 0.
+      cost: null,
     });
   });
 
@@ -125,6 +127,32 @@ describe("runAgent", () => {
       { promptTokens: 950, completionTokens: 5, cachedTokens: 896 },
     ]);
     expect(report.totals.usage).toEqual({ promptTokens: 1850, completionTokens: 25, cachedTokens: 896 });
+  });
+
+  test("the report's cost prices each request by its own usage: cache reads and writes at their prices, a prompt past a tier's size at that tier", async () => {
+    using ws = tempWorkspace();
+    await using server = await scripted([
+      // OpenRouter's fields: 200,000 of the 250,000 prompt tokens read from the cache, 10,000 written to it.
+      { content: "```ts\nreturn 1;\n```", usage: { prompt_tokens: 250_000, completion_tokens: 1000, total_tokens: 251_000, prompt_tokens_details: { cached_tokens: 200_000, cache_write_tokens: 10_000 } } },
+      // An Anthropic-compatible gateway's field, at the top of usage.
+      { content: "One.", usage: { prompt_tokens: 1000, completion_tokens: 100, total_tokens: 1100, cache_creation_input_tokens: 400 } },
+    ]);
+    const perMillion = (prompt: number, completion: number, read: number, write: number) => ({ prompt: prompt / 1e6, completion: completion / 1e6, input_cache_read: read / 1e6, input_cache_write: write / 1e6 });
+    const pricing = { ...perMillion(3, 15, 0.3, 3.75), tiers: [{ prompt_tokens_above: 200_000, ...perMillion(6, 22.5, 0.6, 7.5) }] };
+    const report = await runAgent({ provider: server.provider, model: "m", arm: "code", task: "Count.", workspace: ws.root, pricing });
+    expect(report.turns.map((turn) => turn.usage)).toEqual([
+      { promptTokens: 250_000, completionTokens: 1000, cachedTokens: 200_000, cacheWriteTokens: 10_000 },
+      { promptTokens: 1000, completionTokens: 100, cacheWriteTokens: 400 },
+    ]);
+    expect(report.totals.usage).toEqual({ promptTokens: 251_000, completionTokens: 1100, cachedTokens: 200_000, cacheWriteTokens: 10_400 });
+    // At the tier: 40,000 fresh × $6 + 200,000 read × $0.6 + 10,000 written × $7.5 + 1,000 out × $22.5 per million;
+    // then at the base: 600 fresh × $3 + 400 written × $3.75 + 100 out × $15 per million.
+    const tiered = (40_000 * 6 + 200_000 * 0.6 + 10_000 * 7.5 + 1000 * 22.5) / 1e6;
+    const base = (600 * 3 + 400 * 3.75 + 100 * 15) / 1e6;
+    expect(report.totals.cost).toBeCloseTo(tiered + base, 12);
+    await using other = await scripted([{ content: "One." }]);
+    const unpriced = await runAgent({ provider: other.provider, model: "m", arm: "tools", task: "Count.", workspace: ws.root });
+    expect(unpriced.totals.cost).toBeNull();
   });
 
   test("the run ends at max-turns, and a request over the context length is not sent", async () => {

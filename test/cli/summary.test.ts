@@ -1,13 +1,14 @@
 // What gg agent prints for a person, from a report: the closing summary's lines, the line per turn, the retry line.
 import { describe, expect, test } from "vitest";
 import type { AgentReport, Bands, TurnRecord } from "../../agent/loop.ts";
+import { type Pricing, runCost } from "../../agent/pricing.ts";
 import { retryLine, summaryText, turnLine } from "../../cli/summary.ts";
 
 const estimate: Bands = { system: 500, tools: 0, messages: 20, toolResults: 30, views: 250 };
 const turn = (usage?: TurnRecord["usage"]): TurnRecord => ({ turn: 1, estimate, ...(usage ? { usage } : {}), calls: 1, retries: [], elapsedMs: 10 });
 
-/** A report with `turns`, adding them up as the loop does. */
-function report(turns: TurnRecord[], rest: Partial<AgentReport> = {}): AgentReport {
+/** A report with `turns`, adding them up as the loop does (the cost at `pricing`). */
+function report(turns: TurnRecord[], rest: Partial<AgentReport> = {}, pricing?: Pricing): AgentReport {
   const reported = turns.filter((each) => each.usage);
   const cached = reported.reduce((sum, each) => sum + (each.usage?.cachedTokens ?? 0), 0);
   return {
@@ -22,6 +23,7 @@ function report(turns: TurnRecord[], rest: Partial<AgentReport> = {}): AgentRepo
       usage: { promptTokens: reported.reduce((sum, each) => sum + (each.usage?.promptTokens ?? 0), 0), completionTokens: reported.reduce((sum, each) => sum + (each.usage?.completionTokens ?? 0), 0), ...(cached > 0 ? { cachedTokens: cached } : {}) },
       turnsWithoutUsage: turns.length - reported.length,
       retries: 0,
+      cost: runCost(pricing, turns.map((each) => each.usage)),
     },
     filesChanged: { created: [], modified: [], deleted: [] },
     ...rest,
@@ -38,10 +40,13 @@ describe("the closing summary", () => {
       calls: calls.map(([name, done]) => ({ name, args: "[]", ok: done, ms: 1 })),
       ...(dropped > 0 ? { callsDropped: dropped } : {}),
     });
-    const ran = report([turn({ promptTokens: 1200, completionTokens: 80 }), turn({ promptTokens: 1300, completionTokens: 20, cachedTokens: 1024 })], {
-      calls: [program(true, [["files.readFile", true], ["files.writeFile", true]]), program(false, [["files.readFile", false]], 3)],
-    });
-    expect(summaryText(ran, { arm: "code", wallMs: 12_345, pricing: { prompt: 0.0000025, completion: 0.00001, input_cache_read: 0.00000125 } })).toBe(
+    const pricing = { prompt: 0.0000025, completion: 0.00001, input_cache_read: 0.00000125 };
+    const ran = report(
+      [turn({ promptTokens: 1200, completionTokens: 80 }), turn({ promptTokens: 1300, completionTokens: 20, cachedTokens: 1024 })],
+      { calls: [program(true, [["files.readFile", true], ["files.writeFile", true]]), program(false, [["files.readFile", false]], 3)] },
+      pricing,
+    );
+    expect(summaryText(ran, { arm: "code", wallMs: 12_345, pricing })).toBe(
       [
         "run     2 turns in 12.3 s",
         "calls   2 programs (1 failed), 6 gg calls: files.readFile 2 (1 failed), files.writeFile 1, and 3 not listed",
@@ -56,7 +61,8 @@ describe("the closing summary", () => {
 
   test("a long list of files is cut after five names; turns without usage are said, and left out of the cost", () => {
     const changed = { created: ["a", "b", "c", "d", "e", "f", "g"], modified: ["m"], deleted: [] };
-    const text = summaryText(report([turn({ promptTokens: 1000, completionTokens: 10 }), turn()], { filesChanged: changed }), { arm: "tools", wallMs: 900, pricing: { prompt: 0.000001, completion: 0.000001 } });
+    const pricing = { prompt: 0.000001, completion: 0.000001 };
+    const text = summaryText(report([turn({ promptTokens: 1000, completionTokens: 10 }), turn()], { filesChanged: changed }, pricing), { arm: "tools", wallMs: 900, pricing });
     expect(text).toContain("files   7 created (a, b, c, d, e, and 2 more), 1 modified (m)\n");
     expect(text).toContain("tokens  billed 1,010: 1,000 in, 10 out, not reported for 1 turn; entered 1,600 in (gg's estimate)\n");
     expect(text).toContain("cost    $0.001 at the catalog's prices (1 turn without usage not counted)\n");

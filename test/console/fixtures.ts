@@ -90,6 +90,7 @@ export function writeLongRun(file: string, turns: number): void {
       usage: { promptTokens: records.reduce((total, record) => total + (record.usage?.promptTokens ?? 0), 0), completionTokens: 30 * turns },
       turnsWithoutUsage: 0,
       retries: 0,
+      cost: null,
     },
     filesChanged: { created: [], modified: [], deleted: [] },
   };
@@ -125,7 +126,7 @@ export function writeStudy(dir: string, runsFrom: string): void {
           check: { exitCode: pass ? 0 : 1, ms: 300, output: "" },
           turns: agent.arm === "code" ? 3 : 5,
           estimate: { system: 900, tools: 0, messages: 2000, toolResults: 3000, views: 1000, entered: 6900 },
-          usage: { prompt: billed - 500, completion: 500, cached: null, turnsWithoutUsage: 0 },
+          usage: { prompt: billed - 500, completion: 500, cached: null, cacheWritten: null, turnsWithoutUsage: 0 },
           cost: (billed - 500) * 0.0000025 + 500 * 0.00001,
           agentMs: 4000,
           overheadMs: 300,
