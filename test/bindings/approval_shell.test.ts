@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { judgeCall } from "../../bindings/approval_shell.ts";
 import { parseConfiguration } from "../../bindings/config.ts";
 import { loadShellParser, type ParseShell } from "../../host/shell_parser.ts";
+import { PUSHES, UNKNOWNS } from "./shell_shapes.ts";
 
 const place = { workspace: "/ws", cwd: "/ws" };
 const shell = { name: "shell", effects: true, paths: false };
@@ -12,84 +13,6 @@ let parse: ParseShell;
 beforeAll(async () => {
   parse = await loadShellParser();
 });
-
-/** Every shape of issue 25 and more: each runs `git push` (or might), and a deny of `git push*` must stop it. */
-export const PUSHES = [
-  "git push origin main",
-  "true && git push",
-  "true; git push",
-  "false || git push",
-  "echo a | git push",
-  "FOO=1 git push",
-  "\ngit push",
-  "sh -c 'git push'",
-  "bash -c 'git push'",
-  "bash -lc 'cd . && git push'",
-  "g''it push",
-  '"git" push',
-  "\\git push",
-  "gi\\t pu\\sh",
-  "env git push",
-  "env -i -- FOO=1 git push",
-  "/usr/bin/env -u HOME git push",
-  "command git push",
-  "exec git push",
-  "nice -n 5 git push",
-  "nohup git push",
-  "time git push",
-  "timeout 5 git push",
-  "timeout -s KILL 5s git push",
-  "sudo -u root git push",
-  "xargs git push < /dev/null",
-  "stdbuf -o0 git push",
-  "eval 'git push'",
-  'eval "git" "push"',
-  "(git push)",
-  "{ git push; }",
-  "if true; then git push; fi",
-  "while true; do git push; done",
-  "for x in 1; do git push; done",
-  "case a in a) git push;; esac",
-  "f() { git push; }; f",
-  "echo $(git push)",
-  "echo `git push`",
-  'echo "$(git push)"',
-  "x=$(git push)",
-  "export A=$(git push)",
-  "cat <(git push)",
-  "! git push",
-  "/usr/bin/git push",
-  "./git push",
-  "git push --force",
-  "$'\\x67it' push",
-  "find . -maxdepth 0 -exec git push \\;",
-  "sh -c \"sh -c 'git push'\"",
-  "busybox sh -c 'git push'",
-];
-
-/** Shapes whose command is known only at run time: asked, so denied with no one to ask. */
-export const UNKNOWNS = [
-  "$(echo git) push",
-  "`echo git` push",
-  "x=push; git $x",
-  "git ${x:-push}",
-  "git $((1)) push",
-  "echo 'git push' | sh",
-  "echo 'git push' | bash -s",
-  "sh < script.sh",
-  "bash <<EOF\ngit push\nEOF",
-  "bash <<< 'git push'",
-  "$cmd push",
-  "g?t push",
-  "/usr/bin/g[i]t push",
-  "{git,} push",
-  "sh -c \"$script\"",
-  "eval \"$x\"",
-  "echo push | xargs git",
-  "alias g=git",
-  "env -S 'git push'",
-  "git push ((",
-];
 
 describe("shell rules judge the commands a line runs", () => {
   it.each(PUSHES)("denies %j under a deny of git push*", async (command) => {
