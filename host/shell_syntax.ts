@@ -1,7 +1,18 @@
 // A command line's syntax tree (tree-sitter-bash) read as what the shell would run: every simple command it can
 // reach, each as its words once quotes and escapes are removed, the files its redirections write, and what cannot be
-// known before it runs. Pure: the tree in, plain data out.
-import type { Node } from "web-tree-sitter";
+// known before it runs. Pure: the tree in (as plain nodes), plain data out.
+
+/** A node of the syntax tree, copied out of the parser in one pass (its own node objects cost a call each). */
+export interface Syntax {
+  type: string;
+  /** Named in the grammar (a word, a command), not punctuation or an operator. */
+  named: boolean;
+  text: string;
+  /** Where it starts and ends in the line, in UTF-16 units. */
+  start: number;
+  end: number;
+  children: Syntax[];
+}
 
 /**
  * A word as the shell hands it to a command: quotes and escapes removed, a leading `~` expanded. `open` is the offset
@@ -95,17 +106,17 @@ function tilde(word: ShellWord): ShellWord {
 }
 
 /** The pieces of a double-quoted string, joined: literal runs, and expansions open. */
-function quoted(node: Node): ShellWord {
+function quoted(node: Syntax): ShellWord {
   let word = known("");
-  for (const child of node.namedChildren) {
-    if (!child) continue;
+  for (const child of node.children) {
+    if (!child.named) continue;
     word = join(word, child.type === "string_content" ? known(doubleQuoted(child.text)) : unknown(child.text));
   }
   return word;
 }
 
 /** One argument node as the word the shell makes of it. */
-function wordOf(node: Node, first = true): ShellWord {
+function wordOf(node: Syntax, first = true): ShellWord {
   switch (node.type) {
     case "word":
       return first ? tilde(unquoted(node.text)) : unquoted(node.text);
@@ -122,8 +133,8 @@ function wordOf(node: Node, first = true): ShellWord {
       // `{a,b}` is a brace expansion in bash: which words it makes is left to run time.
       if (/\{[^{}]*(,|\.\.)[^{}]*\}/.test(node.text)) return unknown(node.text);
       let word = known("");
-      node.namedChildren.forEach((child, index) => {
-        if (child) word = join(word, wordOf(child, first && index === 0));
+      node.children.forEach((child, index) => {
+        if (child.named) word = join(word, wordOf(child, first && index === 0));
       });
       return word;
     }
@@ -133,9 +144,11 @@ function wordOf(node: Node, first = true): ShellWord {
 }
 
 /** The file a redirection writes, or undefined when it reads, copies a descriptor or closes one. */
-function written(node: Node): Node | undefined {
-  const operator = node.children.find((child) => child !== null && !child.isNamed)?.type ?? "";
-  const destination = node.childForFieldName("destination");
+function written(node: Syntax): Syntax | undefined {
+  const at = node.children.findIndex((child) => !child.named);
+  const operator = node.children[at]?.type ?? "";
+  // The destination is what follows the operator (a descriptor number may come before it).
+  const destination = node.children.slice(at + 1).find((child) => child.named);
   if (!destination || !WRITES.has(operator)) return undefined;
   // `>&2`, `2>&1` and `>&-` copy or close a descriptor.
   if ((operator === ">&" || operator === "<&") && /^(\d+|-)$/.test(destination.text)) return undefined;
@@ -143,17 +156,17 @@ function written(node: Node): Node | undefined {
 }
 
 /** Reads one simple command (its words; what it nests is walked on). */
-function command(node: Node, script: ShellScript, depth: number): void {
+function command(node: Syntax, script: ShellScript, depth: number): void {
   const words: ShellWord[] = [];
   let end = -1;
-  for (const child of node.namedChildren) {
-    if (!child) continue;
-    const part = child.type === "command_name" ? child.firstNamedChild : child.type === "variable_assignment" || child.type.endsWith("redirect") ? null : child;
+  for (const child of node.children) {
+    if (!child.named) continue;
+    const part = child.type === "command_name" ? child.children.find((name) => name.named) : child.type === "variable_assignment" || child.type.endsWith("redirect") ? undefined : child;
     if (part) {
       // The grammar splits some words the shell keeps whole (`"g"'i'\t`): pieces with no blank between are one word.
-      if (child.startIndex === end) words.push(join(words.pop() as ShellWord, wordOf(part, false)));
+      if (child.start === end) words.push(join(words.pop() as ShellWord, wordOf(part, false)));
       else words.push(wordOf(part));
-      end = child.endIndex;
+      end = child.end;
     }
     walk(child, script, depth + 1);
   }
@@ -161,7 +174,7 @@ function command(node: Node, script: ShellScript, depth: number): void {
 }
 
 /** Walks `node` for the commands and redirections it holds, at any depth. */
-function walk(node: Node, script: ShellScript, depth: number): void {
+function walk(node: Syntax, script: ShellScript, depth: number): void {
   if (depth > MAX_DEPTH) {
     if (script.unjudged.length === 0 || !script.unjudged.at(-1)?.startsWith("it nests")) script.unjudged.push(`it nests deeper than ${MAX_DEPTH} levels`);
     return;
@@ -169,21 +182,21 @@ function walk(node: Node, script: ShellScript, depth: number): void {
   if (node.type === "command") return command(node, script, depth);
   if (node.type === "declaration_command" || node.type === "unset_command") {
     // `export A=1`, `unset -f f`: the keyword then its words, judged as a command.
-    const keyword = node.firstChild?.type ?? node.type;
-    const words = node.namedChildren.filter((child): child is Node => child !== null && child.type !== "variable_assignment").map((child) => wordOf(child));
+    const keyword = node.children[0]?.type ?? node.type;
+    const words = node.children.filter((child) => child.named && child.type !== "variable_assignment").map((child) => wordOf(child));
     script.commands.push([known(keyword), ...words]);
   }
   if (node.type === "file_redirect") {
     const target = written(node);
     if (target) script.writes.push(wordOf(target));
   }
-  for (const child of node.namedChildren) if (child) walk(child, script, depth + 1);
+  for (const child of node.children) if (child.named) walk(child, script, depth + 1);
 }
 
-/** The plain reading of a parsed line: its commands, its writes, and what cannot be judged. */
-export function scriptOf(root: Node): ShellScript {
+/** The plain reading of a parsed line (`failed`: the parser found errors in it): its commands, writes, unknowns. */
+export function scriptOf(root: Syntax, failed: boolean): ShellScript {
   const script: ShellScript = { commands: [], writes: [], unjudged: [] };
-  if (root.hasError) script.unjudged.push("it does not parse as a shell command line");
+  if (failed) script.unjudged.push("it does not parse as a shell command line");
   walk(root, script, 0);
   return script;
 }
