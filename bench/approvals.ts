@@ -5,14 +5,19 @@
 // median on the same runtime (the run's own cost), and the rule's overhead ratio (the goal: 1.05x at most). The runtimes
 // run in a runner process each, whose load differs by a few percent from one to another; the same programs in engines
 // sharing this process take those out, and the decision alone (decideNow, 100,000 times) is the gate's own cost.
+// A shell rule's decision parses the command line (tree-sitter-bash): its cost, parsing included, is set against a
+// shell call's own (a short pipeline run by sh), and parsing a 1,000-word line warm is timed (the goal: under 1 ms).
 // Rerun: `node bench/approvals.ts`; `--only none` runs the unconfigured case alone (also on a tree from before the gate,
-// to compare), and `--json` prints the medians as one JSON object.
+// to compare), `--only shell` the shell figures alone, and `--json` prints the medians as one JSON object.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { callContext } from "../bindings/index.ts";
 import { decideNow } from "../bindings/gate.ts";
 import { readFile } from "../bindings/read_file.ts";
+import { execute, shell } from "../bindings/shell.ts";
+import { shellRun } from "../bindings/shell_commands.ts";
+import { loadShellParser } from "../host/shell_parser.ts";
 import { createEngine } from "../runtime/engine.ts";
 import { createRuntime } from "../runtime/index.ts";
 import { median } from "./measure.ts";
@@ -37,6 +42,7 @@ const CASES = {
 } as const;
 type Case = keyof typeof CASES;
 const names = (Object.keys(CASES) as Case[]).filter((name) => only === undefined || only.split(",").includes(name));
+const shellToo = only === undefined || only.split(",").includes("shell");
 
 /** Something that runs programs: a runtime (a runner process each) or an engine (in this process). */
 type Runs = { run(source: string): Promise<{ ok: boolean; error?: { message: string } }> };
@@ -97,6 +103,13 @@ function print(title: string, rows: Record<string, Row>): void {
   console.log("");
 }
 
+/** The shell figures, against their goals. */
+function printShell(us: Record<string, number>): void {
+  const extra = (us.decisionRule ?? 0) - (us.decisionNone ?? 0);
+  console.log(`A shell rule ("git push*" denied) on ${JSON.stringify(LINE)}: its decision, parsing included, ${us.decisionRule?.toFixed(1)} µs (${us.decisionNone?.toFixed(2)} µs with no configuration): ${extra.toFixed(1)} µs more, ${((100 * extra) / (us.shellCall ?? 1)).toFixed(2)}% of the shell call's ${((us.shellCall ?? 0) / 1000).toFixed(2)} ms (goal: at most 5%)`);
+  console.log(`A 1,000-word line (${THOUSAND_WORDS.length} characters), warm: parsed in ${((us.parse1000 ?? 0) / 1000).toFixed(3)} ms (goal: under 1 ms), its commands read through wrappers in ${((us.judge1000 ?? 0) / 1000).toFixed(3)} ms, the whole decision in ${((us.decide1000 ?? 0) / 1000).toFixed(3)} ms`);
+}
+
 /** µs of the gate's decision alone on one readFile call, per configuration (medians of 9 rounds of 100,000 calls). */
 function decisionUs(): Record<string, number> {
   const contexts = (["none", "rule"] as const).map((name): [Case, ReturnType<typeof callContext>] => [name, callContext({ ...configOf(name), warm: false })]);
@@ -113,19 +126,61 @@ function decisionUs(): Record<string, number> {
   return Object.fromEntries(contexts.map(([name]) => [name, median(times.get(name)!)]));
 }
 
+/** A line of 1,000 words: 100 commands of 10 words (quoted, expanded, a path), joined by `&&`, `|` and `;`. */
+const THOUSAND_WORDS = Array.from({ length: 100 }, (_, i) => `${i === 0 ? "" : [" && ", " | ", "; "][i % 3]}cmd${i} --flag "quoted ${i}" 'single' $HOME src/f${i}.ts x y z w`).join("");
+const LINE = "ls -la small | head -n 5 && echo done";
+
+/** µs a call of `fn`: the median of 9 rounds of `count` calls, after a round that warms the JIT. */
+function perCallUs(fn: () => unknown, count: number): number {
+  const times: number[] = [];
+  for (let round = 0; round < 10; round++) {
+    const started = performance.now();
+    for (let i = 0; i < count; i++) fn();
+    if (round > 0) times.push(((performance.now() - started) * 1000) / count);
+  }
+  return median(times);
+}
+
+/** The shell rule's decision against a shell call's cost, and parsing a 1,000-word line warm, in µs. */
+async function shellFigures(): Promise<Record<string, number>> {
+  const parse = await loadShellParser();
+  const none = callContext({ workspace, warm: false });
+  const rule = callContext({ workspace, config: { approvals: [{ call: "shell", when: { command: "git push*" }, verdict: "deny" }] }, warm: false });
+  const args = { command: LINE };
+  if (decideNow(shell, args, rule)?.verdict !== "allow" || decideNow(shell, { command: "true && git push" }, rule)?.verdict !== "deny") throw new Error("the shell rule's decision is not the one expected");
+  const decisionNone = perCallUs(() => decideNow(shell, args, none), 20_000);
+  const decisionRule = perCallUs(() => decideNow(shell, args, rule), 2_000);
+  const calls: number[] = [];
+  for (let i = 0; i < 33; i++) {
+    const started = performance.now();
+    await execute(LINE, { cwd: workspace, policy: undefined, agent: "bench" });
+    if (i >= 3) calls.push((performance.now() - started) * 1000);
+  }
+  return {
+    decisionNone,
+    decisionRule,
+    shellCall: median(calls),
+    parse1000: perCallUs(() => parse(THOUSAND_WORDS), 50),
+    judge1000: perCallUs(() => shellRun(THOUSAND_WORDS, parse), 50),
+    decide1000: perCallUs(() => decideNow(shell, { command: THOUSAND_WORDS }, rule), 50),
+  };
+}
+
 try {
   const whole = await measure(runtimes);
   const decision = only === undefined || only.includes("rule") ? decisionUs() : undefined;
   const inProcess = engines.length > 0 ? await measure(engines) : {};
-  if (json) console.log(JSON.stringify({ runtimes: whole, engines: inProcess, ...(decision ? { decisionUs: decision } : {}) }));
+  const shellUs = shellToo ? await shellFigures() : undefined;
+  if (json) console.log(JSON.stringify({ runtimes: whole, engines: inProcess, ...(decision ? { decisionUs: decision } : {}), ...(shellUs ? { shellUs } : {}) }));
   else {
-    print("Approval gate: sequential gg.files.readFile calls from one program, through createRuntime (a runner process per configuration)", whole);
+    if (runtimes.length > 0) print("Approval gate: sequential gg.files.readFile calls from one program, through createRuntime (a runner process per configuration)", whole);
     if (engines.length > 0) print("The same in engines sharing one process", inProcess);
     const call = whole.none?.usPerCall;
     if (decision && call) {
       const extra = (decision.rule ?? 0) - (decision.none ?? 0);
       console.log(`The decision alone (decideNow, in this process): ${decision.none?.toFixed(3)} µs a call with no configuration, ${decision.rule?.toFixed(3)} µs with the rule: ${extra.toFixed(3)} µs more, ${((100 * extra) / call).toFixed(1)}% of a call's ${call.toFixed(1)} µs`);
     }
+    if (shellUs) printShell(shellUs);
   }
 } finally {
   for (const [, runtime] of runtimes) runtime.close();

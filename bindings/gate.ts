@@ -3,7 +3,8 @@
 // person asked; a denied call comes back as a `denied` error and nothing of it runs.
 import type { Static, TSchema } from "typebox";
 import { excerpt, GgError, quote } from "../host/errors.ts";
-import { type Approval, type ApprovalAnswer, type ApprovalRequest, type DecidedBy, allowsEverything, type CallTraits, DEFAULT_APPROVAL_TIMEOUT_SECS, DEFAULT_HOOK_TIMEOUT_SECS, type RuleVerdict, ruleVerdict, stricter } from "./approval_match.ts";
+import { type Approval, type ApprovalAnswer, type ApprovalRequest, type DecidedBy, allowsEverything, type CallTraits, DEFAULT_APPROVAL_TIMEOUT_SECS, DEFAULT_HOOK_TIMEOUT_SECS, type RuleVerdict, stricter } from "./approval_match.ts";
+import { callVerdict, judgeCall } from "./approval_shell.ts";
 import type { ApprovalHook, Configuration, Verdict } from "./capabilities.ts";
 import { type CallContext, type CallDefinition, type CallResult, checkArguments, parametersOf, runChecked, runCheckedSync } from "./define.ts";
 import { execute } from "./shell.ts";
@@ -54,8 +55,9 @@ export const askTimeoutSecs = (config: Configuration): number => config.agentApp
 export function decideNow(definition: CallDefinition<TSchema, unknown>, args: unknown, context: CallContext): Approval | undefined {
   if (allowsEverything(context.config)) return ALLOWED;
   if (hooksOf(context).length > 0) return undefined;
-  const ruled = ruleVerdict(context.config, traitsOf(definition, context.config), argsOf(args), context);
-  return ruled.verdict === "ask" ? undefined : decided(ruled);
+  // Undefined too while the shell parser loads: the call then waits for it in decide().
+  const ruled = callVerdict(context.config, traitsOf(definition, context.config), argsOf(args), context);
+  return ruled === undefined || ruled.verdict === "ask" ? undefined : decided(ruled);
 }
 
 /** A verdict of the rules that needs no one asked, as a decision. */
@@ -77,7 +79,7 @@ function requestOf(definition: CallDefinition<TSchema, unknown>, args: unknown, 
 
 /** The whole decision: the rules', each hook's (the strictest standing), then for an ask, the person's. */
 export async function decide(definition: CallDefinition<TSchema, unknown>, args: unknown, context: CallContext, origin: CallOrigin): Promise<Approval> {
-  let verdict: RuleVerdict = ruleVerdict(context.config, traitsOf(definition, context.config), argsOf(args), context);
+  let verdict: RuleVerdict = await judgeCall(context.config, traitsOf(definition, context.config), argsOf(args), context);
   const request = requestOf(definition, args, context, origin);
   for (const hook of hooksOf(context)) {
     const answer = await askHook(hook, request, context);

@@ -134,7 +134,7 @@ async function compile(out: string): Promise<void> {
     platform: "node",
     format: "esm",
     target: "node24",
-    external: ["rregex", "commander", "image-size", "isolated-vm", "esbuild", "typescript"],
+    external: ["rregex", "commander", "image-size", "isolated-vm", "esbuild", "typescript", "web-tree-sitter"],
     splitting: true,
     chunkNames: "[name]-[hash]",
     entryNames: "[name]",

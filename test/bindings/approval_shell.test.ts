@@ -1,0 +1,87 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { judgeCall } from "../../bindings/approval_shell.ts";
+import { parseConfiguration } from "../../bindings/config.ts";
+import { loadShellParser, type ParseShell } from "../../host/shell_parser.ts";
+import { PUSHES, UNKNOWNS } from "./shell_shapes.ts";
+
+const place = { workspace: "/ws", cwd: "/ws" };
+const shell = { name: "shell", effects: true, paths: false };
+const denyPush = parseConfiguration({ approvals: [{ call: "shell", when: { command: "git push*" }, verdict: "deny", reason: "pushing is for people" }] });
+const verdictOf = async (command: string, config = denyPush): Promise<string> => (await judgeCall(config, shell, { command }, place)).verdict;
+
+let parse: ParseShell;
+beforeAll(async () => {
+  parse = await loadShellParser();
+});
+
+describe("shell rules judge the commands a line runs", () => {
+  it.each(PUSHES)("denies %j under a deny of git push*", async (command) => {
+    const ruled = await judgeCall(denyPush, shell, { command }, place);
+    expect(ruled).toMatchObject({ verdict: "deny", by: "rule 1", reason: "pushing is for people" });
+  });
+
+  it.each(UNKNOWNS)("asks about %j, whose command only run time knows", async (command) => {
+    const ruled = await judgeCall(denyPush, shell, { command }, place);
+    expect(ruled.verdict).toBe("ask");
+    expect(ruled.by).toBe("rule 1");
+    expect(ruled.reason).toMatch(/^gg cannot judge this command line before it runs: .+, and rule 1 could apply to it$/);
+  });
+
+  it.each(["git status", "echo $HOME", "ls *.ts", "echo 'git push'", "git commit -m \"$msg\"", "cat <<EOF\ngit push\nEOF", "sh script.sh", "git pushy-thing && ls", "command -v git", "# git push"])(
+    "allows %j, which runs no git push and whose unknowns no rule could match",
+    async (command) => {
+      // `git pushy-thing` matches the glob `git push*` as words joined: only the first are allowed here.
+      const expected = command.startsWith("git pushy") ? "deny" : "allow";
+      expect(await verdictOf(command)).toBe(expected);
+    },
+  );
+
+  it("says what could not be judged", async () => {
+    expect((await judgeCall(denyPush, shell, { command: "x=push; git $x" }, place)).reason).toContain('a word of "git $x", "$x", is known only at run time');
+    expect((await judgeCall(denyPush, shell, { command: "echo 'git push' | sh" }, place)).reason).toContain("the script sh reads from its standard input");
+    expect((await judgeCall(denyPush, shell, { command: "git push ((" }, place)).reason).toContain("does not parse");
+  });
+
+  it("applies an allowing rule to each command, so a chained command cannot ride on it", async () => {
+    const config = parseConfiguration({ approvalDefault: "ask", approvals: [{ call: "shell", when: { command: "git status*" }, verdict: "allow" }] });
+    expect(await verdictOf("git status", config)).toBe("allow");
+    expect(await verdictOf("git status && rm -rf /", config)).toBe("ask");
+    expect(await verdictOf("git status $(rm -rf /)", config)).toBe("ask");
+  });
+
+  it("judges each redirection's target as write_file would be", async () => {
+    const config = parseConfiguration({ approvals: [{ call: "write_file", when: { path: "secrets/**" }, verdict: "deny" }, { call: "write_file", when: { path: `${process.env.HOME}/.bashrc` }, verdict: "deny" }] });
+    for (const command of ["echo x > secrets/a", "echo x >> ./secrets/a", "ls 2> secrets/a", "ls &> secrets/a", "echo x >| secrets/a", "ls >&secrets/a", "echo x > ~/.bashrc", "sh -c 'echo x > secrets/a'", "(echo x) > secrets/a"]) {
+      expect([command, await verdictOf(command, config)]).toEqual([command, "deny"]);
+    }
+    for (const command of ["echo x > out.txt", "ls 2>&1 >/dev/null", "cat < secrets/a"]) expect([command, await verdictOf(command, config)]).toEqual([command, "allow"]);
+    for (const command of ["echo x > $f", "cd secrets && echo x > a"]) expect([command, await verdictOf(command, config)]).toEqual([command, "ask"]);
+  });
+
+  it("parses nothing when no rule needs it: a line under rules for other calls is not read", async () => {
+    const config = parseConfiguration({ approvals: [{ call: "read_file", when: { path: "secrets/**" }, verdict: "deny" }] });
+    expect(await verdictOf("git push ((", config)).toBe("allow");
+  });
+});
+
+describe("the parser's reading of a line", () => {
+  it("gives each simple command's words with quotes and escapes removed, assignments dropped", () => {
+    const script = parse(`A=1 "g"'i'\\t p"us"h; echo "a \\"b\\" \\$c" 'd e' $'\\t'`);
+    expect(script.commands.map((words) => words.map((word) => word.text))).toEqual([["git", "push"], ["echo", 'a "b" $c', "d e", "\t"]]);
+    expect(script.unjudged).toEqual([]);
+  });
+
+  it("marks the words only run time knows, from where they become unknown", () => {
+    const [words] = parse('cp pre$x "a${y}" *.ts ~/f').commands;
+    expect(words).toEqual([{ text: "cp" }, { text: "pre$x", open: 3 }, { text: "a${y}", open: 1 }, { text: "*.ts", open: 0 }, { text: `${process.env.HOME}/f` }]);
+  });
+
+  it("lists the files redirections write, not the ones they read or the descriptors they copy", () => {
+    expect(parse("a > w1 2>> w2 < r 2>&1 >&- &> w3 >| w4 3<&0").writes.map((word) => word.text)).toEqual(["w1", "w2", "w3", "w4"]);
+  });
+
+  it("refuses a line that does not parse, and one nested past its bound", () => {
+    expect(parse("echo ((").unjudged).toEqual(["it does not parse as a shell command line"]);
+    expect(parse(`${"$(".repeat(300)}x${")".repeat(300)}`).unjudged).toContain("it nests deeper than 200 levels");
+  });
+});

@@ -1,0 +1,73 @@
+// A deny of `git push*` on real processes: a stand-in `git` first on PATH records every run, and no shape of a line
+// that would push (or might) gets it to run, through `gg call shell` or a program's gg.shell.
+import { execFile, spawnSync } from "node:child_process";
+import { chmodSync, existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { expect, test } from "vitest";
+import { PUSHES, UNKNOWNS } from "../bindings/shell_shapes.ts";
+import { type TempWorkspace, tempWorkspace } from "../workspace.ts";
+
+const bin = join(import.meta.dirname, "../../bin/gg");
+const DENY_PUSH = JSON.stringify({ approvals: [{ call: "shell", when: { command: "git push*" }, verdict: "deny", reason: "pushing is for people" }] });
+const run = promisify(execFile);
+
+/** A workspace whose bin/git records its arguments in git-ran, and the environment that puts it first on PATH. */
+function withStandIn(): { ws: TempWorkspace; env: NodeJS.ProcessEnv; ran: () => string } {
+  const ws = tempWorkspace();
+  ws.put({ "gg.json": DENY_PUSH, "bin/git": `#!/bin/sh\necho "git $*" >> '${join(ws.root, "git-ran")}'\n`, "script.sh": "git push\n" });
+  chmodSync(join(ws.root, "bin/git"), 0o755);
+  const ran = (): string => (existsSync(join(ws.root, "git-ran")) ? readFileSync(join(ws.root, "git-ran"), "utf8") : "");
+  return { ws, env: { ...process.env, PATH: `${join(ws.root, "bin")}:${process.env.PATH}` }, ran };
+}
+
+/** The shapes as this workspace writes them: the stand-in named by its own path where a shape names git's. */
+const shapes = (ws: TempWorkspace): string[] => [...PUSHES, ...UNKNOWNS].map((line) => line.replace("/usr/bin/git", join(ws.root, "bin/git")).replace("./git", "./bin/git"));
+
+test("the stand-in runs when nothing forbids it, so its silence below means something", () => {
+  const { ws, env, ran } = withStandIn();
+  using _ = ws;
+  const allowed = spawnSync(bin, ["call", "shell", JSON.stringify({ command: "true && git status; echo git push | sh" }), "--config", "gg.json"], { cwd: ws.root, env, encoding: "utf8" });
+  expect(allowed.status).toBe(1);
+  expect(allowed.stdout).toMatch(/^error\[denied\]: .*gg cannot judge this command line before it runs: the script sh reads from its standard input/);
+  expect(ran()).toBe("");
+  expect(spawnSync(bin, ["call", "shell", JSON.stringify({ command: "true && git status" }), "--config", "gg.json"], { cwd: ws.root, env, encoding: "utf8" }).status).toBe(0);
+  expect(spawnSync(bin, ["call", "shell", JSON.stringify({ command: "echo git push | sh" }), "--approve", "allow", "--config", "gg.json"], { cwd: ws.root, env, encoding: "utf8" }).status).toBe(0);
+  expect(ran()).toBe("git status\ngit push\n");
+});
+
+test("gg call shell: every shape is denied and git never runs", async () => {
+  const { ws, env, ran } = withStandIn();
+  using _ = ws;
+  const lines = shapes(ws);
+  const outcomes: string[] = [];
+  // A few at a time: each is a gg process.
+  for (let i = 0; i < lines.length; i += 4) {
+    const batch = lines.slice(i, i + 4).map(async (command) => {
+      const call = await run(bin, ["call", "shell", JSON.stringify({ command }), "--config", "gg.json"], { cwd: ws.root, env, encoding: "utf8" }).then(
+        (done) => `ran: ${done.stdout}`,
+        (failed: { stdout: string }) => failed.stdout,
+      );
+      return `${JSON.stringify(command)} -> ${call.split(":")[0]}`;
+    });
+    outcomes.push(...(await Promise.all(batch)));
+  }
+  expect(outcomes).toEqual(lines.map((command) => `${JSON.stringify(command)} -> error[denied]`));
+  expect(ran()).toBe("");
+}, 300_000);
+
+test("a program's gg.shell: every shape is denied and git never runs; the program goes on", () => {
+  const { ws, env, ran } = withStandIn();
+  using _ = ws;
+  const lines = shapes(ws);
+  const program = `const out = [];
+for (const command of ${JSON.stringify(lines)}) {
+  try { await gg.shell.shell(command); out.push("ran " + command); } catch (e) { out.push(e.code); }
+}
+return out;`;
+  const done = spawnSync(bin, ["run", "-", "--config", "gg.json", "--json"], { cwd: ws.root, env, input: program, encoding: "utf8" });
+  const report = JSON.parse(done.stdout) as { result: string[]; calls: { approval: { verdict: string; by: string } }[] };
+  expect(report.result).toEqual(lines.map(() => "denied"));
+  expect(report.calls.every((call) => call.approval.verdict === "deny")).toBe(true);
+  expect(ran()).toBe("");
+}, 120_000);
