@@ -15,7 +15,10 @@ export interface CallOrigin {
   from: "tool" | "program";
   /** The call's number in its run, from 0. */
   seq: number;
-  /** A decision given in advance (a replay's, as recorded): it stands, and no rule, hook or person is consulted. */
+  /**
+   * A decision given in advance (a replay's, as recorded): the rules judge the call again, and the recorded decision
+   * stands where they allow or ask (no hook or person is consulted); see {@link replayed}.
+   */
   recorded?: Approval;
   approval?: Approval;
 }
@@ -36,7 +39,7 @@ function traitsOf(definition: CallDefinition<TSchema, unknown>, config: Configur
   let found = traits.get(definition);
   if (!found) {
     const properties = (definition.parameters(config) as { properties?: object }).properties ?? {};
-    found = { name: definition.name, effects: definition.effects === true, paths: "path" in properties || "files" in properties };
+    found = { name: definition.name, effects: definition.effects === true, paths: "path" in properties || "files" in properties, ...(definition.walks ? { walks: true } : {}) };
     traits.set(definition, found);
   }
   return found;
@@ -52,10 +55,30 @@ export const askTimeoutSecs = (config: Configuration): number => config.agentApp
 
 /** The decision when it needs no waiting (no hook, and no ask); undefined when the call must wait for it. */
 export function decideNow(definition: CallDefinition<TSchema, unknown>, args: unknown, context: CallContext): Approval | undefined {
-  if (allowsEverything(context.config)) return ALLOWED;
+  const call = traitsOf(definition, context.config);
+  // A write may be of gg's own configuration, which is asked however idle the approvals are.
+  if (allowsEverything(context.config) && !(call.effects && call.paths && context.config.ownFiles)) return ALLOWED;
   if (hooksOf(context).length > 0) return undefined;
-  const ruled = ruleVerdict(context.config, traitsOf(definition, context.config), argsOf(args), context);
+  const ruled = ruleVerdict(context.config, call, argsOf(args), context);
   return ruled.verdict === "ask" ? undefined : decided(ruled);
+}
+
+/** Who answers an ask: a recorded allow by anyone else, where the rules ask, was not an answer. */
+const ANSWERERS: readonly DecidedBy[] = ["hook", "person", "client"];
+
+/**
+ * A replay's decision on a call recorded with `recorded`: the rules of the recorded configuration judge it again. A
+ * recorded answer stands where they allow or ask; a recorded allow where they deny (or, where they ask, an allow by no
+ * one who answers asks) is a tampered transcript: the call is refused, marked `tampered`.
+ */
+export function replayed(definition: CallDefinition<TSchema, unknown>, args: unknown, context: CallContext, recorded: Approval): Approval {
+  const ruled = ruleVerdict(context.config, traitsOf(definition, context.config), argsOf(args), context);
+  const forged = recorded.verdict === "allow" && (ruled.verdict === "deny" || (ruled.verdict === "ask" && !ANSWERERS.includes(recorded.by)));
+  if (forged) {
+    const said = `${ruled.by === "config" ? "gg, for its own configuration," : ruled.by} of the recorded configuration says ${ruled.verdict}${ruled.reason ? ` (${ruled.reason})` : ""}`;
+    return { verdict: "deny", by: ruled.by, reason: `the transcript is tampered: it records this call as allowed by ${recorded.by}, but ${said}`, tampered: true };
+  }
+  return ruled.verdict === "deny" ? decided(ruled) : recorded;
 }
 
 /** A verdict of the rules that needs no one asked, as a decision. */
@@ -153,7 +176,8 @@ async function askPerson(ask: RuleVerdict, request: ApprovalRequest, context: Ca
 }
 
 /** What asked about a call, in words: "rule 2", "the approval hook", "approvalDefault". */
-export const askerOf = (by: DecidedBy | undefined): string => (by === "hook" ? "the approval hook" : by === undefined || by === "default" ? "approvalDefault" : by);
+export const askerOf = (by: DecidedBy | undefined): string =>
+  by === "hook" ? "the approval hook" : by === "config" ? "gg, for its own configuration" : by === undefined || by === "default" ? "approvalDefault" : by;
 
 /** What asked, with its reason, as a person asked reads it: "rule 1 (writes need a person)". */
 export function whyAsked(asking: ApprovalRequest["asking"]): string {
@@ -181,7 +205,7 @@ const refusal = (name: string, approval: Approval): CallResult<never> => {
 
 /** Runs a call whose arguments were checked, once its approval is decided: the gate every call passes. */
 export async function runApproved<Data>(definition: CallDefinition<TSchema, Data>, args: Static<TSchema>, context: CallContext, origin: CallOrigin): Promise<CallResult<Data>> {
-  const approval = origin.recorded ?? decideNow(definition, args, context) ?? (await decide(definition, args, context, origin));
+  const approval = (origin.recorded && replayed(definition, args, context, origin.recorded)) ?? decideNow(definition, args, context) ?? (await decide(definition, args, context, origin));
   origin.approval = approval;
   if (approval.verdict === "deny") return refusal(definition.name, approval);
   const result = await runChecked(definition, args, context);
@@ -194,7 +218,7 @@ export async function runApproved<Data>(definition: CallDefinition<TSchema, Data
  * for, before anything ran.
  */
 export function runApprovedSync<Data>(definition: CallDefinition<TSchema, Data>, args: Static<TSchema>, context: CallContext, origin: CallOrigin): CallResult<Data> {
-  const approval = origin.recorded ?? decideNow(definition, args, context);
+  const approval = (origin.recorded && replayed(definition, args, context, origin.recorded)) ?? decideNow(definition, args, context);
   if (!approval) throw new Undecided();
   origin.approval = approval;
   if (approval.verdict === "deny") return refusal(definition.name, approval);
