@@ -171,7 +171,9 @@ async function askPerson(ask: RuleVerdict, request: ApprovalRequest, context: Ca
   if (answer === "late") return { verdict: "deny", by: "person", reason: `no answer came within ${timeoutSecs} s (approvalTimeoutSecs)`, waitedMs };
   if (answer instanceof Error) return { verdict: "deny", by: "person", reason: `asking failed: ${answer.message}`, waitedMs };
   const by = answer.by === "client" ? "client" : "person";
-  const reason = answer.verdict === "ask" ? "the answer was ask again, which decides nothing" : answer.reason;
+  const given = answer.verdict === "ask" ? "the answer was ask again, which decides nothing" : answer.reason;
+  // A refused write of gg's own configuration says what it was, so the agent does not try it another way.
+  const reason = ask.by === "config" && answer.verdict !== "allow" ? `${given ?? "refused"}; it was asked because ${ask.reason}` : given;
   return { verdict: answer.verdict === "allow" ? "allow" : "deny", by, ...(reason === undefined ? {} : { reason }), waitedMs };
 }
 
