@@ -133,14 +133,14 @@ export function realRulePath(path: string, place: Place): string {
 }
 
 /** The paths a call names (a batch read: each range's); one that leaves its path out names the working directory. */
-export function pathsOf(args: Record<string, unknown>): string[] {
+function pathsOf(args: Record<string, unknown>): string[] {
   const files = args.files;
   if (Array.isArray(files)) return files.map((file) => String((file as { path?: unknown } | null)?.path ?? "."));
   return [typeof args[PATH] === "string" ? args[PATH] : "."];
 }
 
 /** The calls that read a file: their rules judge the path of a call that walks too, and what it shows. */
-export const READ_CALLS: readonly string[] = ["read_file", "read", "view_image"];
+const READ_CALLS: readonly string[] = ["read_file", "read", "view_image"];
 
 /** Whether `rule` is for `call`: named by it, "*", or, for a call that walks, a call that reads. */
 export const ruleFor = (rule: ApprovalRule, call: CallTraits): boolean => rule.call === call.name || rule.call === "*" || (call.walks === true && READ_CALLS.includes(rule.call));
@@ -209,7 +209,7 @@ const usesPaths = (config: Configuration): boolean => {
 };
 
 /** `b` when it decides over `a`: stricter, or as strict and given by a rule where `a` was the defaults'. */
-export const over = (a: RuleVerdict, b: RuleVerdict | undefined): RuleVerdict =>
+const over = (a: RuleVerdict, b: RuleVerdict | undefined): RuleVerdict =>
   b && (stricter(b.verdict, a.verdict) || (b.verdict === a.verdict && a.by === "default" && b.by !== "default")) ? b : a;
 
 /** The strictest verdict of both levels over `paths` (as rules see them), from `decided` on. */
