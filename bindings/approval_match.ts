@@ -1,11 +1,18 @@
 // Approval rules matched against one call: which rules apply to its arguments, and the verdict the rules and the
-// defaults give it. Pure: no process, no disk. Paths are resolved lexically and matched relative to the workspace.
+// defaults give it. A path is matched relative to the workspace twice, as written (resolved lexically) and as the file
+// system resolves it (host/paths.ts realPath), and the stricter verdict stands; the disk is asked only when a path
+// rule could give the real path a stricter verdict than the written one got.
 import { isAbsolute, relative, resolve } from "node:path";
 import picomatch from "picomatch";
+import { realPath } from "../host/paths.ts";
+import { ownFileAsk } from "./approval_own.ts";
 import type { ApprovalRule, ApprovalSettings, Configuration, Verdict } from "./capabilities.ts";
 
-/** Who decided a call's verdict: the defaults, a numbered rule, the hook, a person asked, or an MCP client asked. */
-export type DecidedBy = "default" | `rule ${number}` | "hook" | "person" | "client";
+/**
+ * Who decided a call's verdict: the defaults, a numbered rule, the hook, a person asked, an MCP client asked, or gg
+ * itself (a write of its own configuration, always asked).
+ */
+export type DecidedBy = "default" | `rule ${number}` | "hook" | "person" | "client" | "config";
 
 /** The decision on one call, as every call record carries it. */
 export interface Approval {
@@ -15,6 +22,8 @@ export interface Approval {
   reason?: string;
   /** Milliseconds the call waited for a person (or a client), when it did. */
   waitedMs?: number;
+  /** In a replay: the transcript recorded an allow that the recorded configuration's rules deny, so it was refused. */
+  tampered?: true;
 }
 
 /** What the hook and a person asked receive about a call. */
@@ -112,6 +121,17 @@ export function rulePath(path: string, place: Place): string {
   return inside.startsWith("..") || isAbsolute(inside) ? absolute : inside;
 }
 
+/** Each workspace's real path, resolved once. */
+const realWorkspaces = new Map<string, string>();
+
+/** `path` as a path rule sees it once the file system resolves it: its real path, relative to the workspace's real path when inside. */
+export function realRulePath(path: string, place: Place): string {
+  let workspace = realWorkspaces.get(place.workspace);
+  if (workspace === undefined) realWorkspaces.set(place.workspace, (workspace = realPath(place.workspace)));
+  // Not lexically resolved first: `link/..` is the link's target's parent, as the kernel resolves it.
+  return rulePath(realPath(path.startsWith("/") ? path : `${place.cwd}/${path}`), { workspace, cwd: workspace });
+}
+
 /** The paths a call names (a batch read: each range's); one that leaves its path out names the working directory. */
 function pathsOf(args: Record<string, unknown>): string[] {
   const files = args.files;
@@ -119,9 +139,15 @@ function pathsOf(args: Record<string, unknown>): string[] {
   return [typeof args[PATH] === "string" ? args[PATH] : "."];
 }
 
+/** The calls that read a file: their rules judge the path of a call that walks too, and what it shows. */
+const READ_CALLS: readonly string[] = ["read_file", "read", "view_image"];
+
+/** Whether `rule` is for `call`: named by it, "*", or, for a call that walks, a call that reads. */
+export const ruleFor = (rule: ApprovalRule, call: CallTraits): boolean => rule.call === call.name || rule.call === "*" || (call.walks === true && READ_CALLS.includes(rule.call));
+
 /** Whether `rule` applies to call `call` with `args` (a call with one path, as rules see it). */
-function applies(rule: ApprovalRule, call: string, args: Record<string, unknown>, path: string | undefined): boolean {
-  if (rule.call !== call && rule.call !== "*") return false;
+export function applies(rule: ApprovalRule, call: CallTraits, args: Record<string, unknown>, path: string | undefined): boolean {
+  if (!ruleFor(rule, call)) return false;
   for (const [name, match] of matchersOf(rule)) {
     const value = name === PATH ? path : args[name];
     if (typeof value !== "string" || !match(value)) return false;
@@ -137,7 +163,7 @@ export interface RuleVerdict {
 }
 
 /** The strictest verdict of `rules` (numbered from `first`) that apply, or undefined when none does. */
-function strictestRule(rules: readonly ApprovalRule[], first: number, call: string, args: Record<string, unknown>, path: string | undefined): RuleVerdict | undefined {
+function strictestRule(rules: readonly ApprovalRule[], first: number, call: CallTraits, args: Record<string, unknown>, path: string | undefined): RuleVerdict | undefined {
   let found: RuleVerdict | undefined;
   rules.forEach((rule, index) => {
     if (!applies(rule, call, args, path) || (found && !stricter(rule.verdict, found.verdict))) return;
@@ -147,8 +173,8 @@ function strictestRule(rules: readonly ApprovalRule[], first: number, call: stri
 }
 
 /** One level's verdict: its rules', else its default (ask applies to calls with effects only). */
-function levelVerdict(settings: ApprovalSettings, first: number, call: string, effects: boolean, args: Record<string, unknown>, path: string | undefined): RuleVerdict | undefined {
-  return strictestRule(settings.rules, first, call, args, path) ?? (settings.default === "ask" && effects ? { verdict: "ask", by: "default" } : undefined);
+function levelVerdict(settings: ApprovalSettings, first: number, call: CallTraits, args: Record<string, unknown>, path: string | undefined): RuleVerdict | undefined {
+  return strictestRule(settings.rules, first, call, args, path) ?? (settings.default === "ask" && call.effects ? { verdict: "ask", by: "default" } : undefined);
 }
 
 /** What rules need to know of a call: its tool name, whether it has effects, whether it names paths. */
@@ -157,6 +183,8 @@ export interface CallTraits {
   effects: boolean;
   /** It takes a "path" (or, a batch read, "files" with a path each). */
   paths: boolean;
+  /** It walks a directory (search, tree, list_dir, list, glob): the read calls' rules judge its path too. */
+  walks?: boolean;
 }
 
 const ALLOWED: RuleVerdict = { verdict: "allow", by: "default" };
@@ -180,21 +208,61 @@ const usesPaths = (config: Configuration): boolean => {
   return uses;
 };
 
-/**
- * What the rules and defaults say of call `call` with `args`: the top level's verdict and the agent's (numbered on
- * from the top level's), the stricter of the two, so an agent's entry can only add restrictions; a call naming several
- * paths gets the strictest of its paths' verdicts.
- */
-export function ruleVerdict(config: Configuration, call: CallTraits, args: Record<string, unknown>, place: Place): RuleVerdict {
-  const { name, effects } = call;
+/** `b` when it decides over `a`: stricter, or as strict and given by a rule where `a` was the defaults'. */
+const over = (a: RuleVerdict, b: RuleVerdict | undefined): RuleVerdict =>
+  b && (stricter(b.verdict, a.verdict) || (b.verdict === a.verdict && a.by === "default" && b.by !== "default")) ? b : a;
+
+/** The strictest verdict of both levels over `paths` (as rules see them), from `decided` on. */
+function verdictOver(config: Configuration, call: CallTraits, args: Record<string, unknown>, paths: readonly (string | undefined)[], decided: RuleVerdict): RuleVerdict {
   const top = config.approvals ?? NO_RULES;
   const agent = config.agentApproval;
-  const paths = usesPaths(config) && call.paths ? pathsOf(args).map((path) => rulePath(path, place)) : [undefined];
-  let decided = ALLOWED;
   for (const path of paths) {
-    for (const level of [levelVerdict(top, 1, name, effects, args, path), agent && levelVerdict(agent, top.rules.length + 1, name, effects, args, path)]) {
-      if (level && (stricter(level.verdict, decided.verdict) || (level.verdict === decided.verdict && decided.by === "default" && level.by !== "default"))) decided = level;
-    }
+    decided = over(decided, levelVerdict(top, 1, call, args, path));
+    if (agent) decided = over(decided, levelVerdict(agent, top.rules.length + 1, call, args, path));
   }
   return decided;
 }
+
+/** The strictest verdict a path could get `call` under `config` (its path rules', and the defaults'), known once. */
+const ceilings = new WeakMap<Configuration, Map<string, Verdict>>();
+function ceilingOf(config: Configuration, call: CallTraits): Verdict {
+  let known = ceilings.get(config);
+  if (!known) ceilings.set(config, (known = new Map()));
+  const key = `${call.name} ${call.effects} ${call.walks === true}`;
+  let ceiling = known.get(key);
+  if (ceiling === undefined) {
+    ceiling = "allow";
+    for (const level of [config.approvals, config.agentApproval]) {
+      if (level?.default === "ask" && call.effects && stricter("ask", ceiling)) ceiling = "ask";
+      for (const rule of level?.rules ?? []) if (rule.when !== undefined && PATH in rule.when && ruleFor(rule, call) && stricter(rule.verdict, ceiling)) ceiling = rule.verdict;
+    }
+    known.set(key, ceiling);
+  }
+  return ceiling;
+}
+
+/**
+ * What the rules and defaults say of call `call` with `args`: the top level's verdict and the agent's (numbered on
+ * from the top level's), the stricter of the two, so an agent's entry can only add restrictions; a call naming several
+ * paths gets the strictest of its paths' verdicts, each path judged as written and as the file system resolves it. A
+ * write of one of gg's own files is asked at least (approval_own.ts).
+ */
+export function ruleVerdict(config: Configuration, call: CallTraits, args: Record<string, unknown>, place: Place): RuleVerdict {
+  const judgesPaths = call.paths && usesPaths(config);
+  const writes = call.paths && call.effects;
+  const given = judgesPaths || writes ? pathsOf(args) : [];
+  let decided = verdictOver(config, call, args, judgesPaths ? given.map((path) => rulePath(path, place)) : [undefined], ALLOWED);
+  // Only a rule (or a default) stricter than the written paths' verdict can make the real paths matter.
+  if (judgesPaths && stricter(ceilingOf(config, call), decided.verdict)) decided = verdictOver(config, call, args, given.map((path) => realRulePath(path, place)), decided);
+  if (!writes || decided.verdict === "deny") return decided;
+  // A write of gg's own files is asked whatever the rules allow, with the reason saying why.
+  return ownFileAsk(config, given, place) ?? decided;
+}
+
+const WRITE: CallTraits = { name: "write_file", effects: true, paths: true };
+
+/**
+ * The verdict on a write of `path` as write_file would get it: what a shell command's redirection target (`> f`) is
+ * judged by, its rules, real path and gg's own files included.
+ */
+export const writeVerdict = (config: Configuration, path: string, place: Place): RuleVerdict => ruleVerdict(config, WRITE, { path }, place);

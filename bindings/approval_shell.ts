@@ -38,6 +38,11 @@ function shellRules(config: Configuration): ShellRules {
       if (command || ((rule.call === "write_file" || rule.call === "*") && restricts)) rules.parsed = true;
     }
   }
+  // gg's own files are asked whatever the rules say, so a redirection that could write one is looked for.
+  if (config.ownFiles?.length || [...levels, ...Object.values(config.agentApprovals ?? {})].some((level) => level.hook)) {
+    rules.writes ??= "config";
+    rules.parsed = true;
+  }
   known.set(config, rules);
   return rules;
 }
@@ -58,7 +63,7 @@ function couldStart(glob: string, prefix: string): boolean {
 const stronger = (a: RuleVerdict, b: RuleVerdict): RuleVerdict => (stricter(b.verdict, a.verdict) || (b.verdict === a.verdict && a.by === "default" && b.by !== "default") ? b : a);
 
 /** An ask for what cannot be judged before the line runs. */
-const unjudged = (by: DecidedBy, why: string): RuleVerdict => ({ verdict: "ask", by, reason: `gg cannot judge this command line before it runs: ${why}, and ${by} could apply to it` });
+const unjudged = (by: DecidedBy, why: string): RuleVerdict => ({ verdict: "ask", by, reason: `gg cannot judge this command line before it runs: ${why}, and ${by === "config" ? "the ask on writes of gg's own configuration" : by} could apply to it` });
 
 /** The verdict on one command `words` runs: its rules', or an ask when a word only run time knows could decide it. */
 function commandVerdict(words: RunWord[], rules: ShellRules, judge: (command: string) => RuleVerdict): RuleVerdict {

@@ -5,6 +5,8 @@ import picomatch from "picomatch";
 import { type TSchema, Type } from "typebox";
 import { excerpt, GgError, quote } from "../host/errors.ts";
 import { resolvePath } from "../host/paths.ts";
+import { hiddenBelow } from "./approval_walk.ts";
+import type { CallContext } from "./define.ts";
 
 /** Lines one read range holds at most. */
 export const MAX_RANGE_LINES = 1000;
@@ -101,4 +103,10 @@ export function walkRootOf(cwd: string, path: string | undefined): { absolute: s
   // Outside the working directory only when the way there climbs out of it ("..cfg" is a name inside it).
   const outside = below === ".." || below.startsWith("../") || isAbsolute(below);
   return { absolute, shown: outside ? absolute : below };
+}
+
+/** How batch call `call` (with `args`) walks `path`: with the runtime's warm state, leaving out what the agent may not read. */
+export function walkOptions(context: CallContext, call: { name: string }, args: Record<string, unknown>, path: string | undefined) {
+  const hidden = hiddenBelow(context.config, call, args, path ?? ".", context);
+  return { ...(context.warm ? { warm: context.warm } : {}), ...(hidden ? { hidden } : {}) };
 }

@@ -4,7 +4,7 @@ import { type Static, Type } from "typebox";
 import { GgError } from "../host/errors.ts";
 import { grouped } from "../host/lines.ts";
 import { SKIPPED_DIRS, skipWalk, WALK_MAX_ENTRIES } from "../host/skipwalk.ts";
-import { type BatchOutput, batchResult, BUDGET, createBudget, globMatcher, includeIgnoredParameter, LIST_LIMIT, maxBytesParameter, renderBatch, walkRootOf } from "./batch.ts";
+import { type BatchOutput, batchResult, BUDGET, createBudget, globMatcher, includeIgnoredParameter, LIST_LIMIT, maxBytesParameter, renderBatch, walkOptions, walkRootOf } from "./batch.ts";
 import { type CallContext, defineCall } from "./define.ts";
 import { EntryKind, LinkTarget, requireDirectory } from "./list_dir.ts";
 
@@ -58,6 +58,7 @@ const output = "The answer is compact JSON {results, truncated, next, skipped}; 
 export const list = defineCall({
   name: "list",
   capability: "list-dir",
+  walks: true,
   batch: true,
   brief: "List one directory's entries with their kinds, a page at a time.",
   code: { module: "files", name: "list", positional: ["path"] },
@@ -65,9 +66,10 @@ export const list = defineCall({
   parameters: () => Type.Object({ path: Type.Optional(Type.String({ description: "Directory to list. Default: the working directory." })), ...paging() }, { additionalProperties: false }),
   description: () =>
     `List one directory's entries in path order, each {path, kind} with kind file, dir, symlink (with linksTo) or other. ${LIST_LIMIT.default} per page by default, at most ${LIST_LIMIT.max}, within the byte budget (max_bytes, default 12000). ${SKIPPED_DIRS.join(", ")} are left out and counted in skipped unless include_ignored is true. ${output} Use glob to find files anywhere below.`,
-  run({ path, cursor = 0, limit = LIST_LIMIT.default, include_ignored = false, max_bytes }, context): ListResult {
+  run(args, context): ListResult {
+    const { path, cursor = 0, limit = LIST_LIMIT.default, include_ignored = false, max_bytes } = args;
     const root = directoryOf(path, context, "list");
-    const walk = skipWalk(root.absolute, root.shown, { includeIgnored: include_ignored, deep: false, ...(context.warm ? { warm: context.warm } : {}) });
+    const walk = skipWalk(root.absolute, root.shown, { includeIgnored: include_ignored, deep: false, ...walkOptions(context, list, args, path) });
     const entries = walk.entries.map(({ path: entry, kind, linksTo }) => ({ path: entry, kind, ...(linksTo ? { linksTo } : {}) }));
     return page(entries, cursor, limit, max_bytes, walk.skipped);
   },
@@ -77,6 +79,7 @@ export const list = defineCall({
 export const glob = defineCall({
   name: "glob",
   capability: "list-dir",
+  walks: true,
   batch: true,
   brief: "Find files by glob patterns (**, *, ?, {a,b}, [classes]) matched against their workspace-relative paths.",
   code: { module: "files", name: "glob", positional: ["patterns"] },
@@ -92,10 +95,11 @@ export const glob = defineCall({
     ),
   description: () =>
     `Find files whose paths, relative to the working directory, match any of the glob patterns: ** spans directories, * and ? stay within one name, {a,b} picks, [a-z] is a class; dot files match too. A pattern matches the whole path including its directories (src/**/*.ts, not *.ts, for files below src), even when path narrows the walk. Files (and links to files) in path order, ${LIST_LIMIT.default} per page by default, at most ${LIST_LIMIT.max}, within the byte budget (max_bytes, default 12000). ${walkRule} ${output}`,
-  run({ patterns, path, cursor = 0, limit = LIST_LIMIT.default, include_ignored = false, max_bytes }, context): GlobResult {
+  run(args, context): GlobResult {
+    const { patterns, path, cursor = 0, limit = LIST_LIMIT.default, include_ignored = false, max_bytes } = args;
     const matches = globMatcher(patterns, "glob");
     const root = directoryOf(path, context, "glob");
-    const walk = skipWalk(root.absolute, root.shown, { includeIgnored: include_ignored, deep: true, ...(context.warm ? { warm: context.warm } : {}) });
+    const walk = skipWalk(root.absolute, root.shown, { includeIgnored: include_ignored, deep: true, ...walkOptions(context, glob, args, path) });
     const files = walk.entries.filter((entry) => (entry.kind === "file" || entry.linksTo === "file") && matches(entry.path)).map((entry) => entry.path);
     return page(files, cursor, limit, max_bytes, walk.skipped);
   },

@@ -10,7 +10,7 @@ import { grouped } from "../host/lines.ts";
 import { compileEngine, compileSearch } from "../host/regex.ts";
 import { SKIPPED_DIRS, skipWalk, WALK_MAX_ENTRIES } from "../host/skipwalk.ts";
 import { warmSearchHost } from "../host/warm.ts";
-import { type BatchOutput, batchResult, BUDGET, createBudget, globMatcher, includeIgnoredParameter, MAX_CONTEXT_LINES, maxBytesParameter, PAGE_BYTES, renderBatch, SEARCH_LIMIT, walkRootOf } from "./batch.ts";
+import { type BatchOutput, batchResult, BUDGET, createBudget, globMatcher, includeIgnoredParameter, MAX_CONTEXT_LINES, maxBytesParameter, PAGE_BYTES, renderBatch, SEARCH_LIMIT, walkOptions, walkRootOf } from "./batch.ts";
 import { defineCall } from "./define.ts";
 import { SEARCH_LINE_CHARS } from "./search.ts";
 
@@ -101,6 +101,7 @@ export const batchSearch = defineCall({
   name: "search",
   capability: "search",
   batch: true,
+  walks: true,
   brief: "Search file contents for a literal or a Rust regex, with context lines and a cursor.",
   code: { module: "files", name: "search", positional: ["pattern"] },
   result: BatchSearchResult,
@@ -158,7 +159,7 @@ export const batchSearch = defineCall({
     const candidates: Eligible[] =
       kind === "file"
         ? [{ path: root.shown, absolute: root.absolute }]
-        : skipWalk(root.absolute, root.shown, { includeIgnored: include_ignored, deep: true, ...(context.warm ? { warm: context.warm } : {}) }).entries.filter((entry) => entry.kind === "file");
+        : skipWalk(root.absolute, root.shown, { includeIgnored: include_ignored, deep: true, ...walkOptions(context, batchSearch, args, path) }).entries.filter((entry) => entry.kind === "file");
     const files = candidates.filter((file) => matchesGlob(file.path));
     // Warm: the files' stats are shared with a second thread ahead of the reads (from the cursor's file on).
     const warm = context.warm ? warmSearchHost(context.files, context.warm, files.slice(cursor?.file_index ?? 0).map((file) => file.absolute)) : undefined;

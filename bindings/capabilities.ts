@@ -62,6 +62,11 @@ export interface Configuration {
   agentApprovals?: Record<string, ApprovalSettings>;
   /** The approval settings of the agent this configuration was selected for ({@link forAgent}). */
   agentApproval?: ApprovalSettings;
+  /**
+   * The files this configuration was read from (absolute): gg's own configuration, whose writes are always asked
+   * (bindings/approval_own.ts). Set by whoever read the file (gg's commands, MCP, a study), not by the parser.
+   */
+  ownFiles?: readonly string[];
 }
 
 /** What approvals decide for a call: run it, put it to a person, or refuse it. */

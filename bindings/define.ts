@@ -120,6 +120,11 @@ export interface CallDefinition<Schema extends TSchema = TSchema, Data = unknown
   effects?: true;
   /** True when what the call reaches is not bounded by its arguments (a command can do anything): MCP's openWorldHint. */
   openWorld?: true;
+  /**
+   * True when the call walks a directory (search, tree, list_dir, list, glob): it leaves out what the agent may not
+   * read (bindings/approval_walk.ts), and the read calls' rules judge its own path too.
+   */
+  walks?: true;
   /** True for a batch call (seed 003): offered when its capability's implementation is "batch", and only then. */
   batch?: true;
   /** True when `run` returns a promise (it waits on a process); every other call completes before it returns. */

@@ -16,7 +16,10 @@ export interface CallOrigin {
   from: "tool" | "program";
   /** The call's number in its run, from 0. */
   seq: number;
-  /** A decision given in advance (a replay's, as recorded): it stands, and no rule, hook or person is consulted. */
+  /**
+   * A decision given in advance (a replay's, as recorded): the rules judge the call again, and the recorded decision
+   * stands where they allow or ask (no hook or person is consulted); see {@link replayed}.
+   */
   recorded?: Approval;
   approval?: Approval;
 }
@@ -37,7 +40,7 @@ function traitsOf(definition: CallDefinition<TSchema, unknown>, config: Configur
   let found = traits.get(definition);
   if (!found) {
     const properties = (definition.parameters(config) as { properties?: object }).properties ?? {};
-    found = { name: definition.name, effects: definition.effects === true, paths: "path" in properties || "files" in properties };
+    found = { name: definition.name, effects: definition.effects === true, paths: "path" in properties || "files" in properties, ...(definition.walks ? { walks: true } : {}) };
     traits.set(definition, found);
   }
   return found;
@@ -53,11 +56,46 @@ export const askTimeoutSecs = (config: Configuration): number => config.agentApp
 
 /** The decision when it needs no waiting (no hook, and no ask); undefined when the call must wait for it. */
 export function decideNow(definition: CallDefinition<TSchema, unknown>, args: unknown, context: CallContext): Approval | undefined {
-  if (allowsEverything(context.config)) return ALLOWED;
+  const call = traitsOf(definition, context.config);
+  // A write may be of gg's own configuration, which is asked however idle the approvals are.
+  if (allowsEverything(context.config) && !(call.effects && (call.paths || call.name === "shell") && context.config.ownFiles)) return ALLOWED;
   if (hooksOf(context).length > 0) return undefined;
   // Undefined too while the shell parser loads: the call then waits for it in decide().
-  const ruled = callVerdict(context.config, traitsOf(definition, context.config), argsOf(args), context);
+  const ruled = callVerdict(context.config, call, argsOf(args), context);
   return ruled === undefined || ruled.verdict === "ask" ? undefined : decided(ruled);
+}
+
+/** Who answers an ask: a recorded allow by anyone else, where the rules ask, was not an answer. */
+const ANSWERERS: readonly DecidedBy[] = ["hook", "person", "client"];
+
+/**
+ * A replay's decision on a call recorded with `recorded`: the rules of the recorded configuration judge it again. A
+ * recorded answer stands where they allow or ask; a recorded allow where they deny (or, where they ask, an allow by no
+ * one who answers asks) is a tampered transcript: the call is refused, marked `tampered`.
+ */
+function replayed(definition: CallDefinition<TSchema, unknown>, args: unknown, context: CallContext, recorded: Approval): Approval | undefined {
+  const ruled = callVerdict(context.config, traitsOf(definition, context.config), argsOf(args), context);
+  return ruled && rejudged(ruled, recorded);
+}
+
+/** A recorded decision against what the recorded configuration's rules say now (see {@link replayed}). */
+function rejudged(ruled: RuleVerdict, recorded: Approval): Approval {
+  const forged = recorded.verdict === "allow" && (ruled.verdict === "deny" || (ruled.verdict === "ask" && !ANSWERERS.includes(recorded.by)));
+  if (forged) {
+    const said = `${ruled.by === "config" ? "gg, for its own configuration," : ruled.by} of the recorded configuration says ${ruled.verdict}${ruled.reason ? ` (${ruled.reason})` : ""}`;
+    return { verdict: "deny", by: ruled.by, reason: `the transcript is tampered: it records this call as allowed by ${recorded.by}, but ${said}`, tampered: true };
+  }
+  return ruled.verdict === "deny" ? decided(ruled) : recorded;
+}
+
+/** The decision on a call when it needs no waiting (a replay's judged again, or the rules'), else undefined. */
+export const decidedNow = (definition: CallDefinition<TSchema, unknown>, args: unknown, context: CallContext, origin: CallOrigin): Approval | undefined =>
+  origin.recorded ? replayed(definition, args, context, origin.recorded) : decideNow(definition, args, context);
+
+/** The decision on a call, waiting for what it needs (the shell parser, a hook, a person). */
+export async function decision(definition: CallDefinition<TSchema, unknown>, args: unknown, context: CallContext, origin: CallOrigin): Promise<Approval> {
+  if (!origin.recorded) return decide(definition, args, context, origin);
+  return rejudged(await judgeCall(context.config, traitsOf(definition, context.config), argsOf(args), context), origin.recorded);
 }
 
 /** A verdict of the rules that needs no one asked, as a decision. */
@@ -78,7 +116,7 @@ function requestOf(definition: CallDefinition<TSchema, unknown>, args: unknown, 
 }
 
 /** The whole decision: the rules', each hook's (the strictest standing), then for an ask, the person's. */
-export async function decide(definition: CallDefinition<TSchema, unknown>, args: unknown, context: CallContext, origin: CallOrigin): Promise<Approval> {
+async function decide(definition: CallDefinition<TSchema, unknown>, args: unknown, context: CallContext, origin: CallOrigin): Promise<Approval> {
   let verdict: RuleVerdict = await judgeCall(context.config, traitsOf(definition, context.config), argsOf(args), context);
   const request = requestOf(definition, args, context, origin);
   for (const hook of hooksOf(context)) {
@@ -150,12 +188,15 @@ async function askPerson(ask: RuleVerdict, request: ApprovalRequest, context: Ca
   if (answer === "late") return { verdict: "deny", by: "person", reason: `no answer came within ${timeoutSecs} s (approvalTimeoutSecs)`, waitedMs };
   if (answer instanceof Error) return { verdict: "deny", by: "person", reason: `asking failed: ${answer.message}`, waitedMs };
   const by = answer.by === "client" ? "client" : "person";
-  const reason = answer.verdict === "ask" ? "the answer was ask again, which decides nothing" : answer.reason;
+  const given = answer.verdict === "ask" ? "the answer was ask again, which decides nothing" : answer.reason;
+  // A refused write of gg's own configuration says what it was, so the agent does not try it another way.
+  const reason = ask.by === "config" && answer.verdict !== "allow" ? `${given ?? "refused"}; it was asked because ${ask.reason}` : given;
   return { verdict: answer.verdict === "allow" ? "allow" : "deny", by, ...(reason === undefined ? {} : { reason }), waitedMs };
 }
 
 /** What asked about a call, in words: "rule 2", "the approval hook", "approvalDefault". */
-export const askerOf = (by: DecidedBy | undefined): string => (by === "hook" ? "the approval hook" : by === undefined || by === "default" ? "approvalDefault" : by);
+export const askerOf = (by: DecidedBy | undefined): string =>
+  by === "hook" ? "the approval hook" : by === "config" ? "gg, for its own configuration" : by === undefined || by === "default" ? "approvalDefault" : by;
 
 /** What asked, with its reason, as a person asked reads it: "rule 1 (writes need a person)". */
 export function whyAsked(asking: ApprovalRequest["asking"]): string {
@@ -183,7 +224,7 @@ const refusal = (name: string, approval: Approval): CallResult<never> => {
 
 /** Runs a call whose arguments were checked, once its approval is decided: the gate every call passes. */
 export async function runApproved<Data>(definition: CallDefinition<TSchema, Data>, args: Static<TSchema>, context: CallContext, origin: CallOrigin): Promise<CallResult<Data>> {
-  const approval = origin.recorded ?? decideNow(definition, args, context) ?? (await decide(definition, args, context, origin));
+  const approval = decidedNow(definition, args, context, origin) ?? (await decision(definition, args, context, origin));
   origin.approval = approval;
   if (approval.verdict === "deny") return refusal(definition.name, approval);
   const result = await runChecked(definition, args, context);
@@ -196,7 +237,7 @@ export async function runApproved<Data>(definition: CallDefinition<TSchema, Data
  * for, before anything ran.
  */
 export function runApprovedSync<Data>(definition: CallDefinition<TSchema, Data>, args: Static<TSchema>, context: CallContext, origin: CallOrigin): CallResult<Data> {
-  const approval = origin.recorded ?? decideNow(definition, args, context);
+  const approval = decidedNow(definition, args, context, origin);
   if (!approval) throw new Undecided();
   origin.approval = approval;
   if (approval.verdict === "deny") return refusal(definition.name, approval);

@@ -3,6 +3,7 @@ import { type Static, Type } from "typebox";
 import { GgError } from "../host/errors.ts";
 import type { EntryKind as HostKind } from "../host/files.ts";
 import { resolvePath, shownPath } from "../host/paths.ts";
+import { hiddenBelow } from "./approval_walk.ts";
 import { defineCall } from "./define.ts";
 
 /** What a directory entry is; a symbolic link is a "symlink" whatever it points to. */
@@ -42,6 +43,7 @@ export function requireDirectory(kind: string, path: string, action: string): vo
 export const listDir = defineCall({
   name: "list_dir",
   capability: "list-dir",
+  walks: true,
   brief: "List one directory's entries, directories suffixed with /.",
   code: {
     module: "files",
@@ -61,7 +63,9 @@ export const listDir = defineCall({
   run({ path = "." }, context): ListDirResult {
     const absolute = resolvePath(context.cwd, path);
     requireDirectory(context.files.stat(absolute, "list").kind, path, "list");
-    return { entries: context.files.readDir(absolute).map((entry) => ({ name: entry.name, ...entryKind(entry.kind, entry.symlink) })) };
+    const hidden = hiddenBelow(context.config, listDir, { path }, path, context);
+    const entries = context.files.readDir(absolute).filter((entry) => !hidden?.(entry.name));
+    return { entries: entries.map((entry) => ({ name: entry.name, ...entryKind(entry.kind, entry.symlink) })) };
   },
   render: ({ entries }) => (entries.length === 0 ? "(empty directory)" : entries.map((entry) => `${shownPath(entry.name)}${isDirLike(entry) ? "/" : ""}`).join("\n")),
 });

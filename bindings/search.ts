@@ -6,6 +6,7 @@ import { plural } from "../host/lines.ts";
 import { joinDisplay, resolvePath, shownPath } from "../host/paths.ts";
 import { createScanner, scanFile, searchWalk } from "../host/search.ts";
 import { walkFiles, walkRoot } from "../host/walk.ts";
+import { hiddenBelow } from "./approval_walk.ts";
 import { defineCall } from "./define.ts";
 
 /** Matches a call that names no limit gets. */
@@ -47,6 +48,7 @@ const shown = (match: SearchMatch): string => `${shownPath(match.path)}:${match.
 export const search = defineCall({
   name: "search",
   capability: "search",
+  walks: true,
   brief: "Find the lines matching a Rust regular expression across the workspace's files.",
   code: {
     module: "files",
@@ -91,7 +93,8 @@ export const search = defineCall({
       if (ignored) filesSearched = 0;
       matches = ignored ? [] : scanFile(scanner, absolute, wanted).map((found) => matched(display, found));
     } else {
-      const walk = walkFiles(walkRoot(absolute, context.workspace, context.warm));
+      const hidden = hiddenBelow(context.config, search, { query, path, limit }, display, context);
+      const walk = walkFiles(walkRoot(absolute, context.workspace, context.warm, hidden));
       const outcome = searchWalk(scanner, walk, wanted, context.warm, context.deadline);
       matches = outcome.matches.map((found) => matched(joinDisplay(path, found.file.relative), found));
       filesSearched = outcome.searched;

@@ -4,6 +4,7 @@ import { type Static, Type } from "typebox";
 import { type CallErrorCode, fromSystemError, GgError } from "../host/errors.ts";
 import { joinDisplay, resolvePath, shownPath } from "../host/paths.ts";
 import { enter, listDir, type WalkDir, type WalkEntry, walkRoot } from "../host/walk.ts";
+import { hiddenBelow } from "./approval_walk.ts";
 import { defineCall, ErrorCode } from "./define.ts";
 import { EntryKind, entryKind, LinkTarget, requireDirectory } from "./list_dir.ts";
 
@@ -95,7 +96,7 @@ function render(root: WalkDir, display: string, depth: number): TreeResult {
       } else if (level === depth) {
         let note = "";
         try {
-          const count = listDir(enter(listing.scope, found, dir.warm)).entries.length;
+          const count = listDir(enter(listing.scope, found, dir)).entries.length;
           entry.notShown = count;
           // The seed's form, to the character, whatever the count: "(N entries not shown)".
           if (count > 0) note = ` (${count} entries not shown)`;
@@ -104,7 +105,7 @@ function render(root: WalkDir, display: string, depth: number): TreeResult {
           note = " (unreadable)";
         }
         if (!emit({ text: `${indent}${name}/${note}`, entry })) return false;
-      } else if (!emit({ text: `${indent}${name}/`, entry }) || !walk(enter(listing.scope, found, dir.warm), level + 1, `${indent}  `, entry)) {
+      } else if (!emit({ text: `${indent}${name}/`, entry }) || !walk(enter(listing.scope, found, dir), level + 1, `${indent}  `, entry)) {
         return false;
       }
     }
@@ -125,6 +126,7 @@ function render(root: WalkDir, display: string, depth: number): TreeResult {
 export const tree = defineCall({
   name: "tree",
   capability: "list-dir",
+  walks: true,
   brief: "Render the depth-bounded tree beneath a directory, skipping ignored files.",
   code: {
     module: "files",
@@ -151,7 +153,8 @@ export const tree = defineCall({
     if (depth < 1) throw new GgError("invalid-argument", `Cannot render a tree of depth ${depth}: depth counts levels below the root and must be 1 or more (1 lists the root's own entries)`);
     const absolute = resolvePath(context.cwd, path);
     requireDirectory(context.files.stat(absolute, "render a tree of").kind, path, "render a tree of");
-    return render(walkRoot(absolute, context.workspace, context.warm), path, Math.min(depth, TREE_MAX_DEPTH));
+    const hidden = hiddenBelow(context.config, tree, { path, depth }, path, context);
+    return render(walkRoot(absolute, context.workspace, context.warm, hidden), path, Math.min(depth, TREE_MAX_DEPTH));
   },
   render: (tree) => tree.text,
 });

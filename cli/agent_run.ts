@@ -4,7 +4,7 @@
 import { readFileSync } from "node:fs";
 import type { Configuration } from "../bindings/config.ts";
 import { errorText } from "../bindings/define.ts";
-import { runAgent } from "../agent/loop.ts";
+import { type CallOutcome, runAgent } from "../agent/loop.ts";
 import type { Arm } from "../agent/prompts.ts";
 import { type Catalog, CatalogError, loadCatalog, modelInfo } from "../agent/catalog.ts";
 import { apiKeyFor, openAIProvider, scrubberOf, withholdKey } from "../agent/provider.ts";
@@ -108,8 +108,16 @@ export async function replayCommand(file: string, workspace: string, json: boole
     return refuse(error.message);
   }
   const report = await runAgent(replayOptions(transcript.start, transcript.entries, workspace));
-  const found = differences(recordedCalls(transcript.entries), report.calls);
+  const found = [...tamperedCalls(report.calls), ...differences(recordedCalls(transcript.entries), report.calls)];
   if (json) out(`${JSON.stringify({ matches: found.length === 0, differences: found, report })}\n`);
   else out(found.length === 0 ? `Replayed ${plural(report.turns.length, "turn")} and ${plural(report.calls.length, "call")}: every outcome matches the recording.\n` : `${found.join("\n")}\n`);
   return found.length === 0 ? 0 : 1;
+}
+
+/** A line for each call a replay refused as tampered (agent/loop.ts's calls, a program's own calls within them). */
+function tamperedCalls(calls: readonly CallOutcome[]): string[] {
+  return calls.flatMap((call, i) => {
+    const refused = [call.approval, ...(call.calls ?? []).map((inner) => inner.approval)].filter((approval) => approval?.tampered);
+    return refused.map((approval) => `call ${i + 1} (${call.name}): refused, nothing of it ran: ${approval?.reason}`);
+  });
 }

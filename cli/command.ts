@@ -4,6 +4,7 @@ import { readFileSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { Command, InvalidArgumentError, Option } from "commander";
 import { type Configuration, defaultConfiguration, forAgent, parseConfiguration } from "../bindings/config.ts";
+import { realPath } from "../host/paths.ts";
 
 /** Where a command writes, and the exit status it leaves: 0 success, 1 the call failed, 2 the command line refused. */
 export interface Io {
@@ -86,7 +87,8 @@ function readConfiguration(file: string | undefined): Configuration {
   } catch (error) {
     throw new UsageError(`Cannot parse the configuration ${file}: ${(error as Error).message}; it must be a JSON array of capabilities`);
   }
-  return parseConfiguration(json);
+  // The file in force is gg's own: an agent's write of it is asked (bindings/approval_own.ts).
+  return { ...parseConfiguration(json), ownFiles: [realPath(resolve(file))] };
 }
 
 /** The workspace directory `dir` names (default the current directory), refused when it is not one. */

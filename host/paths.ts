@@ -1,6 +1,6 @@
 // Paths resolve as any process in the container resolves them: relative to the working directory, absolute as
 // themselves, `..` left to the kernel (no lexical normalisation, so symlinks behave as they do for a shell).
-import { realpathSync } from "node:fs";
+import { readlinkSync, realpathSync } from "node:fs";
 import { GgError, quote } from "./errors.ts";
 
 /** Resolves a tool path against the working directory `cwd`; refuses the empty path and NUL bytes. */
@@ -26,6 +26,36 @@ export function pathKey(cwd: string, path: string): string {
   } catch {
     return withoutDots(absolute);
   }
+}
+
+/** Symbolic links a resolution follows at most, as Linux does (MAXSYMLINKS). */
+const MAX_LINKS = 40;
+
+/**
+ * The file the absolute path `absolute` reaches as the kernel resolves it: symbolic links (`/proc/self/root` and
+ * `/proc/self/cwd` among them), `.` and `..` resolved. For a path that does not exist yet, its nearest existing parent
+ * is resolved and the rest appended; a dangling link is followed to where a write through it would land.
+ */
+export function realPath(absolute: string, links = 0): string {
+  try {
+    return realpathSync.native(absolute);
+  } catch {
+    // Missing, a dangling link, a loop, or not a directory on the way: resolved a segment at a time below.
+  }
+  const slash = absolute.lastIndexOf("/");
+  const name = absolute.slice(slash + 1);
+  const parent = realPath(slash <= 0 ? "/" : absolute.slice(0, slash), links);
+  if (name === "" || name === ".") return parent;
+  if (name === "..") return parent.slice(0, Math.max(1, parent.lastIndexOf("/")));
+  const joined = parent === "/" ? `/${name}` : `${parent}/${name}`;
+  if (links >= MAX_LINKS) return joined;
+  let target: string;
+  try {
+    target = readlinkSync(joined);
+  } catch {
+    return joined;
+  }
+  return realPath(target.startsWith("/") ? target : `${parent}/${target}`, links + 1);
 }
 
 /** An absolute path without `.` segments and without repeated or trailing slashes: the same file, whatever links lie on the way. */

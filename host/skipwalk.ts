@@ -1,5 +1,6 @@
-// The batch tools' walk (seed 003): a fixed list of directories skipped, not the ignore rules; path order (siblings
-// by name, depth first); symbolic links listed, never entered; and a hard bound on the entries visited.
+// The batch tools' walk (seed 003): a fixed list of directories skipped, not the ignore rules; entries the agent may
+// not read left out (the caller's `hidden`); path order (siblings by name, depth first); symbolic links listed, never
+// entered; and a hard bound on the entries visited.
 import { statSync } from "node:fs";
 import { GgError } from "./errors.ts";
 import { grouped } from "./lines.ts";
@@ -38,10 +39,11 @@ const kindOf = (stats: { isFile(): boolean; isDirectory(): boolean }): "file" | 
  * Walks the directory `absolute` (named `shown`, "" for the working directory), every entry below it; `deep` false
  * lists the directory's own entries only. The root itself is walked even when its name is on the skip list.
  */
-export function skipWalk(absolute: string, shown: string, options: { includeIgnored: boolean; deep: boolean; warm?: WarmCache }): SkipWalk {
+export function skipWalk(absolute: string, shown: string, options: { includeIgnored: boolean; deep: boolean; warm?: WarmCache; hidden?: (relative: string) => boolean }): SkipWalk {
   const entries: SkipWalkEntry[] = [];
   let skipped = 0;
-  const visit = (dir: string, prefix: string): void => {
+  // `below` is the directory's path below the root ("" for the root), as `hidden` takes it.
+  const visit = (dir: string, prefix: string, below: string): void => {
     let listed;
     try {
       listed = listing(dir, options.warm);
@@ -51,6 +53,9 @@ export function skipWalk(absolute: string, shown: string, options: { includeIgno
     }
     for (const [i, dirent] of listed.dirents.entries()) {
       const path = prefix === "" ? dirent.name : `${prefix}/${dirent.name}`;
+      const relative = below === "" ? dirent.name : `${below}/${dirent.name}`;
+      // Left out as if it did not exist: neither shown nor counted.
+      if (options.hidden?.(relative)) continue;
       const child = listed.paths[i] as string;
       let entry: SkipWalkEntry;
       if (dirent.isSymbolicLink()) {
@@ -71,10 +76,10 @@ export function skipWalk(absolute: string, shown: string, options: { includeIgno
         throw new GgError("over-cap", `Cannot walk ${shown || "the working directory"}: it holds more than ${grouped(WALK_MAX_ENTRIES)} entries, the most one walk visits; pass a narrower path`);
       }
       entries.push(entry);
-      if (entry.kind === "dir" && options.deep) visit(child, path);
+      if (entry.kind === "dir" && options.deep) visit(child, path, relative);
     }
   };
   // One spelling of each path below it, so that what the warm state keeps is kept once.
-  visit(withoutDots(absolute), shown);
+  visit(withoutDots(absolute), shown, "");
   return { entries, skipped };
 }

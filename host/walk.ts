@@ -1,5 +1,6 @@
-// Directory walks for tree and search: path order (siblings by name, depth first), ignore rules applied, symbolic
-// links listed but never followed (no cycles), and lazy, so a caller that stops early stops the I/O too.
+// Directory walks for tree and search: path order (siblings by name, depth first), ignore rules applied, entries the
+// agent may not read left out (the caller's `hidden`), symbolic links listed but never followed (no cycles), and
+// lazy, so a caller that stops early stops the I/O too.
 import { statSync } from "node:fs";
 import { enterScope, type IgnoreScope, isIgnored, rootScope } from "./ignore.ts";
 import { withoutDots } from "./paths.ts";
@@ -28,6 +29,8 @@ export interface WalkDir {
   inherited: IgnoreScope;
   /** A long-lived runtime's listings and contents, checked before each use; none for a one-shot walk. */
   warm?: WarmCache;
+  /** Entries left out as if ignored, by their path below the walk's root: those the agent may not read. */
+  hidden?: (relative: string) => boolean;
 }
 
 /** A listed directory: its visible entries, and the rules in force inside it. */
@@ -36,13 +39,14 @@ export interface Listing {
   scope: IgnoreScope;
 }
 
-/** The root of a walk at `absolute`, with the ignore rules of its enclosing directories. */
-export const walkRoot = (absolute: string, workspace: string, warm?: WarmCache): WalkDir => ({
+/** The root of a walk at `absolute`, with the ignore rules of its enclosing directories, leaving out what `hidden` hides. */
+export const walkRoot = (absolute: string, workspace: string, warm?: WarmCache, hidden?: (relative: string) => boolean): WalkDir => ({
   // One spelling of each path below it, so that what the warm state keeps is kept once.
   absolute: withoutDots(absolute),
   relative: "",
   inherited: rootScope(absolute, workspace),
   ...(warm ? { warm } : {}),
+  ...(hidden ? { hidden } : {}),
 });
 
 /** Lists `dir`: entries that are not ignored, in path order. Throws the system error when it cannot be read. */
@@ -73,18 +77,19 @@ export function listDir(dir: WalkDir): Listing {
       }
     }
     const relative = dir.relative === "" ? dirent.name : `${dir.relative}/${dirent.name}`;
-    if (isIgnored(scope, relative, directory)) continue;
+    if (isIgnored(scope, relative, directory) || dir.hidden?.(relative)) continue;
     entries.push({ name: dirent.name, relative, absolute, directory, file, symlink });
   }
   return { entries, scope };
 }
 
-/** The directory of `entry`, listed from a directory whose rules are `scope`. */
-export const enter = (scope: IgnoreScope, entry: WalkEntry, warm?: WarmCache): WalkDir => ({
+/** The directory of `entry`, listed from directory `from`, whose rules are `scope`. */
+export const enter = (scope: IgnoreScope, entry: WalkEntry, from: WalkDir): WalkDir => ({
   absolute: entry.absolute,
   relative: entry.relative,
   inherited: scope,
-  ...(warm ? { warm } : {}),
+  ...(from.warm ? { warm: from.warm } : {}),
+  ...(from.hidden ? { hidden: from.hidden } : {}),
 });
 
 /** Every regular, non-ignored file under `dir` in path order; unreadable directories are skipped. */
@@ -97,7 +102,7 @@ export function* walkFiles(dir: WalkDir): Generator<WalkEntry> {
   }
   for (const entry of listing.entries) {
     if (entry.symlink) continue;
-    if (entry.directory) yield* walkFiles(enter(listing.scope, entry, dir.warm));
+    if (entry.directory) yield* walkFiles(enter(listing.scope, entry, dir));
     else if (entry.file) yield entry;
   }
 }

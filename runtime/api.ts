@@ -5,7 +5,7 @@ import { type TSchema, Type } from "typebox";
 import type { Configuration } from "../bindings/config.ts";
 import type { GgModule } from "../bindings/capabilities.ts";
 import { type CallContext, type CallDefinition, type CallResult, checkArguments, parametersOf, renamePointers } from "../bindings/define.ts";
-import { type CallOrigin, decide, decideNow, deniedError, runApproved, runApprovedSync, Undecided } from "../bindings/gate.ts";
+import { type CallOrigin, decidedNow, decision, deniedError, runApproved, runApprovedSync, Undecided } from "../bindings/gate.ts";
 import { CALLS, enabledCalls } from "../bindings/index.ts";
 import { readFile } from "../bindings/read_file.ts";
 import { GgError } from "../host/errors.ts";
@@ -115,10 +115,10 @@ const openFile: GgFunction = {
       if (approval.verdict === "deny") throw deniedError("gg.views.openFile", approval);
       return env.views.open(String(args.path), args.offset as number | undefined, args.limit as number | undefined);
     };
-    const now = origin.recorded ?? decideNow(readFile, args, env.context);
+    const now = decidedNow(readFile, args, env.context, origin);
     if (now) return open(now);
     if (inline) throw new Undecided();
-    return decide(readFile, args, env.context, origin).then(open);
+    return decision(readFile, args, env.context, origin).then(open);
   },
 };
 

@@ -5,6 +5,7 @@ import { OPENING_TREE_TOKENS } from "../bindings/config.ts";
 import { type CallContext, errorText, holdsCall, runCheckedSync } from "../bindings/define.ts";
 import type { GgError } from "../host/errors.ts";
 import { listDir } from "../bindings/list_dir.ts";
+import { hiddenBelow } from "../bindings/approval_walk.ts";
 import { tree } from "../bindings/tree.ts";
 import { grouped } from "../host/lines.ts";
 import { enter, listDir as listWalk, walkRoot, type WalkEntry } from "../host/walk.ts";
@@ -105,7 +106,8 @@ function fitted(label: string, count: number, item: (i: number) => string, room:
  * that show the rest. The first and last of these are always there, so a budget too small for them is overrun.
  */
 function topLevelSummary(context: CallContext, tokens: number): string {
-  const { entries, scope } = listWalk(walkRoot(context.cwd, context.workspace, context.warm));
+  const root = walkRoot(context.cwd, context.workspace, context.warm, hiddenBelow(context.config, tree, {}, ".", context));
+  const { entries, scope } = listWalk(root);
   const kinds = tally(entries.map(kindOf)).map(([kind, count]) => `${grouped(count)} ${count === 1 ? kind : KINDS[kind as keyof typeof KINDS]}`);
   const header = `(${grouped(entries.length)} entries at the top level, too many to list in the opening turn: ${kinds.join(", ")})`;
   const directories = entries.filter((entry) => entry.directory && !entry.symlink);
@@ -119,7 +121,7 @@ function topLevelSummary(context: CallContext, tokens: number): string {
   const size = (i: number): string => {
     const entry = directories[i] as WalkEntry;
     try {
-      sizes[i] ??= `${entry.name}/ (${grouped(listWalk(enter(scope, entry, context.warm)).entries.length)})`;
+      sizes[i] ??= `${entry.name}/ (${grouped(listWalk(enter(scope, entry, root)).entries.length)})`;
     } catch {
       sizes[i] = `${entry.name}/ (unreadable)`;
     }

@@ -124,7 +124,7 @@ function journalRecord(value: unknown): CallRecord | undefined {
 export function recordedApproval(value: unknown): Approval | undefined {
   if (typeof value !== "object" || value === null) return undefined;
   const { verdict, by, reason, waitedMs } = value as Record<string, unknown>;
-  if ((verdict !== "allow" && verdict !== "deny") || typeof by !== "string" || !/^(default|hook|person|client|rule \d+)$/.test(by)) return undefined;
+  if ((verdict !== "allow" && verdict !== "deny") || typeof by !== "string" || !/^(default|hook|person|client|config|rule \d+)$/.test(by)) return undefined;
   return {
     verdict,
     by: by as Approval["by"],

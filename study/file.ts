@@ -183,12 +183,17 @@ function resolveCase(entry: StudyFile["cases"][number], base: string, problems: 
   return { ...found, git: { root, commit: commit ?? "", ref: entry.ref, subdir: relative(root, workspace) } };
 }
 
-/** Reads one agent's configuration (a file, or given inline) as its agent id sees it; problems land in `problems`. */
-function resolveAgent(entry: StudyFile["agents"][number], base: string, problems: string[]): StudyAgent {
+/**
+ * Reads one agent's configuration (a file, or given inline) as its agent id sees it, the study file and its
+ * configuration file its own files (their writes are asked); problems land in `problems`.
+ */
+function resolveAgent(entry: StudyFile["agents"][number], study: string, problems: string[]): StudyAgent {
   const name = `agent "${entry.id}"`;
+  const ownFiles = [resolve(study)];
   let raw: unknown = entry.config;
   if (typeof entry.config === "string") {
-    const file = resolve(base, entry.config);
+    const file = resolve(dirname(study), entry.config);
+    ownFiles.push(file);
     try {
       raw = JSON.parse(readFileSync(file, "utf8"));
     } catch (error) {
@@ -209,7 +214,7 @@ function resolveAgent(entry: StudyFile["agents"][number], base: string, problems
     const known = Object.keys(config.agents);
     problems.push(`${name} acts as agent ${show(entry.agent)}, which its config does not list; ${known.length > 0 ? `it lists ${known.map((id) => show(id)).join(", ")}` : 'add "agents": [{"id": ..., "allow": [...]}] to it'}`);
   }
-  return { id: entry.id, model: entry.model, arm: entry.arm, config: forAgent(config, entry.agent), ...(entry.agent === undefined ? {} : { agent: entry.agent }) };
+  return { id: entry.id, model: entry.model, arm: entry.arm, config: { ...forAgent(config, entry.agent), ownFiles }, ...(entry.agent === undefined ? {} : { agent: entry.agent }) };
 }
 
 /** Ids listed twice, as problems. */
@@ -226,7 +231,7 @@ export function parseStudy(value: unknown, file: string): Study {
   const written = value as StudyFile;
   const base = dirname(file);
   const cases = written.cases.map((entry) => resolveCase(entry, base, problems));
-  const agents = written.agents.map((entry) => resolveAgent(entry, base, problems));
+  const agents = written.agents.map((entry) => resolveAgent(entry, file, problems));
   problems.push(...duplicates("case", cases.map((entry) => entry.id)), ...duplicates("agent", agents.map((entry) => entry.id)));
   const models = new Set(agents.map((agent) => agent.model));
   for (const model of Object.keys(written.models ?? {})) if (!models.has(model)) problems.push(`models has ${show(model)}, which no agent uses; the agents' models are ${[...models].map(show).join(", ")}`);

@@ -131,7 +131,7 @@ describe("runAgent", () => {
 
   test("the report's cost prices each request by its own usage: cache reads and writes at their prices, a prompt past a tier's size at that tier", async () => {
     using ws = tempWorkspace();
-    await using server = await scripted([
+    await using server = await fakeModel([
       // OpenRouter's fields: 200,000 of the 250,000 prompt tokens read from the cache, 10,000 written to it.
       { content: "```ts\nreturn 1;\n```", usage: { prompt_tokens: 250_000, completion_tokens: 1000, total_tokens: 251_000, prompt_tokens_details: { cached_tokens: 200_000, cache_write_tokens: 10_000 } } },
       // An Anthropic-compatible gateway's field, at the top of usage.
@@ -150,7 +150,7 @@ describe("runAgent", () => {
     const tiered = (40_000 * 6 + 200_000 * 0.6 + 10_000 * 7.5 + 1000 * 22.5) / 1e6;
     const base = (600 * 3 + 400 * 3.75 + 100 * 15) / 1e6;
     expect(report.totals.cost).toBeCloseTo(tiered + base, 12);
-    await using other = await scripted([{ content: "One." }]);
+    await using other = await fakeModel([{ content: "One." }]);
     const unpriced = await runAgent({ provider: other.provider, model: "m", arm: "tools", task: "Count.", workspace: ws.root });
     expect(unpriced.totals.cost).toBeNull();
   });
