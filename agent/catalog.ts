@@ -1,7 +1,7 @@
-// The model catalog: per model id, its context length, input modalities and prices as OpenRouter's model list reports
-// them.
-// Three places, first found wins: a file named on the command line, the user's copy (`gg models refresh` writes it),
-// the copy shipped with gg. A model absent from it, or without a modality list, has unknown vision (not text-only).
+// The model catalog: per model id, its context length, input modalities and prices, in the shape of OpenRouter's model
+// list. Three places, first found wins: a file named on the command line, the user's copy (`gg models refresh` writes
+// it), the copy shipped with gg (generated from models.dev by scripts/catalog.ts). A model absent from it, or without a
+// modality list, has unknown vision (not text-only).
 import { readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";

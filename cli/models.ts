@@ -51,7 +51,7 @@ function listing(catalog: Catalog, path: string, models: CatalogModel[], narrowe
 
 /** gg models [word] [--vision] [--json], and gg models refresh [--from URL_OR_FILE]. */
 export function modelsCommand(io: Io) {
-  return defineCommand(io, "models", "list the model catalog (context, input modalities, prices); refresh rewrites your copy from models.dev or OpenRouter", ["gg models", "gg models claude --vision", `gg models refresh --from ${MODELS_DEV_API}`], async (word: string | undefined, flags: ModelsFlags) => {
+  return defineCommand(io, "models", "list the model catalog (context, input modalities, prices); refresh rewrites your copy from models.dev or OpenRouter", ["gg models claude --vision", `gg models refresh --from ${MODELS_DEV_API}`], async (word: string | undefined, flags: ModelsFlags) => {
     try {
       if (word === "refresh") {
         const catalog = await refreshCatalog({ baseURL: flags.baseUrl ?? DEFAULT_BASE_URL, ...(flags.from === undefined ? {} : { from: flags.from }) });

@@ -20,6 +20,13 @@ function visionWords(vision: VisionKnowledge): string {
   return "not known";
 }
 
+/** "$3 prompt, $15 completion per million tokens, $0.3 cached, $3.75 cache write; past 200,000 prompt tokens: $6 prompt, $22.5 completion". */
+function pricingWords(pricing: NonNullable<ModelEntry["pricing"]>): string {
+  const cache = [...(pricing.input_cache_read === undefined ? [] : [`${perMillion(pricing.input_cache_read)} cached`]), ...(pricing.input_cache_write === undefined ? [] : [`${perMillion(pricing.input_cache_write)} cache write`])];
+  const tiers = (pricing.tiers ?? []).map((tier) => `; past ${count(tier.prompt_tokens_above)} prompt tokens: ${perMillion(tier.prompt)} prompt, ${perMillion(tier.completion)} completion`);
+  return `${perMillion(pricing.prompt)} prompt, ${perMillion(pricing.completion)} completion per million tokens${cache.map((part) => `, ${part}`).join("")}${tiers.join("")}`;
+}
+
 export function ModelsPage() {
   const state = useApi<ModelsAnswer>("/api/models");
   const [filter, setFilter] = useState("");
@@ -97,7 +104,7 @@ export function ModelPage(props: { id: string }) {
               <dt>Input modalities</dt>
               <dd>{model.modalities?.join(", ") ?? "not listed"}</dd>
               <dt>Pricing</dt>
-              <dd>{model.pricing ? `${perMillion(model.pricing.prompt)} prompt, ${perMillion(model.pricing.completion)} completion per million tokens${model.pricing.input_cache_read === undefined ? "" : `, ${perMillion(model.pricing.input_cache_read)} cached`}` : "not listed"}</dd>
+              <dd>{model.pricing ? pricingWords(model.pricing) : "not listed"}</dd>
               <dt>Vision</dt>
               <dd data-testid="vision">
                 <strong>{model.vision.kind}</strong>
