@@ -132,6 +132,16 @@ export function realRulePath(path: string, place: Place): string {
   return rulePath(realPath(path.startsWith("/") ? path : `${place.cwd}/${path}`), { workspace, cwd: workspace });
 }
 
+/**
+ * The real paths `path` may reach: as gg resolves it, and, for a path through `/proc/self/cwd`, as a command's shell
+ * does, whose working directory is `place.cwd` (a redirection's target is judged as write_file's path).
+ */
+function realRulePaths(path: string, place: Place): string[] {
+  const real = realRulePath(path, place);
+  const shells = path.replace(/^\/proc\/(self|thread-self)\/cwd(?=\/|$)/, place.cwd);
+  return shells === path ? [real] : [real, realRulePath(shells, place)];
+}
+
 /** The paths a call names (a batch read: each range's); one that leaves its path out names the working directory. */
 function pathsOf(args: Record<string, unknown>): string[] {
   const files = args.files;
@@ -253,16 +263,8 @@ export function ruleVerdict(config: Configuration, call: CallTraits, args: Recor
   const given = judgesPaths || writes ? pathsOf(args) : [];
   let decided = verdictOver(config, call, args, judgesPaths ? given.map((path) => rulePath(path, place)) : [undefined], ALLOWED);
   // Only a rule (or a default) stricter than the written paths' verdict can make the real paths matter.
-  if (judgesPaths && stricter(ceilingOf(config, call), decided.verdict)) decided = verdictOver(config, call, args, given.map((path) => realRulePath(path, place)), decided);
+  if (judgesPaths && stricter(ceilingOf(config, call), decided.verdict)) decided = verdictOver(config, call, args, given.flatMap((path) => realRulePaths(path, place)), decided);
   if (!writes || decided.verdict === "deny") return decided;
   // A write of gg's own files is asked whatever the rules allow, with the reason saying why.
   return ownFileAsk(config, given, place) ?? decided;
 }
-
-const WRITE: CallTraits = { name: "write_file", effects: true, paths: true };
-
-/**
- * The verdict on a write of `path` as write_file would get it: what a shell command's redirection target (`> f`) is
- * judged by, its rules, real path and gg's own files included.
- */
-export const writeVerdict = (config: Configuration, path: string, place: Place): RuleVerdict => ruleVerdict(config, WRITE, { path }, place);

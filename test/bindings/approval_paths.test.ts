@@ -4,7 +4,7 @@
 import { existsSync, readFileSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
-import { ruleVerdict, writeVerdict } from "../../bindings/approval_match.ts";
+import { ruleVerdict } from "../../bindings/approval_match.ts";
 import { commandWords } from "../../bindings/approval_own.ts";
 import { parseConfiguration } from "../../bindings/config.ts";
 import { createTools } from "../../bindings/index.ts";
@@ -73,9 +73,10 @@ describe("a path rule judges the real path too", () => {
     const denyLink = parseConfiguration({ approvals: [{ call: "write_file", when: { path: "link/**" }, verdict: "deny" }] });
     expect(ruleVerdict(denyLink, write, { path: "link/x" }, place).verdict).toBe("deny");
     expect(ruleVerdict(denyLink, write, { path: "secrets/x" }, place).verdict).toBe("allow");
-    // The entry point a shell command's redirection target is judged by.
-    expect(writeVerdict(parseConfiguration(DENY_SECRETS), "link/x", place)).toMatchObject({ verdict: "deny", by: "rule 1" });
-    expect(writeVerdict(parseConfiguration(DENY_SECRETS), "notes.md", place)).toMatchObject({ verdict: "allow" });
+    // A shell's /proc/self/cwd is its own working directory, the call's: judged as both gg's and the call's.
+    const secrets = parseConfiguration(DENY_SECRETS);
+    expect(ruleVerdict(secrets, write, { path: "/proc/self/cwd/link/x" }, place)).toMatchObject({ verdict: "deny", by: "rule 1" });
+    expect(ruleVerdict(secrets, write, { path: "/proc/self/cwd/notes.md" }, place)).toMatchObject({ verdict: "allow" });
   });
 });
 

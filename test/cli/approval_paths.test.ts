@@ -3,16 +3,15 @@
 // (and denied with no one to ask), over MCP too; a replayed transcript edited to allow what its rules deny is refused.
 import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { ChatCompletion } from "openai/resources/chat/completions";
 import { describe, expect, test } from "vitest";
 import type { Arm } from "../../agent/prompts.ts";
 import { runAgent } from "../../agent/loop.ts";
-import { openAIProvider } from "../../agent/provider.ts";
+import type { Provider } from "../../agent/provider.ts";
 import { transcriptWriter } from "../../agent/transcript.ts";
 import { tempWorkspace } from "../workspace.ts";
 
@@ -84,18 +83,13 @@ test("gg mcp: a client without elicitation gets a deny on a write of the server'
   expect(readFileSync(join(ws.root, "gg.json"), "utf8")).toBe(`${JSON.stringify(DENY_SECRETS)}\n`);
 });
 
-/** A chat completions server on 127.0.0.1 answering the scripted replies in order. */
-async function scripted(replies: object[]) {
-  const http = createServer((request, response) => {
-    request.resume().on("end", () => {
-      const message = { role: "assistant", content: null, ...(replies.shift() ?? { content: "Out of script." }) };
-      response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ id: "c", object: "chat.completion", created: 0, model: "m", choices: [{ index: 0, finish_reason: "stop", message }] }));
-    });
-  });
-  await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
-  const provider = openAIProvider({ baseURL: `http://127.0.0.1:${(http.address() as AddressInfo).port}/v1`, env: {} });
-  return { provider, [Symbol.asyncDispose]: () => new Promise<void>((resolve) => http.close(() => resolve())) };
-}
+/** A provider answering `replies` in order, then "Done.". */
+const scripted = (replies: object[]): Provider => ({
+  complete: async () => {
+    const message = { role: "assistant", refusal: null, content: null, ...(replies.shift() ?? { content: "Done." }) };
+    return { completion: { id: "c", object: "chat.completion", created: 0, model: "m", choices: [{ index: 0, finish_reason: "stop", logprobs: null, message }] } as ChatCompletion, retries: [] };
+  },
+});
 
 const toolCall = (id: string, name: string, args: object) => ({ id, type: "function", function: { name, arguments: JSON.stringify(args) } });
 const REPLIES: Record<Arm, object[]> = {
@@ -118,10 +112,9 @@ describe("gg agent --replay of a transcript edited to allow what its rules deny"
     test(`${arm} arm: the call is refused as tampered, nothing of it written, the replay names it and exits 1`, async () => {
       using ws = tempWorkspace();
       ws.put({ "secrets/": "", "notes.md": "" });
-      await using server = await scripted(REPLIES[arm]);
       const file = join(ws.root, "..", `transcript-${process.pid}-${arm}-tampered.jsonl`);
       const transcript = transcriptWriter(file, { model: "m", arm, task: "t", config: DENY_SECRETS });
-      const report = await runAgent({ provider: server.provider, model: "m", arm, task: "t", workspace: ws.root, config: DENY_SECRETS, onRecord: transcript.onRecord });
+      const report = await runAgent({ provider: scripted(REPLIES[arm]), model: "m", arm, task: "t", workspace: ws.root, config: DENY_SECRETS, onRecord: transcript.onRecord });
       transcript.end(report);
       expect(existsSync(join(ws.root, "secrets/x.txt"))).toBe(false);
       writeFileSync(file, `${readFileSync(file, "utf8").trimEnd().split("\n").map(forged).join("\n")}\n`);
