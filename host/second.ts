@@ -13,7 +13,7 @@
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from "node:worker_threads";
 import { BINARY_HEAD_BYTES } from "./files.ts";
 import { gramBits } from "./grams.ts";
-import { type Screen, screening } from "./regex.ts";
+import { lineHolding, type Screen, screening } from "./regex.ts";
 
 /** Files a search must have before it uses the second thread: fewer are done sooner than they are handed over. */
 export const AHEAD_MIN_FILES = 512;
@@ -32,6 +32,7 @@ const { parentPort, workerData } = require("node:worker_threads");
 const { closeSync, constants, fstatSync, openSync, readSync, statSync } = require("node:fs");
 const gramBits = (${gramBits.toString()});
 const screening = (${screening.toString()});
+const lineHolding = (${lineHolding.toString()});
 const { busy, results } = workerData;
 const paused = new Int32Array(busy);
 const stampOf = (s) => [s.size, s.mtimeMs, s.ctimeMs, s.ino, s.dev];
@@ -124,11 +125,12 @@ parentPort.on("message", (job) => {
     if (queue.length === 1) setImmediate(work);
   } else if (job.kind === "screen") {
     const passes = screening(job.screen);
+    const holding = job.screen.lines && lineHolding(job.screen.lines);
     const out = new Int8Array(job.verdicts);
     fromTheEnd(job, (path, i) => {
       try {
         const bytes = readWhole(path);
-        out[i] = bytes === BINARY || (bytes && !passes(bytes)) ? 1 : 2;
+        out[i] = bytes === BINARY || (bytes && (!passes(bytes) || (holding && holding(bytes)(0) === -1))) ? 1 : 2;
       } catch {
         out[i] = 2;
       }
