@@ -2,9 +2,9 @@
 // - Stats, for a warm search. The search takes its files from the first, statting each itself, while the thread
 //   stats them from the last; where they meet, the search goes on with the thread's stats. Neither ever waits.
 // - Screens, for a cold search or files a warm one lacks, the same way: the thread reads files from the last and
-//   tells which cannot match (they lack what every match holds, or are binary), and the search skips those it
-//   reaches. A file that may match, or that the thread could not read, the search reads itself, so its answer and its
-//   errors are its own.
+//   tells which cannot match (they lack what every match holds, no line holds every literal a matching line holds,
+//   or they are binary), and the search skips those it reaches. A file that may match, or that the thread could not
+//   read, the search reads itself, so its answer and its errors are its own.
 // - Trigram filters of the files a search kept or skipped, built between searches from the files on disk (the
 //   contents stay on the main thread), each with the stat it was built under: the owner attaches one only to the
 //   version it keeps. Filter work pauses while a search runs, so it never takes the core the search needs.
