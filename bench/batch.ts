@@ -1,9 +1,9 @@
-// Benchmark: the batch calls of seed 003 against the classic ones, on the search bench's corpus (run
-// `node bench/search.ts` first; it fetches and caches the corpus).
+// Benchmark: the batch calls of seed 003 against the classic ones, on three.js 0.180.0's package as the context bench
+// caches it (run `node bench/context.ts` first; it fetches the package).
 // 1. Reading 16 ranges of 8 files: one batch read against 16 read_file calls, in process (createTools().call):
 //    bytes returned and median wall time of 50 runs each.
-// 2. Batch search with context_lines 1 against ripgrep -C1, whole processes, on one package of the corpus (a batch
-//    walk visits at most 10,000 entries, and the whole corpus holds more): median of 15 runs, and the ratio.
+// 2. Batch search with context_lines 1 against ripgrep -C1, whole processes, on the package (a batch walk visits at
+//    most 10,000 entries): median of 15 runs, and the ratio.
 // Rerun: `npm run build && node bench/batch.ts`.
 import { spawnSync } from "node:child_process";
 import { closeSync, existsSync, openSync, writeFileSync } from "node:fs";
@@ -13,8 +13,7 @@ import { parseConfiguration } from "../bindings/config.ts";
 import { createTools } from "../bindings/index.ts";
 import { median, timings } from "./measure.ts";
 
-const CORPUS = join(process.env.GG_BENCH_CORPUS ?? join(tmpdir(), "gg-bench-corpus"), "src");
-const PACKAGE = join(CORPUS, "three", "package");
+const PACKAGE = join(process.env.GG_BENCH_CONTEXT ?? join(tmpdir(), "gg-bench-context"), "package");
 const RUNS = Number(process.env.GG_BENCH_RUNS ?? 15);
 const GG = join(import.meta.dirname, "..", "bin", "gg.js");
 const BATCH = [
@@ -31,7 +30,7 @@ function fail(message: string): never {
 
 const timed = async (fn: () => Promise<unknown>, runs: number): Promise<number> => median(await timings(fn, runs, 5));
 
-if (!existsSync(PACKAGE)) fail(`${PACKAGE} is missing; run node bench/search.ts first, which fetches the corpus`);
+if (!existsSync(PACKAGE)) fail(`${PACKAGE} is missing; run node bench/context.ts first, which fetches three.js`);
 if (!existsSync(join(import.meta.dirname, "..", "dist", "main.mjs"))) fail("dist/ is missing; run npm run build first");
 
 // 1. Sixteen ranges of eight files.

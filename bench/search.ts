@@ -1,24 +1,24 @@
-// Benchmark: gg's search and tree against ripgrep, timed as whole processes (start-up included), on a fixed corpus of
-// real code (six pinned npm packages, ~88 MB, ~12,000 files) fetched once with `npm pack` and cached.
-// Reports the median and min wall time of N runs after 2 warm-ups, the gg/rg ratio, and gg's start-up floor. Then a
+// Benchmark: gg's search and tree against ripgrep, whole processes on both sides (`bin/gg call search`, start-up
+// included, against `rg -n`), on the corpus of bench/corpus.ts (over 150 MB: npm packages' sources and a generated
+// tree), one pattern of each kind. Reports the median and min wall time of N runs after 2 warm-ups, alternating gg and
+// rg, the gg/rg ratio beside the ratio measured before literal-first matching, and gg's start-up floor. Then a
 // folder holding a 126 MB executable (a copy of the Node binary, padded): gg's time and peak memory against rg's,
 // and the bytes of read_file's text of it.
-// Rerun: `npm run build && npm run bench`. Env: GG_BENCH_RUNS (default 15), GG_BENCH_CORPUS (default $TMPDIR/gg-bench-corpus).
+// Rerun: `npm run build && node bench/search.ts`. Env: GG_BENCH_RUNS (default 9), GG_BENCH_CORPUS.
 import { spawnSync, type SpawnSyncOptions } from "node:child_process";
-import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { cpus, tmpdir } from "node:os";
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { invoke } from "../bindings/define.ts";
 import { callContext } from "../bindings/index.ts";
 import { search as searchCall } from "../bindings/search.ts";
+import { buildCorpus, CORPUS, corpusSize } from "./corpus.ts";
 
-const PACKAGES = ["typescript@5.9.3", "date-fns@4.1.0", "@mui/material@7.3.1", "rxjs@7.8.2", "lodash@4.17.21", "three@0.180.0"];
-const CACHE = process.env.GG_BENCH_CORPUS ?? join(tmpdir(), "gg-bench-corpus");
-const CORPUS = join(CACHE, "src"); // searched; the tarballs stay outside it, in CACHE/tgz
-const RUNS = Number(process.env.GG_BENCH_RUNS ?? 15);
+const CACHE = join(CORPUS, "..");
+const RUNS = Number(process.env.GG_BENCH_RUNS ?? 9);
 const WARMUPS = 2;
-const GG = join(import.meta.dirname, "..", "bin", "gg.js");
+const GG = join(import.meta.dirname, "..", "bin", "gg");
 
 function fail(message: string): never {
   console.error(`bench: ${message}`);
@@ -35,35 +35,6 @@ function run(command: string, args: string[], options: SpawnSyncOptions = {}): s
 function checkTools(): void {
   if (spawnSync("rg", ["--version"]).error) fail("ripgrep (rg) is not on PATH; install Debian's ripgrep package: apt-get install ripgrep");
   if (!existsSync(join(import.meta.dirname, "..", "dist", "main.mjs"))) fail("dist/ is missing; run npm run build first");
-}
-
-/** Packs and unpacks each package into CORPUS/<name>, once; a marker file records a complete corpus. */
-function buildCorpus(): void {
-  const marker = join(CACHE, ".complete");
-  if (existsSync(marker)) return;
-  rmSync(CACHE, { recursive: true, force: true });
-  const tgz = join(CACHE, "tgz");
-  mkdirSync(tgz, { recursive: true });
-  for (const spec of PACKAGES) {
-    console.log(`fetching ${spec}`);
-    const [packed] = JSON.parse(run("npm", ["pack", spec, "--json", "--pack-destination", tgz])) as { filename: string }[];
-    if (!packed) fail(`npm pack ${spec} printed no tarball`);
-    const dir = join(CORPUS, spec.slice(0, spec.lastIndexOf("@")).replace("/", "+"));
-    mkdirSync(dir, { recursive: true });
-    run("tar", ["xzf", join(tgz, packed.filename), "-C", dir]);
-  }
-  writeFileSync(marker, `${PACKAGES.join("\n")}\n`);
-}
-
-function corpusSize(): string {
-  let bytes = 0;
-  let files = 0;
-  for (const entry of readdirSync(CORPUS, { recursive: true, withFileTypes: true })) {
-    if (!entry.isFile()) continue;
-    files++;
-    bytes += statSync(join(entry.parentPath, entry.name)).size;
-  }
-  return `${(bytes / 1e6).toFixed(1)} MB, ${files} files`;
 }
 
 /** Wall time in ms of one process; its stdout goes to a file (rg's `function` case prints megabytes). */
@@ -102,20 +73,22 @@ function measure(commands: [string, string[], number[]][]): Stats[] {
   return samples.map((xs) => ({ median: median(xs), min: Math.min(...xs) }));
 }
 
-const gg = (tool: string, args: object, workspace = CORPUS): [string, string[], number[]] => [
-  process.execPath,
-  [GG, "call", tool, JSON.stringify(args), "--workspace", workspace],
-  [0],
-];
+const gg = (tool: string, args: object, workspace = CORPUS): [string, string[], number[]] => [GG, ["call", tool, JSON.stringify(args), "--workspace", workspace], [0]];
 const rg = (...args: string[]): [string, string[], number[]] => ["rg", [...args, CORPUS], [0, 1]];
+const searching = (query: string): [string, string[], number[]][] => [gg("search", { query }), rg("-n", "--no-require-git", query)];
 
-const CASES: [string, [string, string[], number[]], [string, string[], number[]]][] = [
-  ["rare pattern, full scan", gg("search", { query: "zqxj_never_present_42" }), rg("-n", "--no-require-git", "zqxj_never_present_42")],
-  ["rare regex, full scan (regex engine)", gg("search", { query: "zqxj\\d+_never" }), rg("-n", "--no-require-git", "zqxj\\d+_never")],
-  ["rare case-insensitive, full scan", gg("search", { query: "(?i)zqxj_never" }), rg("-n", "--no-require-git", "(?i)zqxj_never")],
-  ["case-insensitive (?i)todo", gg("search", { query: "(?i)todo" }), rg("-n", "--no-require-git", "(?i)todo")],
-  ["common pattern `function`", gg("search", { query: "function" }), rg("-n", "--no-require-git", "function")],
-  ["tree depth 10 / rg --files", gg("tree", { depth: 10 }), rg("--files", "--no-require-git")],
+/**
+ * The pattern kinds, and gg/rg for each measured on this corpus before literal-first matching and the cold search's
+ * threads (commit e6ea633, medians of 9 in one run, load average 16 to 27 on 2 cores).
+ */
+const CASES: [string, [string, string[], number[]][], number][] = [
+  ["rare literal `XyZzY_never_here`", searching("XyZzY_never_here"), 3.97],
+  ["regex with common literals `fn\\s+update\\w*\\(`", searching("fn\\s+update\\w*\\("), 3.18],
+  ["case-insensitive common word `(?i)todo`", searching("(?i)todo"), 2.28],
+  ["no literal `\\w+\\s*=\\s*\\d{4,}`", searching("\\w+\\s*=\\s*\\d{4,}"), 1.69],
+  ["rare regex `zqxj\\d+_never`", searching("zqxj\\d+_never"), 4.03],
+  ["rare case-insensitive `(?i)zqxj_never`", searching("(?i)zqxj_never"), 4.27],
+  ["tree depth 10 / rg --files", [gg("tree", { depth: 10 }), rg("--files", "--no-require-git")], 6.14],
 ];
 
 /** Bytes of the executable the binary case searches past: the issue's 126 MB ELF. */
@@ -166,7 +139,7 @@ async function binaryCase(): Promise<string[]> {
     return { median: median(times), min: Math.min(...times) };
   };
   const [callBinary, callText] = [await inProcess(dir), await inProcess(textOnly)];
-  const read = spawnSync(process.execPath, [GG, "call", "read_file", JSON.stringify({ path: "a.out" }), "--workspace", dir], { encoding: "utf8", maxBuffer: 64 << 20 });
+  const read = spawnSync(GG, ["call", "read_file", JSON.stringify({ path: "a.out" }), "--workspace", dir], { encoding: "utf8", maxBuffer: 64 << 20 });
   rmSync(textOnly, { recursive: true });
   // The file's text ends where the notes begin: the first of them names the read limit.
   const body = Buffer.byteLength(read.stdout.slice(0, read.stdout.search(/\n\[(the 256 KiB read limit|line \d+ (is|fills))/)));
@@ -188,22 +161,23 @@ const fmt = (s: Stats): string => `${s.median.toFixed(1)} (min ${s.min.toFixed(1
 async function main(): Promise<void> {
   checkTools();
   buildCorpus();
-  console.log(`corpus: ${CORPUS} (${corpusSize()}; ${PACKAGES.join(", ")})`);
-  console.log(`runs: ${RUNS} timed after ${WARMUPS} warm-ups, whole processes, stdout to a file\n`);
-  const rows = ["| case | gg median ms | rg median ms | ratio |", "| --- | ---: | ---: | ---: |"];
-  for (const [name, ggCommand, rgCommand] of CASES) {
-    const [g, r] = measure([ggCommand, rgCommand]) as [Stats, Stats];
-    rows.push(`| ${name} | ${fmt(g)} | ${fmt(r)} | ${(g.median / r.median).toFixed(1)}x |`);
+  const size = corpusSize();
+  console.log(`corpus: ${CORPUS} (${(size.bytes / 1e6).toFixed(1)} MB, ${size.files} files)`);
+  console.log(`runs: ${RUNS} timed after ${WARMUPS} warm-ups, alternating, whole processes, stdout to a file; load average ${loadavg()[0]?.toFixed(1)}\n`);
+  const rows = ["| case | gg median ms | rg median ms | gg/rg | gg/rg before |", "| --- | ---: | ---: | ---: | ---: |"];
+  for (const [name, commands, before] of CASES) {
+    const [g, r] = measure(commands) as [Stats, Stats];
+    rows.push(`| ${name} | ${fmt(g)} | ${fmt(r)} | ${(g.median / r.median).toFixed(2)}x | ${before.toFixed(2)}x |`);
   }
   const empty = mkdtempSync(join(tmpdir(), "gg-bench-empty-"));
   const [floor] = measure([gg("list_dir", { path: "." }, empty)]) as [Stats];
   rmSync(empty, { recursive: true });
-  rows.push(`| gg start-up floor (list_dir on an empty dir) | ${fmt(floor)} | | |`);
+  rows.push(`| gg start-up floor (list_dir on an empty dir) | ${fmt(floor)} | | | |`);
   rows.push(...(await binaryCase()));
   console.log(rows.join("\n"));
   const rgVersion = run("rg", ["--version"]).split("\n")[0];
-  console.log(`\nmachine: ${cpus().length} cores, ${cpus()[0]?.model ?? "unknown cpu"}; node ${process.version}; ${rgVersion}`);
-  console.log("reproduce: npm run bench");
+  console.log(`\nmachine: ${cpus().length} cores, ${cpus()[0]?.model ?? "unknown cpu"}; node ${process.version}; ${rgVersion}; load average ${loadavg()[0]?.toFixed(1)}`);
+  console.log("reproduce: npm run build && node bench/search.ts");
 }
 
 await main();

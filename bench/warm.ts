@@ -1,25 +1,23 @@
-// Benchmark: searches in a warm runtime against ripgrep's whole process, on the search bench's corpus (run
-// `node bench/search.ts` first; it fetches and caches the corpus). gg: the search call in one process whose context
-// has searched the corpus before (the second and later searches), median of RUNS after 2; a cold context (no warm
-// state) beside it; rg: whole processes, same pattern, same run. Also the memory the warm state holds.
-// Rerun: `node bench/warm.ts`. Env: GG_BENCH_RUNS (default 15), GG_BENCH_CORPUS.
+// Benchmark: searches in a warm runtime against ripgrep's whole process, on the corpus of bench/corpus.ts, one
+// pattern of each kind. gg: the search tool call in a process whose context has searched the corpus before, and the
+// same search from a program (gg.files.search in a runtime's runner, the run's whole time); a cold context (no warm
+// state) beside them; rg: whole processes, same pattern, alternating, same run. Then the memory the warm state holds
+// and the process's RSS after the searches (goal: at most the corpus + 128 MiB).
+// Rerun: `node bench/warm.ts`. Env: GG_BENCH_RUNS (default 9), GG_BENCH_CORPUS.
 import { spawnSync } from "node:child_process";
-import { closeSync, existsSync, openSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { closeSync, openSync, readdirSync, readFileSync } from "node:fs";
+import { loadavg } from "node:os";
 import { invoke } from "../bindings/define.ts";
 import { callContext } from "../bindings/index.ts";
 import { search } from "../bindings/search.ts";
+import { engineBytes } from "../host/regex.ts";
+import { createRuntime } from "../runtime/index.ts";
+import { buildCorpus, corpusSize } from "./corpus.ts";
 import { median } from "./measure.ts";
 
-const CORPUS = join(process.env.GG_BENCH_CORPUS ?? join(tmpdir(), "gg-bench-corpus"), "src");
-const RUNS = Number(process.env.GG_BENCH_RUNS ?? 15);
-
-if (!existsSync(CORPUS)) {
-  console.error(`bench: ${CORPUS} is missing; run node bench/search.ts first, which fetches the corpus`);
-  process.exit(1);
-}
-
+const CORPUS = buildCorpus();
+const RUNS = Number(process.env.GG_BENCH_RUNS ?? 9);
+const MIB = 2 ** 20;
 
 function rg(pattern: string): number {
   const out = openSync("/dev/null", "w");
@@ -35,76 +33,92 @@ function rg(pattern: string): number {
 
 const warm = callContext({ workspace: CORPUS });
 const cold = callContext({ workspace: CORPUS, warm: false });
-async function gg(context: typeof warm, query: string): Promise<number> {
+const runtime = createRuntime({ workspace: CORPUS });
+
+async function timed(work: () => Promise<unknown>): Promise<number> {
   const started = performance.now();
-  const result = await invoke(search, { query }, context);
-  if (!result.ok) throw new Error(result.error.message);
+  await work();
   return performance.now() - started;
 }
+const tool = (context: typeof warm, query: string): Promise<number> =>
+  timed(async () => {
+    const result = await invoke(search, { query }, context);
+    if (!result.ok) throw new Error(result.error.message);
+  });
+const program = (query: string): Promise<number> =>
+  timed(async () => {
+    const report = await runtime.run(`return (await gg.files.search(${JSON.stringify(query)})).matches.length`);
+    if (!report.ok) throw new Error(`bench program failed: ${report.error?.message}`);
+  });
 
-const CASES: [string, string][] = [
-  ["rare literal", "zqxj_never_present_42"],
-  ["rare case-insensitive literal", "(?i)zqxj_never"],
-  ["regex with a character class", "zqxj[0-9]+_never"],
+/** Resident memory of a process in MiB, from /proc (the runner is a child of this process). */
+function rssMib(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? Number.NaN) / 1024;
+}
+/** The runtime's runner: the child of this process running runner.{ts,mjs}. */
+function runnerPid(): number | undefined {
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
+      const parent = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      if (parent === process.pid && readFileSync(`/proc/${name}/cmdline`, "utf8").includes("runner")) return Number(name);
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The pattern kinds, and warm/rg (tool call) for each, measured before literal-first matching (commit
+ * e6ea633, medians of 7, load average 26 on 2 cores; RSS then 414 MiB in this process, 433 MiB in the runner). */
+const CASES: [string, string, number][] = [
+  ["rare literal", "XyZzY_never_here", 0.51],
+  ["rare case-insensitive literal", "(?i)zqxj_never", 0.52],
+  ["regex with common literals", "fn\\s+update\\w*\\(", 0.88],
+  ["case-insensitive common word", "(?i)todo", 0.15],
+  ["no literal", "\\w+\\s*=\\s*\\d{4,}", 0.18],
 ];
-// The first search fills the warm state; the second may run before the second thread has filtered every kept file.
+
+const size = corpusSize();
+console.log(`corpus: ${CORPUS} (${(size.bytes / 1e6).toFixed(1)} MB = ${(size.bytes / MIB).toFixed(0)} MiB, ${size.files} files); load average ${loadavg()[0]?.toFixed(1)}`);
 const firsts: number[] = [];
-for (let i = 0; i < 3; i++) firsts.push(await gg(warm, CASES[0]?.[1] as string));
-console.log(`a fresh runtime's first three searches (${CASES[0]?.[0]}): ${firsts.map((ms) => ms.toFixed(1)).join(", ")} ms`);
+for (let i = 0; i < 3; i++) firsts.push(await tool(warm, CASES[0]?.[1] as string));
+console.log(`a fresh runtime's first three searches (rare literal): ${firsts.map((ms) => ms.toFixed(1)).join(", ")} ms`);
 // What searches that find little leave kept, once the thread has built the filters (a second's pause, as between turns).
 await new Promise((resolve) => setTimeout(resolve, 1000));
-await gg(warm, CASES[0]?.[1] as string);
-const early = warm.warm?.files();
-console.log(`after them and a fourth: ${early?.contents} files kept with their contents, ${early?.filtersAlone} by their filters alone, ${((warm.warm?.heldBytes() ?? 0) / 2 ** 20).toFixed(1)} MiB held`);
-console.log(`warm searches in one process against rg's whole process on ${CORPUS}; medians of ${RUNS} after 2`);
-console.log("| case | gg warm ms | gg cold ms (in process) | rg ms | warm/rg |");
-console.log("| --- | ---: | ---: | ---: | ---: |");
-for (const [name, query] of CASES) {
+console.log(`warm searches against rg's whole process; medians of ${RUNS} after 2, alternating`);
+console.log("| case | gg warm tool ms | gg warm program ms | gg cold ms (in process) | rg ms | tool/rg | program/rg | tool/rg before |");
+console.log("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+let searches = 0;
+for (const [name, query, before] of CASES) {
   for (let i = 0; i < 2; i++) {
-    await gg(warm, query);
+    await tool(warm, query);
+    await program(query);
     rg(query);
   }
-  const times = { warm: [] as number[], cold: [] as number[], rg: [] as number[] };
+  const times = { tool: [] as number[], program: [] as number[], cold: [] as number[], rg: [] as number[] };
   // Warm and rg alternate; the cold searches run apart, since reading the corpus again between two warm ones would
   // measure the cold search's wake, not the warm one.
   for (let i = 0; i < RUNS; i++) {
-    times.warm.push(await gg(warm, query));
+    times.tool.push(await tool(warm, query));
+    times.program.push(await program(query));
     times.rg.push(rg(query));
   }
-  for (let i = 0; i < RUNS; i++) times.cold.push(await gg(cold, query));
-  const [w, c, r] = [median(times.warm), median(times.cold), median(times.rg)];
-  console.log(`| ${name} | ${w.toFixed(1)} | ${c.toFixed(1)} | ${r.toFixed(1)} | ${(w / r).toFixed(2)}x |`);
+  searches += 2 * (RUNS + 2);
+  for (let i = 0; i < Math.min(RUNS, 5); i++) times.cold.push(await tool(cold, query));
+  const [t, p, c, r] = [median(times.tool), median(times.program), median(times.cold), median(times.rg)];
+  console.log(`| ${name} \`${query}\` | ${t.toFixed(1)} | ${p.toFixed(1)} | ${c.toFixed(1)} | ${r.toFixed(1)} | ${(t / r).toFixed(2)}x | ${(p / r).toFixed(2)}x | ${before.toFixed(2)}x |`);
 }
 const held = warm.warm?.heldBytes() ?? 0;
-const filters = warm.warm?.files().filterBytes ?? 0;
-const { engineBytes } = await import("../host/regex.ts");
-console.log(`warm state: ${(held / 2 ** 20).toFixed(1)} MiB held (cap 256 MiB), of which trigram filters ${(filters / 2 ** 20).toFixed(1)} MiB; process RSS ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB (goal: at most the cap + 128 MiB), buffers ${(process.memoryUsage().arrayBuffers / 2 ** 20).toFixed(0)} MiB, the regex engine's memory ${(engineBytes() / 2 ** 20).toFixed(0)} MiB`);
-// Where a warm search's time goes: the walk over kept listings (each directory's stat included), the stat of every
-// file that vouches for what is kept of it, and each kept file's filter asked for the pattern's trigrams.
-const { walkFiles, walkRoot } = await import("../host/walk.ts");
-const { compileSearch } = await import("../host/regex.ts");
-const { statSync } = await import("node:fs");
-const files: string[] = [];
-const part = (work: () => void): number => {
-  const times: number[] = [];
-  for (let i = 0; i < 5; i++) {
-    const started = performance.now();
-    work();
-    times.push(performance.now() - started);
-  }
-  return median(times);
-};
-const walk = part(() => {
-  files.length = 0;
-  for (const file of walkFiles(walkRoot(CORPUS, CORPUS, warm.warm))) files.push(file.absolute);
-});
-const stat = part(() => {
-  for (const file of files) statSync(file);
-});
-const grams = compileSearch(CASES[0]?.[1] as string).grams ?? [];
-let scanned = 0;
-const screen = part(() => {
-  scanned = 0;
-  for (const file of files) if (warm.warm?.readScreened(file, undefined, grams)) scanned++;
-});
-console.log(`a warm rare-literal search, in parts, on one thread: the walk over kept listings ${walk.toFixed(1)} ms; the stat of the ${files.length} files ${stat.toFixed(1)} ms (${((1000 * stat) / files.length).toFixed(1)} µs each); each file's stat again and its filter asked ${screen.toFixed(1)} ms (${scanned} files left to scan)`);
+const kept = warm.warm?.files();
+const runner = runnerPid();
+const memory = process.memoryUsage();
+console.log(
+  `after ${searches} warm searches of mixed kinds in each: the tool context's warm state holds ${(held / MIB).toFixed(1)} MiB (${kept?.contents} files with contents, ${kept?.filtersAlone} by their filters alone, filters ${((kept?.filterBytes ?? 0) / MIB).toFixed(1)} MiB); ` +
+    `this process's RSS ${(memory.rss / MIB).toFixed(0)} MiB (heap ${(memory.heapUsed / MIB).toFixed(0)} MiB, buffers ${(memory.arrayBuffers / MIB).toFixed(0)} MiB, regex engine ${(engineBytes() / MIB).toFixed(0)} MiB); ` +
+    `the runner's RSS ${runner === undefined ? "n/a" : rssMib(runner).toFixed(0)} MiB; goal at most ${(size.bytes / MIB + 128).toFixed(0)} MiB (corpus + 128 MiB); load average ${loadavg()[0]?.toFixed(1)}`,
+);
+runtime.close();

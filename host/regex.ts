@@ -260,6 +260,8 @@ export interface Screen {
   run?: { atoms: number[][][]; pivot: number };
   /** The same run as a regular expression over the file read as latin1, when every position is common. */
   latin1?: string;
+  /** Literals every matching line holds, each of them, the one to look for first at the head: see {@link lineHolding}. */
+  lines?: number[][];
 }
 
 /**
@@ -302,6 +304,66 @@ export function screening(screen: Screen): (bytes: Buffer) => boolean {
     }
     return false;
   };
+}
+
+/**
+ * The lines of a file holding every one of `literals` (none holds a line break), found by leapfrogging: each literal
+ * is looked for at memchr speed from the line the last one found lies in, until all lie in one line; so the rarest of
+ * them sets the pace. Self-contained, since the second thread runs its source. For a file's bytes, a function from a
+ * line start to the start of the first line at or after it holding them all, or -1.
+ */
+export function lineHolding(literals: number[][]): (bytes: Buffer) => (from: number) => number {
+  const needles = literals.map((literal) => Buffer.from(literal));
+  return (bytes) => {
+    // Where each literal was last found: past a line start looked from, it is where to look from next.
+    const found = needles.map(() => -1);
+    return (from) => {
+      for (let start = from; ; ) {
+        let last = -1;
+        for (let i = 0; i < needles.length; i++) {
+          if ((found[i] as number) < start) found[i] = bytes.indexOf(needles[i] as Buffer, start);
+          // None further on: no later line holds them all.
+          if (found[i] === -1) return -1;
+          last = Math.max(last, found[i] as number);
+        }
+        // The line of the literal found last: it holds them all when none was found before it.
+        const line = bytes.lastIndexOf(10, last) + 1;
+        let all = true;
+        for (const at of found) all &&= at >= line;
+        if (all) return line;
+        start = line;
+      }
+    };
+  };
+}
+
+/** Bytes a literal looked for first must have: a shorter one is found on too many lines to beat the engine's scan. */
+const LINE_LITERAL_MIN = 3;
+
+/**
+ * The literals every matching line holds, from the runs every match holds: the stretches of positions that are one
+ * byte string each; only valid UTF-8 without line breaks, which the decoded text holds exactly where the raw bytes
+ * do. The longest first (then the rarest), or none when the longest is too short to look for first.
+ */
+function lineLiterals(runs: Atom[][]): number[][] | undefined {
+  const stretches: Buffer[] = [];
+  for (const run of runs) {
+    let stretch: Buffer[] = [];
+    for (const atom of [...run, []]) {
+      if (atom.length === 1) stretch.push(atom[0] as Buffer);
+      else if (stretch.length > 0) {
+        stretches.push(Buffer.concat(stretch));
+        stretch = [];
+      }
+    }
+  }
+  // A single byte is on nearly every line: looking for it costs more than the lines it rules out.
+  const usable = stretches.filter((literal) => literal.length > 1 && isUtf8(literal) && !literal.includes(10) && !literal.includes(13));
+  const distinct = [...new Set(usable.map((literal) => literal.toString("latin1")))].map((text) => Buffer.from(text, "latin1"));
+  const rarity = (literal: Buffer): number => [...literal].reduce((sum, byte) => sum + commonness([Buffer.from([byte])]), 0);
+  distinct.sort((a, b) => b.length - a.length || rarity(a) - rarity(b));
+  const [first] = distinct;
+  return first && first.length >= LINE_LITERAL_MIN ? distinct.map((literal) => [...literal]) : undefined;
 }
 
 /**
@@ -411,8 +473,10 @@ function regexMatcher(query: string): LineMatcher {
   const runLiterals = runs.filter((run) => run.length >= 3 && run.every((atom) => atom.length === 1)).map((run) => Buffer.concat(run.map((atom) => atom[0] as Buffer)));
   const distinct = new Set([...(literal ? [literal] : []), ...runLiterals].map((bytes) => bytes.toString("latin1")));
   const literals = [...distinct].map((text) => [...Buffer.from(text, "latin1")]).sort((a, b) => b.length - a.length);
-  const screen: Screen = { ...(literals.length > 0 ? { literals } : {}), ...(literal && literal.length >= 3 ? {} : classRun(runs)) };
+  const lines = lineLiterals(runs);
+  const screen: Screen = { ...(literals.length > 0 ? { literals } : {}), ...(literal && literal.length >= 3 ? {} : classRun(runs)), ...(lines ? { lines } : {}) };
   const passes = screening(screen);
+  const holding = lines && lineHolding(lines);
   const lineByLine = anchorsToText(hir);
   const matchesLine = (text: Buffer, start: number, end: number): boolean => isMatchBytes(line, text, start, end);
 
@@ -423,6 +487,15 @@ function regexMatcher(query: string): LineMatcher {
       if (!passes(bytes)) return;
       const text = decode(bytes);
       const cursor = lineCursor(text);
+      if (holding) {
+        // Literal first: the engine looks only at the lines holding every literal a matching line holds.
+        const next = holding(text);
+        for (let start = next(0); start !== -1; start = next(cursor.next)) {
+          const number = cursor.lineAt(start);
+          if (matchesLine(text, cursor.start, cursor.end) && !onLine(number, text, cursor.start, cursor.end)) return;
+        }
+        return;
+      }
       if (lineByLine) {
         for (let number = 1; cursor.seek(number); number++) {
           if (matchesLine(text, cursor.start, cursor.end) && !onLine(number, text, cursor.start, cursor.end)) return;

@@ -2,9 +2,9 @@
 // - Stats, for a warm search. The search takes its files from the first, statting each itself, while the thread
 //   stats them from the last; where they meet, the search goes on with the thread's stats. Neither ever waits.
 // - Screens, for a cold search or files a warm one lacks, the same way: the thread reads files from the last and
-//   tells which cannot match (they lack what every match holds, or are binary), and the search skips those it
-//   reaches. A file that may match, or that the thread could not read, the search reads itself, so its answer and its
-//   errors are its own.
+//   tells which cannot match (they lack what every match holds, no line holds every literal a matching line holds,
+//   or they are binary), and the search skips those it reaches. A file that may match, or that the thread could not
+//   read, the search reads itself, so its answer and its errors are its own.
 // - Trigram filters of the files a search kept or skipped, built between searches from the files on disk (the
 //   contents stay on the main thread), each with the stat it was built under: the owner attaches one only to the
 //   version it keeps. Filter work pauses while a search runs, so it never takes the core the search needs.
@@ -13,7 +13,7 @@
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from "node:worker_threads";
 import { BINARY_HEAD_BYTES } from "./files.ts";
 import { gramBits } from "./grams.ts";
-import { type Screen, screening } from "./regex.ts";
+import { lineHolding, type Screen, screening } from "./regex.ts";
 
 /** Files a search must have before it uses the second thread: fewer are done sooner than they are handed over. */
 export const AHEAD_MIN_FILES = 512;
@@ -32,6 +32,7 @@ const { parentPort, workerData } = require("node:worker_threads");
 const { closeSync, constants, fstatSync, openSync, readSync, statSync } = require("node:fs");
 const gramBits = (${gramBits.toString()});
 const screening = (${screening.toString()});
+const lineHolding = (${lineHolding.toString()});
 const { busy, results } = workerData;
 const paused = new Int32Array(busy);
 const stampOf = (s) => [s.size, s.mtimeMs, s.ctimeMs, s.ino, s.dev];
@@ -124,11 +125,12 @@ parentPort.on("message", (job) => {
     if (queue.length === 1) setImmediate(work);
   } else if (job.kind === "screen") {
     const passes = screening(job.screen);
+    const holding = job.screen.lines && lineHolding(job.screen.lines);
     const out = new Int8Array(job.verdicts);
     fromTheEnd(job, (path, i) => {
       try {
         const bytes = readWhole(path);
-        out[i] = bytes === BINARY || (bytes && !passes(bytes)) ? 1 : 2;
+        out[i] = bytes === BINARY || (bytes && (!passes(bytes) || (holding && holding(bytes)(0) === -1))) ? 1 : 2;
       } catch {
         out[i] = 2;
       }

@@ -35,6 +35,20 @@ describe("scanFile", () => {
     expect(scanFile(createScanner(query, nodeFileHost, 200), join(ws.root, "a.txt"), 100).map((match) => match.line)).toEqual(expected);
   });
 
+  test("literal first: the lines found are exactly those the engine matches on their own, wherever the literals lie", () => {
+    using ws = tempWorkspace();
+    const lines = ["fn update_a(x)", "fn\tupdate(", "update fn (", "fn x", "update_b(y)", "  fn   updateAll()  ", "fn update", `${"y".repeat(70_000)} fn update_z(`, "fnupdate(", "fn update_crlf(\r", "\u00e9 fn update\u00e9("];
+    const text = `${lines.join("\n")}\nfn update_last(`;
+    ws.put({ "a.txt": text });
+    const { RRegex } = createRequire(import.meta.url)("rregex") as typeof import("rregex");
+    for (const query of ["fn\\s+update\\w*\\(", "^fn\\s+update", "update\\w*\\($", "fn update\\w*\\(\\z", "(?:fn|gn) update_"]) {
+      const line = new RRegex(query);
+      const expected = text.split("\n").flatMap((content, i) => (line.isMatch(content.replace(/\r$/, "")) ? [i + 1] : []));
+      expect(expected.length).toBeGreaterThan(0);
+      expect([query, scanFile(createScanner(query, nodeFileHost, 200), join(ws.root, "a.txt"), 100).map((match) => match.line)]).toEqual([query, expected]);
+    }
+  });
+
   test("a NUL byte anywhere makes the file binary, even in a later piece than the match", () => {
     using ws = tempWorkspace();
     ws.put({ "bin.txt": Buffer.concat([Buffer.from(`needle\n${"hay\n".repeat(1000)}`), Buffer.from([0]), Buffer.from("\n")]) });
