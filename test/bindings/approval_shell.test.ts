@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import { beforeAll, describe, expect, it } from "vitest";
 import { judgeCall } from "../../bindings/approval_shell.ts";
 import { parseConfiguration } from "../../bindings/config.ts";
@@ -69,6 +70,15 @@ describe("the parser's reading of a line", () => {
     const script = parse(`A=1 "g"'i'\\t p"us"h; echo "a \\"b\\" \\$c" 'd e' $'\\t'`);
     expect(script.commands.map((words) => words.map((word) => word.text))).toEqual([["git", "push"], ["echo", 'a "b" $c', "d e", "\t"]]);
     expect(script.unjudged).toEqual([]);
+  });
+
+  it("reads words as bash itself does: the words printed by a real bash are the ones read", () => {
+    const words = [`"g"'i'\\t`, `p"us"h`, `\\git`, `'a b'"c d"`, `"a \\" \\$ \\\\ \\x"`, `a\\ b`, `$'\\x67\\t\\101\\u00e9\\n'`, `"x"'y'z`, `""`, `''`, `é"ü"`, `\\*`, `'*'`, `-"-"flag=1`];
+    const line = `printf '%s\\0' ${words.join(" ")}`;
+    const printed = spawnSync("bash", ["-c", line], { encoding: "utf8" }).stdout.split("\0").slice(0, -1);
+    const [read] = parse(line).commands;
+    expect(read?.slice(2)).toEqual(printed.map((text) => ({ text })));
+    expect(printed).toHaveLength(words.length);
   });
 
   it("marks the words only run time knows, from where they become unknown", () => {

@@ -52,6 +52,9 @@ export const PUSHES = [
   "find . -maxdepth 0 -exec git push \\;",
   "sh -c \"sh -c 'git push'\"",
   "busybox sh -c 'git push'",
+  "trap 'git push' EXIT",
+  "su -c 'git push' root",
+  "watch -n 1 git push",
 ];
 
 /** Shapes whose command is known only at run time: asked, so denied with no one to ask. */
@@ -76,4 +79,7 @@ export const UNKNOWNS = [
   "alias g=git",
   "env -S 'git push'",
   "git push ((",
+  "source /dev/stdin <<< 'git push'",
+  "bash <(echo git push)",
+  ". <(echo git push)",
 ];
