@@ -51,7 +51,6 @@ const WRAPPERS: Record<string, Wrapper> = {
   setsid: { flags: "cfw", valued: "" },
   ionice: { flags: "t", valued: "cn", long: ["--class", "--classdata"] },
   coproc: { flags: "", valued: "" },
-  watch: { flags: "bcdegprtwx", valued: "nq", long: ["--interval", "--equexit"] },
   chroot: { flags: "", valued: "", long: ["--userspec", "--groups"], skip: 1 },
   flock: { flags: "sxunoFe", valued: "wEc", long: ["--timeout", "--conflict-exit-code", "--command"], skip: 1, opaque: ["-c", "--command"] },
   xargs: { flags: "0prtxo", valued: "adEeIiLlnPs", long: ["--arg-file", "--delimiter", "--eof", "--replace", "--max-lines", "--max-args", "--max-procs", "--max-chars", "--process-slot-var"] },
@@ -127,10 +126,20 @@ function shellScript(args: ShellWord[]): Script {
   return command ? { script: runTime("no script follows -c") } : "stdin";
 }
 
+/** `watch`'s options: what follows them is run by `sh -c`, joined by spaces. */
+const WATCH: Wrapper = { flags: "bcdegprtwx", valued: "nq", long: ["--interval", "--equexit"] };
+
+/** Words joined by spaces into the script `eval` and `watch` run; open when one of them is. */
+const joined = (words: ShellWord[]): Script => ({ script: { text: words.map((word) => word.text).join(" "), ...(words.some((word) => word.open !== undefined) ? { open: 0 } : {}) } });
+
 /** The script `base` runs with `args`, when it is one that runs a script. */
 function scriptOf(base: string, args: ShellWord[]): Script {
   if (SHELLS.has(base)) return shellScript(args);
-  if (base === "eval") return { script: { text: args.map((arg) => arg.text).join(" "), ...(args.some((arg) => arg.open !== undefined) ? { open: 0 } : {}) } };
+  if (base === "eval") return joined(args);
+  if (base === "watch") {
+    const after = afterOptions(WATCH, args);
+    return typeof after === "string" ? { script: runTime(`which command watch runs is not known: ${after}`) } : joined(after.rest);
+  }
   if (base === "." || base === "source") return args[0] ? { file: args[0] } : undefined;
   const given = args[0]?.text === "--" ? args.slice(1) : args;
   if (base === "trap") return given.length >= 2 && given[0]?.text !== "-" ? { script: given[0] as ShellWord } : undefined;
@@ -141,6 +150,20 @@ function scriptOf(base: string, args: ShellWord[]): Script {
     return at === -1 ? undefined : { script: args[at + 1] ?? runTime("no script follows -c") };
   }
   return undefined;
+}
+
+/** git's options before its command that take a value as the next word. */
+const GIT_VALUED = new Set(["-C", "-c", "--git-dir", "--work-tree", "--namespace", "--super-prefix", "--config-env", "--exec-path", "--list-cmds"]);
+
+/** git's command without git's own options before it (`git -C . push` is `git push`); one defining an alias is open. */
+function gitCommand(args: ShellWord[]): RunWord[] | undefined {
+  let i = 0;
+  for (; i < args.length && (args[i] as ShellWord).text.startsWith("-"); i++) {
+    const { text, open } = args[i] as ShellWord;
+    const value = GIT_VALUED.has(text) ? args[++i] : undefined;
+    if (open !== undefined || value?.open !== undefined || /^alias\./.test(value?.text ?? text.replace(/^-c/, ""))) return [runTime("git options on the line are known only at run time or define an alias")];
+  }
+  return i === 0 ? undefined : [{ text: "git" }, ...args.slice(i)];
 }
 
 /** Script files that are a pipe or a redirection under another name. */
@@ -189,6 +212,8 @@ function unwrap(words: RunWord[], run: ShellRun, parse: ParseShell, nesting: num
     if (["cd", "pushd", "popd"].includes(base)) run.movesDir = true;
     if (base === "alias" && args.length > 0) run.commands.push([runTime("an alias defined here changes what later words run")]);
     if (base === "find") for (const command of findCommands(args)) unwrap(command, run, parse, nesting);
+    const git = base === "git" ? gitCommand(args) : undefined;
+    if (git) run.commands.push(git);
     const script = scriptOf(base, args);
     if (script) return runScript(base, script, run, parse, nesting);
     const wrapper = WRAPPERS[base];

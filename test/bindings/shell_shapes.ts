@@ -55,6 +55,9 @@ export const PUSHES = [
   "trap 'git push' EXIT",
   "su -c 'git push' root",
   "watch -n 1 git push",
+  "watch 'true; git push'",
+  "git -C . push",
+  "git --no-pager -c color.ui=never --git-dir=.git push",
 ];
 
 /** Shapes whose command is known only at run time: asked, so denied with no one to ask. */
@@ -82,4 +85,6 @@ export const UNKNOWNS = [
   "source /dev/stdin <<< 'git push'",
   "bash <(echo git push)",
   ". <(echo git push)",
+  "git -c alias.p=push p",
+  "git -C $dir push",
 ];
