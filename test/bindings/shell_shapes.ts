@@ -88,3 +88,26 @@ export const UNKNOWNS = [
   "git -c alias.p=push p",
   "git -C $dir push",
 ];
+
+/** The shapes issue 25 lists, each of which reached the real git before shell rules judged what a line runs. */
+export const ISSUE_SHAPES = [
+  "git push origin main",
+  "true && git push",
+  "true; git push",
+  "FOO=1 git push",
+  "\ngit push",
+  "sh -c 'git push'",
+  "bash -c 'git push'",
+  "g''it push",
+  '"git" push',
+  "\\git push",
+  "env git push",
+  "command git push",
+  "eval 'git push'",
+  "(git push)",
+  "{ git push; }",
+  "if true; then git push; fi",
+  "$(echo git) push",
+  "x=push; git $x",
+  "echo 'git push' | sh",
+];

@@ -5,7 +5,7 @@ import { chmodSync, existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { expect, test } from "vitest";
-import { PUSHES, UNKNOWNS } from "../bindings/shell_shapes.ts";
+import { ISSUE_SHAPES, PUSHES, UNKNOWNS } from "../bindings/shell_shapes.ts";
 import { type TempWorkspace, tempWorkspace } from "../workspace.ts";
 
 const bin = join(import.meta.dirname, "../../bin/gg");
@@ -36,10 +36,11 @@ test("the stand-in runs when nothing forbids it, so its silence below means some
   expect(ran()).toBe("git status\ngit push\n");
 });
 
-test("gg call shell: every shape is denied and git never runs", async () => {
+test("gg call shell: every shape the issue lists is denied and git never runs", async () => {
   const { ws, env, ran } = withStandIn();
   using _ = ws;
-  const lines = shapes(ws);
+  // A gg process each: the issue's shapes here; every shape goes through a program below, the same gate.
+  const lines = ISSUE_SHAPES;
   const outcomes: string[] = [];
   // A few at a time: each is a gg process.
   for (let i = 0; i < lines.length; i += 4) {
