@@ -1,4 +1,5 @@
 import { spawnSync } from "node:child_process";
+import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { judgeCall } from "../../bindings/approval_shell.ts";
 import { parseConfiguration } from "../../bindings/config.ts";
@@ -57,6 +58,20 @@ describe("shell rules judge the commands a line runs", () => {
     }
     for (const command of ["echo x > out.txt", "ls 2>&1 >/dev/null", "cat < secrets/a"]) expect([command, await verdictOf(command, config)]).toEqual([command, "allow"]);
     for (const command of ["echo x > $f", "cd secrets && echo x > a"]) expect([command, await verdictOf(command, config)]).toEqual([command, "ask"]);
+  });
+
+  it("loads the parser on first need, in a fresh process: the inline decision waits for it (undefined), then decides", () => {
+    const root = join(import.meta.dirname, "../..");
+    const script = `import { callContext } from "${root}/bindings/index.ts";
+import { decide, decideNow } from "${root}/bindings/gate.ts";
+import { shell } from "${root}/bindings/shell.ts";
+const context = callContext({ workspace: process.cwd(), config: ${JSON.stringify({ approvals: [{ call: "shell", when: { command: "git push*" }, verdict: "deny" }] })}, warm: false });
+const args = { command: "true && git push" };
+const first = decideNow(shell, args, context) ?? null;
+const decided = await decide(shell, args, context, { from: "tool", seq: 0 });
+console.log(JSON.stringify([first, decided.verdict, decideNow(shell, args, context)?.verdict]));`;
+    const run = spawnSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8" });
+    expect([run.stderr, JSON.parse(run.stdout)]).toEqual(["", [null, "deny", "deny"]]);
   });
 
   it("parses nothing when no rule needs it: a line under rules for other calls is not read", async () => {
