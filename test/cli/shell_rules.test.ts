@@ -72,3 +72,23 @@ return out;`;
   expect(report.calls.every((call) => call.approval.verdict === "deny")).toBe(true);
   expect(ran()).toBe("");
 }, 120_000);
+
+test("a redirection is a write judged by the path rules: nothing lands in secrets/ or the home folder's .bashrc", () => {
+  using ws = tempWorkspace();
+  const home = join(ws.root, "home");
+  ws.put({
+    "home/": "",
+    "secrets/": "",
+    "gg.json": JSON.stringify({ approvals: [{ call: "write_file", when: { path: "secrets/**" }, verdict: "deny" }, { call: "write_file", when: { path: "home/**" }, verdict: "deny" }] }),
+  });
+  const lines = ["echo x > secrets/a", "echo x >> ./secrets/a", "ls 2> secrets/a", "ls &> secrets/a", "(echo x) > secrets/a", "sh -c 'echo x > secrets/a'", "cat > secrets/a <<EOF\nx\nEOF", "echo x > ~/.bashrc", "cd secrets && echo x > a", "f=secrets/a; echo x > $f"];
+  const program = `const out = [];
+for (const command of ${JSON.stringify(lines)}) {
+  try { await gg.shell.shell(command); out.push("ran " + command); } catch (e) { out.push(e.code); }
+}
+out.push((await gg.shell.shell("echo x > out.txt 2>/dev/null")).exitCode);
+return out;`;
+  const done = spawnSync(bin, ["run", "-", "--config", "gg.json", "--json"], { cwd: ws.root, env: { ...process.env, HOME: home }, input: program, encoding: "utf8" });
+  expect((JSON.parse(done.stdout) as { result: unknown[] }).result).toEqual([...lines.map(() => "denied"), 0]);
+  expect([existsSync(join(ws.root, "secrets/a")), existsSync(join(home, ".bashrc")), readFileSync(join(ws.root, "out.txt"), "utf8")]).toEqual([false, false, "x\n"]);
+}, 120_000);
