@@ -72,7 +72,8 @@ const decided = await decide(shell, args, context, { from: "tool", seq: 0 });
 console.log(JSON.stringify([first, decided.verdict, decideNow(shell, args, context)?.verdict]));`;
     const run = spawnSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8" });
     expect([run.stderr, JSON.parse(run.stdout)]).toEqual(["", [null, "deny", "deny"]]);
-  });
+    // A fresh Node compiling the sources and the grammar: slow on a loaded machine.
+  }, 180_000);
 
   it("parses nothing when no rule needs it: a line under rules for other calls is not read", async () => {
     const config = parseConfiguration({ approvals: [{ call: "read_file", when: { path: "secrets/**" }, verdict: "deny" }] });
