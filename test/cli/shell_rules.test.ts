@@ -34,7 +34,7 @@ test("the stand-in runs when nothing forbids it, so its silence below means some
   expect(spawnSync(bin, ["call", "shell", JSON.stringify({ command: "true && git status" }), "--config", "gg.json"], { cwd: ws.root, env, encoding: "utf8" }).status).toBe(0);
   expect(spawnSync(bin, ["call", "shell", JSON.stringify({ command: "echo git push | sh" }), "--approve", "allow", "--config", "gg.json"], { cwd: ws.root, env, encoding: "utf8" }).status).toBe(0);
   expect(ran()).toBe("git status\ngit push\n");
-});
+}, 120_000);
 
 test("gg call shell: every shape the issue lists is denied and git never runs", async () => {
   const { ws, env, ran } = withStandIn();
