@@ -51,6 +51,8 @@ const WRAPPERS: Record<string, Wrapper> = {
   setsid: { flags: "cfw", valued: "" },
   ionice: { flags: "t", valued: "cn", long: ["--class", "--classdata"] },
   coproc: { flags: "", valued: "" },
+  chroot: { flags: "", valued: "", long: ["--userspec", "--groups"], skip: 1 },
+  flock: { flags: "sxunoFe", valued: "wEc", long: ["--timeout", "--conflict-exit-code", "--command"], skip: 1, opaque: ["-c", "--command"] },
   xargs: { flags: "0prtxo", valued: "adEeIiLlnPs", long: ["--arg-file", "--delimiter", "--eof", "--replace", "--max-lines", "--max-args", "--max-procs", "--max-chars", "--process-slot-var"] },
 };
 
@@ -105,20 +107,80 @@ function xargsCommand(rest: ShellWord[], replace: string | undefined): RunWord[]
   return [...marked, runTime("the arguments xargs reads from its standard input")];
 }
 
-/** A shell's script: the -c operand, "stdin" when it reads its standard input, undefined when it runs a script file. */
-function shellScript(args: ShellWord[]): RunWord | "stdin" | undefined {
+/** What a shell, `eval`, `trap`, `su -c` or `source` runs: a script given as words, a script file, or stdin. */
+type Script = { script: RunWord } | { file: ShellWord } | "stdin" | undefined;
+
+/** A shell's script: the -c operand, the script file it names, or its standard input. */
+function shellScript(args: ShellWord[]): Script {
   let command = false;
   for (let i = 0; i < args.length; i++) {
     const { text } = args[i] as ShellWord;
-    if (text === "--" || text === "-") return command ? args[i + 1] : "stdin";
+    if (text === "--" || text === "-") return command && args[i + 1] ? { script: args[i + 1] as ShellWord } : "stdin";
     if (text === "--rcfile" || text === "--init-file") i++;
     else if (/^[-+][A-Za-z]+$/.test(text)) {
       if (text.includes("c")) command = true;
       if (text.includes("s")) return "stdin";
       if (/[oO]/.test(text)) i++;
-    } else if (!text.startsWith("--")) return command ? args[i] : undefined;
+    } else if (!text.startsWith("--")) return command ? { script: args[i] as ShellWord } : { file: args[i] as ShellWord };
   }
-  return command ? runTime("no script follows -c") : "stdin";
+  return command ? { script: runTime("no script follows -c") } : "stdin";
+}
+
+/** `watch`'s options: what follows them is run by `sh -c`, joined by spaces. */
+const WATCH: Wrapper = { flags: "bcdegprtwx", valued: "nq", long: ["--interval", "--equexit"] };
+
+/** Words joined by spaces into the script `eval` and `watch` run; open when one of them is. */
+const joined = (words: ShellWord[]): Script => ({ script: { text: words.map((word) => word.text).join(" "), ...(words.some((word) => word.open !== undefined) ? { open: 0 } : {}) } });
+
+/** The script `base` runs with `args`, when it is one that runs a script. */
+function scriptOf(base: string, args: ShellWord[]): Script {
+  if (SHELLS.has(base)) return shellScript(args);
+  if (base === "eval") return joined(args);
+  if (base === "watch") {
+    const after = afterOptions(WATCH, args);
+    return typeof after === "string" ? { script: runTime(`which command watch runs is not known: ${after}`) } : joined(after.rest);
+  }
+  if (base === "." || base === "source") return args[0] ? { file: args[0] } : undefined;
+  const given = args[0]?.text === "--" ? args.slice(1) : args;
+  if (base === "trap") return given.length >= 2 && given[0]?.text !== "-" ? { script: given[0] as ShellWord } : undefined;
+  if (base === "su" || base === "runuser") {
+    const at = args.findIndex((arg) => arg.text === "-c" || arg.text === "--command");
+    const inline = args.find((arg) => arg.text.startsWith("--command="));
+    if (inline) return { script: { ...inline, text: inline.text.slice("--command=".length) } };
+    return at === -1 ? undefined : { script: args[at + 1] ?? runTime("no script follows -c") };
+  }
+  return undefined;
+}
+
+/** git's options before its command that take a value as the next word. */
+const GIT_VALUED = new Set(["-C", "-c", "--git-dir", "--work-tree", "--namespace", "--super-prefix", "--config-env", "--exec-path", "--list-cmds"]);
+
+/** git's command without git's own options before it (`git -C . push` is `git push`); one defining an alias is open. */
+function gitCommand(args: ShellWord[]): RunWord[] | undefined {
+  let i = 0;
+  for (; i < args.length && (args[i] as ShellWord).text.startsWith("-"); i++) {
+    const { text, open } = args[i] as ShellWord;
+    const value = GIT_VALUED.has(text) ? args[++i] : undefined;
+    if (open !== undefined || value?.open !== undefined || /^alias\./.test(value?.text ?? text.replace(/^-c/, ""))) return [runTime("git options on the line are known only at run time or define an alias")];
+  }
+  return i === 0 ? undefined : [{ text: "git" }, ...args.slice(i)];
+}
+
+/** Script files that are a pipe or a redirection under another name. */
+const STDIN_FILES = /^\/dev\/(stdin|fd\/\d+)$|^\/proc\/self\/fd\/\d+$/;
+
+/** The script `base` runs, parsed again into `run`; one only run time gives is open; a script file is not read. */
+function runScript(base: string, given: Script, run: ShellRun, parse: ParseShell, nesting: number): void {
+  if (given === "stdin") return void run.commands.push([runTime(`the script ${base} reads from its standard input (a pipe or a redirection)`)]);
+  if (given === undefined) return;
+  if ("file" in given) {
+    const { file } = given;
+    if (file.open !== undefined || STDIN_FILES.test(file.text)) run.commands.push([runTime(`the script ${base} runs from ${JSON.stringify(file.text)} is known only at run time`)]);
+    return;
+  }
+  const { script } = given;
+  if (script.open === undefined) return nested(script.text, run, parse, nesting + 1);
+  run.commands.push([runTime(script.why ?? `the script ${base} runs, ${JSON.stringify(script.text)}, is known only at run time`)]);
 }
 
 /** The commands `find` runs with -exec, -execdir, -ok, -okdir: each up to its `;` or `+`, `{}` open. */
@@ -132,14 +194,6 @@ function findCommands(args: ShellWord[]): RunWord[][] {
     i = end === -1 ? args.length : end;
   }
   return commands;
-}
-
-/** The script a shell or `eval` runs, parsed again into `run`; one it reads from stdin or an expansion is open. */
-function runScript(base: string, args: ShellWord[], run: ShellRun, parse: ParseShell, nesting: number): void {
-  const given = base === "eval" ? { text: args.map((arg) => arg.text).join(" "), ...(args.some((arg) => arg.open !== undefined) ? { open: 0 } : {}) } : shellScript(args);
-  if (given === "stdin") run.commands.push([runTime(`the script ${base} reads from its standard input (a pipe or a redirection)`)]);
-  else if (given?.open !== undefined) run.commands.push([runTime(given.why ?? `the script ${base} runs, ${JSON.stringify(given.text)}, is known only at run time`)]);
-  else if (given) nested(given.text, run, parse, nesting + 1);
 }
 
 /** Adds to `run` what `words` runs, through wrappers and nested scripts. */
@@ -158,7 +212,10 @@ function unwrap(words: RunWord[], run: ShellRun, parse: ParseShell, nesting: num
     if (["cd", "pushd", "popd"].includes(base)) run.movesDir = true;
     if (base === "alias" && args.length > 0) run.commands.push([runTime("an alias defined here changes what later words run")]);
     if (base === "find") for (const command of findCommands(args)) unwrap(command, run, parse, nesting);
-    if (base === "eval" || SHELLS.has(base)) return runScript(base, args, run, parse, nesting);
+    const git = base === "git" ? gitCommand(args) : undefined;
+    if (git) run.commands.push(git);
+    const script = scriptOf(base, args);
+    if (script) return runScript(base, script, run, parse, nesting);
     const wrapper = WRAPPERS[base];
     if (!wrapper) return;
     const after = afterOptions(wrapper, args);

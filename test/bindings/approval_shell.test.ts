@@ -1,3 +1,5 @@
+import { spawnSync } from "node:child_process";
+import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { judgeCall } from "../../bindings/approval_shell.ts";
 import { parseConfiguration } from "../../bindings/config.ts";
@@ -58,6 +60,21 @@ describe("shell rules judge the commands a line runs", () => {
     for (const command of ["echo x > $f", "cd secrets && echo x > a"]) expect([command, await verdictOf(command, config)]).toEqual([command, "ask"]);
   });
 
+  it("loads the parser on first need, in a fresh process: the inline decision waits for it (undefined), then decides", () => {
+    const root = join(import.meta.dirname, "../..");
+    const script = `import { callContext } from "${root}/bindings/index.ts";
+import { decide, decideNow } from "${root}/bindings/gate.ts";
+import { shell } from "${root}/bindings/shell.ts";
+const context = callContext({ workspace: process.cwd(), config: ${JSON.stringify({ approvals: [{ call: "shell", when: { command: "git push*" }, verdict: "deny" }] })}, warm: false });
+const args = { command: "true && git push" };
+const first = decideNow(shell, args, context) ?? null;
+const decided = await decide(shell, args, context, { from: "tool", seq: 0 });
+console.log(JSON.stringify([first, decided.verdict, decideNow(shell, args, context)?.verdict]));`;
+    const run = spawnSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8" });
+    expect([run.stderr, JSON.parse(run.stdout)]).toEqual(["", [null, "deny", "deny"]]);
+    // A fresh Node compiling the sources and the grammar: slow on a loaded machine.
+  }, 180_000);
+
   it("parses nothing when no rule needs it: a line under rules for other calls is not read", async () => {
     const config = parseConfiguration({ approvals: [{ call: "read_file", when: { path: "secrets/**" }, verdict: "deny" }] });
     expect(await verdictOf("git push ((", config)).toBe("allow");
@@ -69,6 +86,15 @@ describe("the parser's reading of a line", () => {
     const script = parse(`A=1 "g"'i'\\t p"us"h; echo "a \\"b\\" \\$c" 'd e' $'\\t'`);
     expect(script.commands.map((words) => words.map((word) => word.text))).toEqual([["git", "push"], ["echo", 'a "b" $c', "d e", "\t"]]);
     expect(script.unjudged).toEqual([]);
+  });
+
+  it("reads words as bash itself does: the words printed by a real bash are the ones read", () => {
+    const words = [`"g"'i'\\t`, `p"us"h`, `\\git`, `'a b'"c d"`, `"a \\" \\$ \\\\ \\x"`, `a\\ b`, `$'\\x67\\t\\101\\u00e9\\n'`, `"x"'y'z`, `""`, `''`, `é"ü"`, `\\*`, `'*'`, `-"-"flag=1`];
+    const line = `printf '%s\\0' ${words.join(" ")}`;
+    const printed = spawnSync("bash", ["-c", line], { encoding: "utf8" }).stdout.split("\0").slice(0, -1);
+    const [read] = parse(line).commands;
+    expect(read?.slice(2)).toEqual(printed.map((text) => ({ text })));
+    expect(printed).toHaveLength(words.length);
   });
 
   it("marks the words only run time knows, from where they become unknown", () => {

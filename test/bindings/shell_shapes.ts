@@ -52,6 +52,12 @@ export const PUSHES = [
   "find . -maxdepth 0 -exec git push \\;",
   "sh -c \"sh -c 'git push'\"",
   "busybox sh -c 'git push'",
+  "trap 'git push' EXIT",
+  "su -c 'git push' root",
+  "watch -n 1 git push",
+  "watch 'true; git push'",
+  "git -C . push",
+  "git --no-pager -c color.ui=never --git-dir=.git push",
 ];
 
 /** Shapes whose command is known only at run time: asked, so denied with no one to ask. */
@@ -76,4 +82,32 @@ export const UNKNOWNS = [
   "alias g=git",
   "env -S 'git push'",
   "git push ((",
+  "source /dev/stdin <<< 'git push'",
+  "bash <(echo git push)",
+  ". <(echo git push)",
+  "git -c alias.p=push p",
+  "git -C $dir push",
+];
+
+/** The shapes issue 25 lists, each of which reached the real git before shell rules judged what a line runs. */
+export const ISSUE_SHAPES = [
+  "git push origin main",
+  "true && git push",
+  "true; git push",
+  "FOO=1 git push",
+  "\ngit push",
+  "sh -c 'git push'",
+  "bash -c 'git push'",
+  "g''it push",
+  '"git" push',
+  "\\git push",
+  "env git push",
+  "command git push",
+  "eval 'git push'",
+  "(git push)",
+  "{ git push; }",
+  "if true; then git push; fi",
+  "$(echo git) push",
+  "x=push; git $x",
+  "echo 'git push' | sh",
 ];

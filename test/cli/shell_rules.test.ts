@@ -5,7 +5,7 @@ import { chmodSync, existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { expect, test } from "vitest";
-import { PUSHES, UNKNOWNS } from "../bindings/shell_shapes.ts";
+import { ISSUE_SHAPES, PUSHES, UNKNOWNS } from "../bindings/shell_shapes.ts";
 import { type TempWorkspace, tempWorkspace } from "../workspace.ts";
 
 const bin = join(import.meta.dirname, "../../bin/gg");
@@ -34,12 +34,13 @@ test("the stand-in runs when nothing forbids it, so its silence below means some
   expect(spawnSync(bin, ["call", "shell", JSON.stringify({ command: "true && git status" }), "--config", "gg.json"], { cwd: ws.root, env, encoding: "utf8" }).status).toBe(0);
   expect(spawnSync(bin, ["call", "shell", JSON.stringify({ command: "echo git push | sh" }), "--approve", "allow", "--config", "gg.json"], { cwd: ws.root, env, encoding: "utf8" }).status).toBe(0);
   expect(ran()).toBe("git status\ngit push\n");
-});
+}, 120_000);
 
-test("gg call shell: every shape is denied and git never runs", async () => {
+test("gg call shell: every shape the issue lists is denied and git never runs", async () => {
   const { ws, env, ran } = withStandIn();
   using _ = ws;
-  const lines = shapes(ws);
+  // A gg process each: the issue's shapes here; every shape goes through a program below, the same gate.
+  const lines = ISSUE_SHAPES;
   const outcomes: string[] = [];
   // A few at a time: each is a gg process.
   for (let i = 0; i < lines.length; i += 4) {
@@ -70,4 +71,24 @@ return out;`;
   expect(report.result).toEqual(lines.map(() => "denied"));
   expect(report.calls.every((call) => call.approval.verdict === "deny")).toBe(true);
   expect(ran()).toBe("");
+}, 120_000);
+
+test("a redirection is a write judged by the path rules: nothing lands in secrets/ or the home folder's .bashrc", () => {
+  using ws = tempWorkspace();
+  const home = join(ws.root, "home");
+  ws.put({
+    "home/": "",
+    "secrets/": "",
+    "gg.json": JSON.stringify({ approvals: [{ call: "write_file", when: { path: "secrets/**" }, verdict: "deny" }, { call: "write_file", when: { path: "home/**" }, verdict: "deny" }] }),
+  });
+  const lines = ["echo x > secrets/a", "echo x >> ./secrets/a", "ls 2> secrets/a", "ls &> secrets/a", "(echo x) > secrets/a", "sh -c 'echo x > secrets/a'", "cat > secrets/a <<EOF\nx\nEOF", "echo x > ~/.bashrc", "cd secrets && echo x > a", "f=secrets/a; echo x > $f"];
+  const program = `const out = [];
+for (const command of ${JSON.stringify(lines)}) {
+  try { await gg.shell.shell(command); out.push("ran " + command); } catch (e) { out.push(e.code); }
+}
+out.push((await gg.shell.shell("echo x > out.txt 2>/dev/null")).exitCode);
+return out;`;
+  const done = spawnSync(bin, ["run", "-", "--config", "gg.json", "--json"], { cwd: ws.root, env: { ...process.env, HOME: home }, input: program, encoding: "utf8" });
+  expect((JSON.parse(done.stdout) as { result: unknown[] }).result).toEqual([...lines.map(() => "denied"), 0]);
+  expect([existsSync(join(ws.root, "secrets/a")), existsSync(join(home, ".bashrc")), readFileSync(join(ws.root, "out.txt"), "utf8")]).toEqual([false, false, "x\n"]);
 }, 120_000);
