@@ -1,17 +1,19 @@
 // Each trial works in its own directory: a git worktree of the case's repository at the case's commit, on a branch of
 // its own, or a copy of a plain folder (with a git directory beside it, outside the agent's sight, to diff against).
-// Branches live under gg-study/<study id>/KEY, where the study id is derived from DIR: a re-run into the same DIR finds
-// whatever a killed run left, and removes it. A worktree whose trial is recorded is not removed but reset for the next
+// Branches live under gg-study/<folder id>/KEY, where the folder id is derived from DIR's absolute path: a re-run into
+// the same DIR finds whatever a killed run left, and removes it, and shards writing to other folders (from other
+// processes, on one repository) never touch each other's. A worktree whose trial is recorded is not removed but reset for the next
 // trial on its repository (a checkout of a large tree costs far more than undoing the few files a trial touched), in
 // DIR/worktrees/.pool/N; with --keep each trial keeps its own, DIR/worktrees/KEY. The study removes its pool at its end.
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
 import { cpSync, existsSync, mkdirSync, readdirSync, rmSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { dirname, join, resolve, sep } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import type { StudyCase } from "./file.ts";
 
-/** The study id of output folder `out`: names its branches. */
-export const studyIdOf = (out: string): string => createHash("sha256").update(resolve(out)).digest("hex").slice(0, 8);
+/** The folder id of output folder `out`: names its branches. */
+export const branchIdOf = (out: string): string => createHash("sha256").update(resolve(out)).digest("hex").slice(0, 8);
 
 /** The branches of study `id`, under refs/heads/. */
 const branchPrefix = (id: string): string => `gg-study/${id}/`;
@@ -39,14 +41,29 @@ export interface Isolation {
 
 const IDENTITY = ["-c", "user.name=gg study", "-c", "user.email=gg-study@localhost", "-c", "commit.gpgsign=false", "-c", "core.hooksPath=/dev/null"];
 
-/** Runs git; its stdout, or a rejection carrying what it said on stderr. */
-export function git(args: string[], cwd?: string): Promise<string> {
+/** Runs git once; its stdout, or a rejection carrying what it said on stderr. */
+function gitOnce(args: string[], cwd?: string): Promise<string> {
   return new Promise((done, fail) => {
     execFile("git", args, { cwd, encoding: "utf8", maxBuffer: 1024 ** 3 }, (error, stdout, stderr) => {
       if (error) fail(new Error(`git ${args.filter((arg) => !arg.startsWith("--git-dir=") && !arg.startsWith("--work-tree=")).join(" ")} failed: ${stderr.trim() || error.message}`));
       else done(stdout);
     });
   });
+}
+
+/** Attempts of a git command that found a lock taken (another process's shard on the same repository holds it briefly). */
+const LOCK_ATTEMPTS = 6;
+
+/** Runs git; its stdout, or a rejection carrying what it said on stderr. A lock another process holds is waited out. */
+export async function git(args: string[], cwd?: string): Promise<string> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await gitOnce(args, cwd);
+    } catch (error) {
+      if (attempt === LOCK_ATTEMPTS || !/\.lock'?: File exists/.test((error as Error).message)) throw error;
+      await sleep(50 * 2 ** attempt);
+    }
+  }
 }
 
 /** The last operation queued on each repository: git takes locks on refs and worktrees that concurrent trials would collide on. */
@@ -74,7 +91,9 @@ export async function isolate(entry: StudyCase, key: string, out: string, studyI
   }
   const root = trialRoot(out, key);
   mkdirSync(dirname(root), { recursive: true });
-  cpSync(entry.workspace, root, { recursive: true, verbatimSymlinks: true });
+  // The output folder may lie inside the workspace: the copy leaves it out (it would hold the copy itself).
+  const results = resolve(out);
+  cpSync(entry.workspace, root, { recursive: true, verbatimSymlinks: true, filter: (source) => source !== results && !source.startsWith(`${results}${sep}`) });
   const gitArgs = [`--git-dir=${root}.git`, `--work-tree=${root}`];
   await git([...gitArgs, "init", "--quiet"]);
   await git([...gitArgs, "add", "-A"]);
@@ -157,7 +176,8 @@ export async function sweep(out: string, studyId: string, repos: string[], kept:
       const path = /^worktree (.*)$/m.exec(block)?.[1];
       const branch = /^branch refs\/heads\/(.*)$/m.exec(block)?.[1];
       if (!path || !branch?.startsWith(prefix) || kept.has(keyOf(branch))) continue;
-      await git(["worktree", "remove", "--force", path], repo).catch(() => rmSync(path, { recursive: true, force: true }));
+      // Twice forced: a worktree whose checkout a kill interrupted is still locked ("initializing").
+      await git(["worktree", "remove", "--force", "--force", path], repo).catch(() => rmSync(path, { recursive: true, force: true }));
       swept.worktrees.push(path);
     }
     await git(["worktree", "prune"], repo);
