@@ -91,15 +91,20 @@ export async function isolate(entry: StudyCase, key: string, out: string, studyI
   }
   const root = trialRoot(out, key);
   mkdirSync(dirname(root), { recursive: true });
-  // The output folder may lie inside the workspace: the copy leaves it out (it would hold the copy itself).
-  const results = resolve(out);
-  cpSync(entry.workspace, root, { recursive: true, verbatimSymlinks: true, filter: (source) => source !== results && !source.startsWith(`${results}${sep}`) });
+  copyExcept(entry.workspace, root, resolve(out));
   const gitArgs = [`--git-dir=${root}.git`, `--work-tree=${root}`];
   await git([...gitArgs, "init", "--quiet"]);
   await git([...gitArgs, "add", "-A"]);
   await git([...IDENTITY, ...gitArgs, "commit", "--quiet", "--allow-empty", "--no-verify", "-m", "start"]);
   const commit = (await git([...gitArgs, "rev-parse", "HEAD"])).trim();
   return { dir: root, root, commit, gitArgs };
+}
+
+/** Copies folder `from` to `to` but `skip` (the output folder, which may lie inside a workspace and holds the copy). */
+function copyExcept(from: string, to: string, skip: string): void {
+  if (!skip.startsWith(`${from}${sep}`)) return cpSync(from, to, { recursive: true, verbatimSymlinks: true });
+  mkdirSync(to, { recursive: true });
+  for (const name of readdirSync(from)) if (join(from, name) !== skip) copyExcept(join(from, name), join(to, name), skip);
 }
 
 /** The trial's changes against its start, committed or not, untracked files included, as a binary-safe patch. */
