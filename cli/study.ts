@@ -33,7 +33,7 @@ function shardOption(text: string): { index: number; count: number } {
 export function studyCommand(io: Io) {
   return new Command("study")
     .description("run a study (cases × agents × repeats, each trial in its own git worktree, judged by the case's check) and report it")
-    .addHelpText("after", "\nExamples:\n  gg study run study.json --out results --concurrency 4\n  JOB_COMPLETION_INDEX=0 gg study run study.json --shards 3 --out shard-0\n  gg study merge shard-0 shard-1 shard-2 --out merged\n  gg study report merged\n")
+    .addHelpText("after", "\nExamples:\n  gg study run study.json --out results --concurrency 4\n  gg study merge shard-0 shard-1 shard-2 --out merged\n")
     .addCommand(runCommand(io))
     .addCommand(mergeCommand(io))
     .addCommand(reportCommand(io));
@@ -44,7 +44,7 @@ function runCommand(io: Io) {
     io,
     "run <study>",
     "run a study file's unfinished trials into a folder: trials.jsonl, transcripts/, diffs/ (exit 1 when a trial ended in a provider error)",
-    ["gg study run study.json --out results --concurrency 4", "gg study run study.json --out shard-2 --shard 2/3", "JOB_COMPLETION_INDEX=1 gg study run study.json --out shard-1 --shards 3"],
+    ["gg study run study.json --out results --concurrency 4", "JOB_COMPLETION_INDEX=1 gg study run study.json --out shard-1 --shards 3"],
     async (file: string, flags: StudyFlags) => await runStudyCommand(file, flags, io),
   )
     .addOption(new Option("--out <dir>", "the folder of trials.jsonl, transcripts/, diffs/, relative to the current directory (default: the study file's name with .results, beside it)"))
