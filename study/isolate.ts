@@ -1,8 +1,8 @@
 // Each trial works in its own directory: a git worktree of the case's repository at the case's commit, on a branch of
 // its own, or a copy of a plain folder (with a git directory beside it, outside the agent's sight, to diff against).
 // Branches live under gg-study/<folder id>/KEY, where the folder id is derived from DIR's absolute path: a re-run into
-// the same DIR finds whatever a killed run left, and removes it, and shards writing to other folders (from other
-// processes, on one repository) never touch each other's. A worktree whose trial is recorded is not removed but reset for the next
+// the same DIR finds whatever a killed run left, and removes it, and shards writing to other folders (other processes
+// on one repository) never touch each other's. A worktree whose trial is recorded is not removed but reset for the next
 // trial on its repository (a checkout of a large tree costs far more than undoing the few files a trial touched), in
 // DIR/worktrees/.pool/N; with --keep each trial keeps its own, DIR/worktrees/KEY. The study removes its pool at its end.
 import { execFile } from "node:child_process";
@@ -15,7 +15,7 @@ import type { StudyCase } from "./file.ts";
 /** The folder id of output folder `out`: names its branches. */
 export const branchIdOf = (out: string): string => createHash("sha256").update(resolve(out)).digest("hex").slice(0, 8);
 
-/** The branches of study `id`, under refs/heads/. */
+/** The branches of folder id `id`, under refs/heads/. */
 const branchPrefix = (id: string): string => `gg-study/${id}/`;
 
 /** Where trial `key`'s worktree or copy lives. */
@@ -77,10 +77,10 @@ function serially<T>(repo: string, work: () => Promise<T>): Promise<T> {
 }
 
 /** Makes trial `key`'s directory for `study case`: a worktree at its commit on the trial's branch, or a copy. */
-export async function isolate(entry: StudyCase, key: string, out: string, studyId: string, pooled = true): Promise<Isolation> {
+export async function isolate(entry: StudyCase, key: string, out: string, folderId: string, pooled = true): Promise<Isolation> {
   const start = entry.git;
   if (start) {
-    const branch = `${branchPrefix(studyId)}${key}`;
+    const branch = `${branchPrefix(folderId)}${key}`;
     const repo = start.root;
     const idle = pooled ? pools.get(poolKey(out, repo))?.pop() : undefined;
     if (idle) return await reset(idle, branch, start.commit, start.subdir);
@@ -168,12 +168,12 @@ export interface Swept {
 }
 
 /**
- * Removes what runs of study `studyId` into `out` left behind (a killed run's worktrees, copies and branches), except
+ * Removes what runs into `out` (branches under `folderId`) left behind (a killed run's worktrees, copies and branches), except
  * those of trials in `kept` (recorded as kept with --keep); then `git worktree prune` in each repository.
  */
-export async function sweep(out: string, studyId: string, repos: string[], kept: ReadonlySet<string>): Promise<Swept> {
+export async function sweep(out: string, folderId: string, repos: string[], kept: ReadonlySet<string>): Promise<Swept> {
   const swept: Swept = { worktrees: [], branches: [] };
-  const prefix = branchPrefix(studyId);
+  const prefix = branchPrefix(folderId);
   const keyOf = (branch: string): string => branch.slice(prefix.length);
   for (const repo of new Set(repos)) {
     const listing = await git(["worktree", "list", "--porcelain"], repo);

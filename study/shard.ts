@@ -9,7 +9,7 @@ export const SHARD_VARIABLES = ["JOB_COMPLETION_INDEX", "SLURM_ARRAY_TASK_ID", "
 const wholeNumber = (text: string): number | undefined => (/^\d+$/.test(text.trim()) ? Number(text.trim()) : undefined);
 
 /** The shard of `count` this worker runs, from `env`; or why none can be taken. */
-export function shardFromEnvironment(count: number, env: Record<string, string | undefined> = process.env): { shard: Shard; from: string } | { refused: string } {
+export function shardFromEnvironment(count: number, env: Record<string, string | undefined> = process.env): { shard: Shard } | { refused: string } {
   const name = SHARD_VARIABLES.find((variable) => (env[variable] ?? "") !== "");
   if (name === undefined) {
     return { refused: `--shards ${count} takes this worker's 0-based index from JOB_COMPLETION_INDEX (a Kubernetes Indexed Job), SLURM_ARRAY_TASK_ID minus SLURM_ARRAY_TASK_MIN (a SLURM job array) or GG_SHARD_INDEX, and none is set; set one, or name the shard with --shard I/N` };
@@ -26,5 +26,5 @@ export function shardFromEnvironment(count: number, env: Record<string, string |
   if (index === undefined || index < 0 || index >= count) {
     return { refused: `--shards ${count} needs a 0-based index from 0 to ${count - 1}, but ${from}${index === undefined ? " is not a whole number" : ` gives ${index}`}; run ${count} workers indexed 0 to ${count - 1} (an array of step 1), or set --shards to their number` };
   }
-  return { shard: { index: index + 1, count }, from };
+  return { shard: { index: index + 1, count } };
 }
