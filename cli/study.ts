@@ -1,8 +1,8 @@
-// gg study: runs a study file's trials (cases × agents × repeats, each in its own worktree) into a folder, and reports
-// one or more such folders. The study machinery is loaded only when the command runs.
+// gg study: runs a study file's trials (cases × agents × repeats, each in its own worktree) into a folder, merges the
+// folders of one study (shards) into one, and reports them. The study machinery is loaded only when the command runs.
 import { Command, InvalidArgumentError, Option } from "commander";
 import { existsSync } from "node:fs";
-import { basename, dirname, join } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import { DEFAULT_BASE_URL } from "../agent/catalog.ts";
 import { stopCommandsOnSignals } from "../host/shell.ts";
 import { defineCommand, type Io, options, positive, UsageError } from "./command.ts";
@@ -11,6 +11,7 @@ interface StudyFlags {
   out?: string;
   concurrency?: number;
   shard?: { index: number; count: number };
+  shards?: number;
   baseUrl?: string;
   catalog?: string;
   keep?: boolean;
@@ -32,8 +33,9 @@ function shardOption(text: string): { index: number; count: number } {
 export function studyCommand(io: Io) {
   return new Command("study")
     .description("run a study (cases × agents × repeats, each trial in its own git worktree, judged by the case's check) and report it")
-    .addHelpText("after", "\nExamples:\n  gg study run study.json --out results --concurrency 4\n  gg study report shard-1 shard-2 shard-3\n")
+    .addHelpText("after", "\nExamples:\n  gg study run study.json --out results --concurrency 4\n  gg study merge shard-0 shard-1 shard-2 --out merged\n")
     .addCommand(runCommand(io))
+    .addCommand(mergeCommand(io))
     .addCommand(reportCommand(io));
 }
 
@@ -42,12 +44,13 @@ function runCommand(io: Io) {
     io,
     "run <study>",
     "run a study file's unfinished trials into a folder: trials.jsonl, transcripts/, diffs/ (exit 1 when a trial ended in a provider error)",
-    ["gg study run study.json --out results --concurrency 4", "gg study run study.json --out shard-2 --shard 2/3"],
+    ["gg study run study.json --out results --concurrency 4", "JOB_COMPLETION_INDEX=1 gg study run study.json --out shard-1 --shards 3"],
     async (file: string, flags: StudyFlags) => await runStudyCommand(file, flags, io),
   )
-    .addOption(new Option("--out <dir>", "the folder of trials.jsonl, transcripts/, diffs/ (default: the study file's name with .results)"))
+    .addOption(new Option("--out <dir>", "the folder of trials.jsonl, transcripts/, diffs/, relative to the current directory (default: the study file's name with .results, beside it)"))
     .addOption(new Option("--concurrency <n>", `trials in flight at once (default ${DEFAULT_CONCURRENCY}); a model's own concurrency in the study bounds it further`).argParser(positive(true)))
     .addOption(new Option("--shard <i/n>", "only the I-th of N disjoint shares of the trials, e.g. 2/3").argParser(shardOption))
+    .addOption(new Option("--shards <n>", "only this worker's share of N, its 0-based index read from JOB_COMPLETION_INDEX, SLURM_ARRAY_TASK_ID - SLURM_ARRAY_TASK_MIN or GG_SHARD_INDEX (index I is --shard I+1/N)").argParser(positive(true)))
     .addOption(new Option("--base-url <url>", `an OpenAI-compatible endpoint (default ${DEFAULT_BASE_URL})`))
     .addOption(options.catalog())
     .addOption(new Option("--keep", "keep each trial's worktree and branch (recorded in trials.jsonl)"))
@@ -61,13 +64,59 @@ function reportCommand(io: Io) {
     "report study folders (shards merged): a row per case and agent, then the pairs of agents that differ in one thing",
     ["gg study report results", "gg study report shard-1 shard-2 shard-3 --json"],
     async (dirs: string[], flags: { json?: boolean }) => {
-      for (const dir of dirs) if (!existsSync(join(dir, "trials.jsonl"))) throw new UsageError(`Cannot report ${dir}: it holds no trials.jsonl; name a folder gg study run wrote (its --out)`);
-      const { reportText, studyReport } = await import("../study/report.ts");
+      studyFolders(dirs, "report");
+      const [{ reportText, studyReport }, { oneStudy }] = await Promise.all([import("../study/report.ts"), import("../study/identity.ts")]);
+      await refused(() => oneStudy(dirs, `report ${dirs.join(", ")} together`));
       const report = studyReport(dirs);
       io.out(flags.json ? `${JSON.stringify(report)}\n` : reportText(report));
       return 0;
     },
   ).addOption(options.json("print the report as one JSON object"));
+}
+
+function mergeCommand(io: Io) {
+  return defineCommand(
+    io,
+    "merge <dirs...>",
+    "merge study folders of one study (shards) into one: each trial's record that counts, its transcript and patch (a trial with verdicts in two folders is refused)",
+    ["gg study merge shard-0 shard-1 shard-2 --out merged", "gg study merge shards/* --out merged --prefer newest"],
+    async (dirs: string[], flags: { out: string; prefer?: "newest" }) => {
+      studyFolders(dirs, "merge");
+      const { mergeFolders } = await import("../study/merge.ts");
+      const merged = await refused(() => mergeFolders(dirs, flags.out, flags.prefer ?? "none"));
+      const verdicts = merged.records.filter((record) => record.pass !== null).length;
+      io.out(`Merged ${merged.records.length} trials of study ${merged.study ?? "(not recorded)"} from ${dirs.length} folders into ${flags.out}: ${verdicts} with a verdict, ${merged.records.length - verdicts} without.\n`);
+      return 0;
+    },
+  )
+    .addOption(new Option("--out <dir>", "the merged folder (new, or an earlier merge of the same study)").makeOptionMandatory())
+    .addOption(new Option("--prefer <which>", "for a trial with verdicts in two folders, take the newest rather than refuse").choices(["newest"]));
+}
+
+/** Refuses a folder that gg study run did not write. */
+function studyFolders(dirs: string[], action: string): void {
+  for (const dir of dirs) if (!existsSync(join(dir, "trials.jsonl"))) throw new UsageError(`Cannot ${action} ${dir}: it holds no trials.jsonl; name a folder gg study run wrote (its --out)`);
+}
+
+/** `work`'s result; study folders refused (different studies, conflicting verdicts) as a usage error (exit 2). */
+async function refused<T>(work: () => T | Promise<T>): Promise<T> {
+  const { FoldersError } = await import("../study/identity.ts");
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof FoldersError) throw new UsageError(error.message);
+    throw error;
+  }
+}
+
+/** The shard --shard or --shards names, if any; both together, or --shards without an index, refused. */
+async function shardOf(flags: StudyFlags): Promise<{ index: number; count: number } | undefined> {
+  if (flags.shards === undefined) return flags.shard;
+  const { SHARD_VARIABLES, shardFromEnvironment } = await import("../study/shard.ts");
+  if (flags.shard) throw new UsageError(`Cannot take both --shard ${flags.shard.index}/${flags.shard.count} and --shards ${flags.shards}: --shards reads the index from ${SHARD_VARIABLES.join(", ")}; give one of them`);
+  const found = shardFromEnvironment(flags.shards);
+  if ("refused" in found) throw new UsageError(found.refused);
+  return found.shard;
 }
 
 /** gg study run: exit 0 when every trial has a verdict, 1 when some ended in an error, 2 for a refused study. */
@@ -81,23 +130,26 @@ async function runStudyCommand(file: string, flags: StudyFlags, io: Io): Promise
     if (error instanceof StudyError) throw new UsageError(error.message);
     throw error;
   }
+  const shard = await shardOf(flags);
   const baseURL = flags.baseUrl ?? DEFAULT_BASE_URL;
   const { modelAccess } = await import("./agent_run.ts");
   const { key, scrub, catalog } = modelAccess(baseURL, flags.catalog);
   stopCommandsOnSignals();
   const [{ runStudy }, { reportText, studyReport }, { retryLine }] = await Promise.all([import("../study/run.ts"), import("../study/report.ts"), import("./summary.ts")]);
-  const out = flags.out ?? join(dirname(file), `${basename(file).replace(/\.json$/, "")}.results`);
+  const out = resolve(flags.out ?? join(dirname(file), `${basename(file).replace(/\.json$/, "")}.results`));
   const warn = (text: string): void => io.err(scrub(text));
-  const outcome = await runStudy(study, {
-    out,
-    concurrency: flags.concurrency ?? DEFAULT_CONCURRENCY,
-    ...(flags.shard ? { shard: flags.shard } : {}),
-    ...(flags.keep ? { keep: true } : {}),
-    catalog,
-    scrub,
-    progress: warn,
-    provider: (trial) => openAIProvider({ baseURL, apiKey: key, onRetry: (retry, maxRetries) => warn(`${trial.key}: ${retryLine(retry, maxRetries)}`) }),
-  });
+  const outcome = await refused(() =>
+    runStudy(study, {
+      out,
+      concurrency: flags.concurrency ?? DEFAULT_CONCURRENCY,
+      ...(shard ? { shard } : {}),
+      ...(flags.keep ? { keep: true } : {}),
+      catalog,
+      scrub,
+      progress: warn,
+      provider: (trial) => openAIProvider({ baseURL, apiKey: key, onRetry: (retry, maxRetries) => warn(`${trial.key}: ${retryLine(retry, maxRetries)}`) }),
+    }),
+  );
   const errors = outcome.records.filter((record) => record.pass === null).length;
   if (flags.json) io.out(`${JSON.stringify({ ok: errors === 0, out, trials: outcome.total, skipped: outcome.skipped, ran: outcome.records.length, errors })}\n`);
   else io.out(scrub(reportText(studyReport([out]))));

@@ -7,6 +7,8 @@ import { CAPABILITIES, type CapabilityId, VERDICTS } from "../bindings/capabilit
 import { CALLS } from "../bindings/calls.ts";
 import { ConfigError, defaultConfiguration, parseConfiguration } from "../bindings/config.ts";
 import { offeredBy } from "../bindings/define.ts";
+import { recordedIdentity } from "../study/identity.ts";
+import { countedRecords } from "../study/merge.ts";
 import { studyReport } from "../study/report.ts";
 import { readRun, type RunDetail, type RunFile, type RunSummary, runFiles, summarize } from "./runs.ts";
 
@@ -190,15 +192,35 @@ export function listModels(sources: ConsoleSources): { catalog: string | null; s
   return { catalog: path, source: catalog?.source ?? null, fetched: catalog?.fetched ?? null, ...(problem ? { problem } : {}), models: entries };
 }
 
-/** The studies page: each study folder's report (the same JSON as gg study report --json), with its transcripts' run ids. */
-export function listStudies(sources: ConsoleSources): { dir: string; report: ReturnType<typeof studyReport> | null; problem?: string; runs: Record<string, string> }[] {
-  const runs = allRunFiles(sources);
-  return sources.studies.map((dir, index) => {
-    // A trial's transcript, by its key: the run id the Runs page knows it by.
-    const prefix = `${sources.runs.length + index}/`;
+/** The --study folders by the study they record (a folder recording none stands alone), in the order given. */
+function byStudy(dirs: readonly string[]): { study: string | null; dirs: string[]; indexes: number[] }[] {
+  const groups = new Map<string, { study: string | null; dirs: string[]; indexes: number[] }>();
+  for (const [index, dir] of dirs.entries()) {
+    const study = existsSync(`${dir}/trials.jsonl`) ? (recordedIdentity(dir) ?? null) : null;
+    const group = groups.get(study ?? `\0${index}`) ?? { study, dirs: [], indexes: [] };
+    group.dirs.push(dir);
+    group.indexes.push(index);
+    groups.set(study ?? `\0${index}`, group);
+  }
+  return [...groups.values()];
+}
+
+/**
+ * The studies page: each study's report (the same JSON as gg study report --json of its folders together: shards of
+ * one study are one study), with the run id of each counted trial's transcript.
+ */
+export function listStudies(sources: ConsoleSources): { dir: string; dirs: string[]; study: string | null; report: ReturnType<typeof studyReport> | null; problem?: string; runs: Record<string, string> }[] {
+  const runs = new Set(allRunFiles(sources).map((run) => run.id));
+  return byStudy(sources.studies).map(({ study, dirs, indexes }) => {
+    const shown = { dir: dirs.join(", "), dirs, study };
+    if (!existsSync(`${dirs[0]}/trials.jsonl`)) return { ...shown, report: null, problem: `Cannot report ${dirs[0]}: it holds no trials.jsonl; name a folder gg study run wrote (its --out)`, runs: {} };
+    const counted = countedRecords(dirs, "newest");
+    // A trial's transcript, in the folder its record came from: the run id the Runs page knows it by.
     const byKey: Record<string, string> = {};
-    for (const run of runs) if (run.id.startsWith(prefix)) byKey[run.id.slice(prefix.length).replace(/\.jsonl$/, "")] = run.id;
-    if (!existsSync(`${dir}/trials.jsonl`)) return { dir, report: null, problem: `Cannot report ${dir}: it holds no trials.jsonl; name a folder gg study run wrote (its --out)`, runs: byKey };
-    return { dir, report: studyReport([dir]), runs: byKey };
+    for (const { record, dir } of counted) {
+      const id = `${sources.runs.length + (indexes[dirs.indexOf(dir)] as number)}/${record.key}.jsonl`;
+      if (runs.has(id)) byKey[record.key] = id;
+    }
+    return { ...shown, report: studyReport(dirs, counted), runs: byKey };
   });
 }

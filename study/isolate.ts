@@ -1,19 +1,21 @@
 // Each trial works in its own directory: a git worktree of the case's repository at the case's commit, on a branch of
 // its own, or a copy of a plain folder (with a git directory beside it, outside the agent's sight, to diff against).
-// Branches live under gg-study/<study id>/KEY, where the study id is derived from DIR: a re-run into the same DIR finds
-// whatever a killed run left, and removes it. A worktree whose trial is recorded is not removed but reset for the next
+// Branches live under gg-study/<folder id>/KEY, where the folder id is derived from DIR's absolute path: a re-run into
+// the same DIR finds whatever a killed run left, and removes it, and shards writing to other folders (other processes
+// on one repository) never touch each other's. A worktree whose trial is recorded is not removed but reset for the next
 // trial on its repository (a checkout of a large tree costs far more than undoing the few files a trial touched), in
 // DIR/worktrees/.pool/N; with --keep each trial keeps its own, DIR/worktrees/KEY. The study removes its pool at its end.
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
 import { cpSync, existsSync, mkdirSync, readdirSync, rmSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { dirname, join, resolve, sep } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import type { StudyCase } from "./file.ts";
 
-/** The study id of output folder `out`: names its branches. */
-export const studyIdOf = (out: string): string => createHash("sha256").update(resolve(out)).digest("hex").slice(0, 8);
+/** The folder id of output folder `out`: names its branches. */
+export const branchIdOf = (out: string): string => createHash("sha256").update(resolve(out)).digest("hex").slice(0, 8);
 
-/** The branches of study `id`, under refs/heads/. */
+/** The branches of folder id `id`, under refs/heads/. */
 const branchPrefix = (id: string): string => `gg-study/${id}/`;
 
 /** Where trial `key`'s worktree or copy lives. */
@@ -39,14 +41,29 @@ export interface Isolation {
 
 const IDENTITY = ["-c", "user.name=gg study", "-c", "user.email=gg-study@localhost", "-c", "commit.gpgsign=false", "-c", "core.hooksPath=/dev/null"];
 
-/** Runs git; its stdout, or a rejection carrying what it said on stderr. */
-export function git(args: string[], cwd?: string): Promise<string> {
+/** Runs git once; its stdout, or a rejection carrying what it said on stderr. */
+function gitOnce(args: string[], cwd?: string): Promise<string> {
   return new Promise((done, fail) => {
     execFile("git", args, { cwd, encoding: "utf8", maxBuffer: 1024 ** 3 }, (error, stdout, stderr) => {
       if (error) fail(new Error(`git ${args.filter((arg) => !arg.startsWith("--git-dir=") && !arg.startsWith("--work-tree=")).join(" ")} failed: ${stderr.trim() || error.message}`));
       else done(stdout);
     });
   });
+}
+
+/** Attempts of a git command that found a lock taken (another process's shard on the same repository holds it briefly). */
+const LOCK_ATTEMPTS = 6;
+
+/** Runs git; its stdout, or a rejection carrying what it said on stderr. A lock another process holds is waited out. */
+export async function git(args: string[], cwd?: string): Promise<string> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await gitOnce(args, cwd);
+    } catch (error) {
+      if (attempt === LOCK_ATTEMPTS || !/\.lock'?: File exists/.test((error as Error).message)) throw error;
+      await sleep(50 * 2 ** attempt);
+    }
+  }
 }
 
 /** The last operation queued on each repository: git takes locks on refs and worktrees that concurrent trials would collide on. */
@@ -60,10 +77,10 @@ function serially<T>(repo: string, work: () => Promise<T>): Promise<T> {
 }
 
 /** Makes trial `key`'s directory for `study case`: a worktree at its commit on the trial's branch, or a copy. */
-export async function isolate(entry: StudyCase, key: string, out: string, studyId: string, pooled = true): Promise<Isolation> {
+export async function isolate(entry: StudyCase, key: string, out: string, folderId: string, pooled = true): Promise<Isolation> {
   const start = entry.git;
   if (start) {
-    const branch = `${branchPrefix(studyId)}${key}`;
+    const branch = `${branchPrefix(folderId)}${key}`;
     const repo = start.root;
     const idle = pooled ? pools.get(poolKey(out, repo))?.pop() : undefined;
     if (idle) return await reset(idle, branch, start.commit, start.subdir);
@@ -74,13 +91,20 @@ export async function isolate(entry: StudyCase, key: string, out: string, studyI
   }
   const root = trialRoot(out, key);
   mkdirSync(dirname(root), { recursive: true });
-  cpSync(entry.workspace, root, { recursive: true, verbatimSymlinks: true });
+  copyExcept(entry.workspace, root, resolve(out));
   const gitArgs = [`--git-dir=${root}.git`, `--work-tree=${root}`];
   await git([...gitArgs, "init", "--quiet"]);
   await git([...gitArgs, "add", "-A"]);
   await git([...IDENTITY, ...gitArgs, "commit", "--quiet", "--allow-empty", "--no-verify", "-m", "start"]);
   const commit = (await git([...gitArgs, "rev-parse", "HEAD"])).trim();
   return { dir: root, root, commit, gitArgs };
+}
+
+/** Copies folder `from` to `to` but `skip` (the output folder, which may lie inside a workspace and holds the copy). */
+function copyExcept(from: string, to: string, skip: string): void {
+  if (!skip.startsWith(`${from}${sep}`)) return cpSync(from, to, { recursive: true, verbatimSymlinks: true });
+  mkdirSync(to, { recursive: true });
+  for (const name of readdirSync(from)) if (join(from, name) !== skip) copyExcept(join(from, name), join(to, name), skip);
 }
 
 /** The trial's changes against its start, committed or not, untracked files included, as a binary-safe patch. */
@@ -144,12 +168,12 @@ export interface Swept {
 }
 
 /**
- * Removes what runs of study `studyId` into `out` left behind (a killed run's worktrees, copies and branches), except
+ * Removes what runs into `out` (branches under `folderId`) left behind (a killed run's worktrees, copies and branches), except
  * those of trials in `kept` (recorded as kept with --keep); then `git worktree prune` in each repository.
  */
-export async function sweep(out: string, studyId: string, repos: string[], kept: ReadonlySet<string>): Promise<Swept> {
+export async function sweep(out: string, folderId: string, repos: string[], kept: ReadonlySet<string>): Promise<Swept> {
   const swept: Swept = { worktrees: [], branches: [] };
-  const prefix = branchPrefix(studyId);
+  const prefix = branchPrefix(folderId);
   const keyOf = (branch: string): string => branch.slice(prefix.length);
   for (const repo of new Set(repos)) {
     const listing = await git(["worktree", "list", "--porcelain"], repo);
@@ -157,7 +181,8 @@ export async function sweep(out: string, studyId: string, repos: string[], kept:
       const path = /^worktree (.*)$/m.exec(block)?.[1];
       const branch = /^branch refs\/heads\/(.*)$/m.exec(block)?.[1];
       if (!path || !branch?.startsWith(prefix) || kept.has(keyOf(branch))) continue;
-      await git(["worktree", "remove", "--force", path], repo).catch(() => rmSync(path, { recursive: true, force: true }));
+      // Twice forced: a worktree whose checkout a kill interrupted is still locked ("initializing").
+      await git(["worktree", "remove", "--force", "--force", path], repo).catch(() => rmSync(path, { recursive: true, force: true }));
       swept.worktrees.push(path);
     }
     await git(["worktree", "prune"], repo);

@@ -1,11 +1,12 @@
 // The report of one or more study folders (an unsharded run's, or every shard's): a row per case × agent, and paired
 // rows for agents that differ in one thing (same model and case: the arm, or one setting of the configuration), each
-// pair compared repeat by repeat. Merging folders is taking every record, the one that counts per key.
+// pair compared repeat by repeat. Folders are taken together as gg study merge takes them (the newest of two verdicts).
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { StudyAgent } from "./file.ts";
 import { dollars, grouped } from "../host/lines.ts";
-import { billedOf, latestByKey, readRecords, type TrialRecord } from "./trials.ts";
+import { type Counted, countedRecords } from "./merge.ts";
+import { billedOf, type TrialRecord } from "./trials.ts";
 
 /** One case × agent. */
 export interface Cell {
@@ -128,10 +129,9 @@ function pairOf(caseId: string, first: Cell, second: Cell, differ: string, recor
   return pair;
 }
 
-/** The report of the study folders `dirs`, merged. */
-export function studyReport(dirs: string[]): StudyReport {
-  const latest = latestByKey(dirs.flatMap((dir) => readRecords(dir)));
-  const trials = [...latest.values()].sort((x, y) => (x.case < y.case ? -1 : x.case > y.case ? 1 : x.agent < y.agent ? -1 : x.agent > y.agent ? 1 : x.repeat - y.repeat));
+/** The report of the study folders `dirs`, merged (`counted`: their records that count, when already read). */
+export function studyReport(dirs: string[], counted: Counted[] = countedRecords(dirs, "newest")): StudyReport {
+  const trials = counted.map(({ record }) => record).sort((x, y) => (x.case < y.case ? -1 : x.case > y.case ? 1 : x.agent < y.agent ? -1 : x.agent > y.agent ? 1 : x.repeat - y.repeat));
   const groups = new Map<string, TrialRecord[]>();
   for (const record of trials) groups.set(`${record.case}/${record.agent}`, [...(groups.get(`${record.case}/${record.agent}`) ?? []), record]);
   const cells = [...groups.values()].map(cellOf);

@@ -3,7 +3,7 @@
 // recorded the moment it ends: a line of trials.jsonl, its transcript, its patch. The runs share one vision ledger,
 // so a model refused a picture is text-only for the rest of the study.
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import picomatch from "picomatch";
 import { type Catalog, modelInfo } from "../agent/catalog.ts";
 import { type AgentReport, bandsTotal, runAgent } from "../agent/loop.ts";
@@ -15,12 +15,13 @@ import { GgError } from "../host/errors.ts";
 import { dollars, grouped, plural, seconds } from "../host/lines.ts";
 import { walkFiles, walkRoot } from "../host/walk.ts";
 import type { Study } from "./file.ts";
-import { diffOf, drainPool, git, type Isolation, isolate, releaseIsolation, studyIdOf, type Swept, sweep } from "./isolate.ts";
+import { FoldersError, recordedIdentity, studyIdentity } from "./identity.ts";
+import { branchIdOf, diffOf, drainPool, git, type Isolation, isolate, releaseIsolation, type Swept, sweep } from "./isolate.ts";
 import { appendRecord, billedOf, isFinished, latestByKey, readRecords, type Shard, shardOf, type Trial, type TrialRecord, trialsOf, verdictOf } from "./trials.ts";
 
 /** How to run a study. */
 export interface RunOptions {
-  /** The output folder: trials.jsonl, transcripts/, diffs/, worktrees/. */
+  /** The output folder: trials.jsonl, transcripts/, diffs/, worktrees/ (relative to the current directory). */
   out: string;
   /** Trials in flight at once, the whole study over. */
   concurrency: number;
@@ -99,10 +100,29 @@ function specFiles(dir: string, globs: string[]): string[] {
   return [...found].sort();
 }
 
-/** The study as resolved, for the report: which agents differ in what. */
-function studyJson(study: Study): string {
+/** The study as resolved, for the report (which agents differ in what), headed by its identity. */
+function studyJson(study: Study, id: string): string {
   const { file, cases, agents, repeats, maxTurns, budgetSecs, concurrency } = study;
-  return `${JSON.stringify({ file, cases: cases.map(({ task: _, ...entry }) => entry), agents, repeats, maxTurns, budgetSecs, concurrency }, null, 2)}\n`;
+  return `${JSON.stringify({ id, file, cases: cases.map(({ task: _, ...entry }) => entry), agents, repeats, maxTurns, budgetSecs, concurrency }, null, 2)}\n`;
+}
+
+/** Refuses a folder holding another study's trials: its records would count as this study's. */
+function claimFolder(study: Study, out: string): string {
+  const id = studyIdentity(study);
+  const recorded = recordedIdentity(out);
+  if (recorded !== undefined && recorded !== id) {
+    throw new FoldersError(`Cannot run the study ${study.file} into ${out}: it holds the trials of study ${recorded}, and the study file is now study ${id} (a case, an agent or a limit changed since; more repeats keep a study the same); run it into a new --out, or remove ${out} to start again`);
+  }
+  return id;
+}
+
+/** Results inside a case's repository ignore themselves, so they never show in its git status. */
+function ignoreInRepositories(out: string, repos: string[]): void {
+  const inside = repos.some((repo) => {
+    const path = relative(repo, out);
+    return path !== "" && !path.startsWith("..") && !isAbsolute(path);
+  });
+  if (inside && !existsSync(join(out, ".gitignore"))) writeFileSync(join(out, ".gitignore"), "# gg study results: not part of the repository\n*\n");
 }
 
 /** A trial's record but its wall time, which is taken once its directory is released. */
@@ -167,7 +187,7 @@ async function runTrial(trial: Trial, study: Study, options: RunOptions, ledger:
   const scrub = options.scrub ?? ((text: string) => text);
   let isolation: Isolation | undefined;
   try {
-    isolation = await isolate(trial.case, trial.key, options.out, studyIdOf(options.out), !options.keep);
+    isolation = await isolate(trial.case, trial.key, options.out, branchIdOf(options.out), !options.keep);
   } catch (error) {
     return failedRecord(trial, "isolation-failed", `Cannot make trial ${trial.key}'s directory: ${(error as Error).message}`, started, trial.case.git?.commit ?? null);
   }
@@ -221,17 +241,24 @@ async function runTrial(trial: Trial, study: Study, options: RunOptions, ledger:
   }
 }
 
-/** Runs the study's unfinished trials (of the shard) into `options.out`, appending a record as each ends. */
-export async function runStudy(study: Study, options: RunOptions): Promise<StudyOutcome> {
+/**
+ * Runs the study's unfinished trials (of the shard) into `options.out`, appending a record as each ends; a folder
+ * holding another study's trials is refused (FoldersError).
+ */
+export async function runStudy(study: Study, given: RunOptions): Promise<StudyOutcome> {
+  // git runs in the case's repository: a relative folder would land there.
+  const options = { ...given, out: resolve(given.out) };
   const { out } = options;
   const progress = options.progress ?? (() => {});
+  const id = claimFolder(study, out);
+  const repos = [...new Set(study.cases.flatMap((entry) => (entry.git ? [entry.git.root] : [])))];
   mkdirSync(out, { recursive: true });
-  writeFileSync(join(out, "study.json"), studyJson(study));
+  ignoreInRepositories(out, repos);
+  writeFileSync(join(out, "study.json"), studyJson(study, id));
   const earlier = readRecords(out);
   const latest = latestByKey(earlier);
-  const repos = [...new Set(study.cases.flatMap((entry) => (entry.git ? [entry.git.root] : [])))];
   const kept = new Set([...latest.values()].filter((record) => record.kept && isFinished(record)).map((record) => record.key));
-  const swept = await sweep(out, studyIdOf(out), repos, kept);
+  const swept = await sweep(out, branchIdOf(out), repos, kept);
   if (swept.worktrees.length + swept.branches.length > 0) progress(`removed ${swept.worktrees.length} worktrees and ${swept.branches.length} branches an earlier run left\n`);
   const all = options.shard ? shardOf(trialsOf(study), options.shard) : trialsOf(study);
   const pending = all.filter((trial) => !(latest.has(trial.key) && isFinished(latest.get(trial.key) as TrialRecord)));

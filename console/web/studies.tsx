@@ -1,11 +1,16 @@
-// The Studies section: each study folder's grid of cases × agents (passes, tokens, cost) and its pairs of agents
-// that differ in one thing, side by side; the same report gg study report --json prints.
+// The Studies section: each study's grid of cases × agents (passes, tokens, cost) and its pairs of agents that differ
+// in one thing, side by side; the same report gg study report --json prints. The folders of one study (its shards) are
+// one study here.
 import { count, dollars, type StudyReport } from "./api.ts";
 import { Loaded, useApi } from "./load.tsx";
 import { href } from "./router.ts";
 
 interface StudyAnswer {
+  /** The study's folders, as one line. */
   dir: string;
+  dirs: string[];
+  /** The study's identity, or null when its folder records none. */
+  study: string | null;
   report: StudyReport | null;
   problem?: string;
   runs: Record<string, string>;
@@ -34,6 +39,7 @@ function Study(props: { study: StudyAnswer }) {
   return (
     <section>
       <h2>{study.dir}</h2>
+      {study.study && <p class="muted">{`study ${study.study}${study.dirs.length > 1 ? `, ${study.dirs.length} folders taken together` : ""}`}</p>}
       <table aria-label={`cases by agents of ${study.dir}`}>
         <thead>
           <tr>
