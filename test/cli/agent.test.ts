@@ -64,7 +64,7 @@ describe("gg agent for a person", () => {
 
   test("--json: the report's totals carry the run's cost, reckoned request by request at the catalog's prices", async () => {
     using ws = tempWorkspace();
-    await using server = await scripted([{ tool_calls: [call("a", "list_dir", {})] }, { content: "Done." }]);
+    await using server = await fakeModel([{ tool_calls: [call("a", "list_dir", {})] }, { content: "Done." }], BILLED);
     const catalog = catalogFile(ws.put, ws.root, { prompt: "0.000001", completion: "0.000002", tiers: [{ prompt_tokens_above: 100000, prompt: "1", completion: "1" }] });
     const done = await gg(["agent", "--model", "m", "--arm", "tools", "--task", "Look.", "--base-url", server.baseURL, "--workspace", ws.root, "--catalog", catalog, "--json"], {});
     const report = JSON.parse(done.stdout) as { totals: { usage: { promptTokens: number }; cost: number } };
