@@ -1,5 +1,6 @@
 // The console's page: a navigation bar and the page the route names.
 import { render } from "preact";
+import { keepToken } from "./api.ts";
 import { ConfigurationPage } from "./config.tsx";
 import { ModelPage, ModelsPage } from "./models.tsx";
 import { href, useRoute } from "./router.ts";
@@ -39,8 +40,7 @@ function page(section: string, id: string | undefined) {
   return <ConfigurationPage />;
 }
 
-// The token is in the cookie the page was served with: the address bar need not show it.
-if (new URLSearchParams(location.search).has("token")) history.replaceState(null, "", `/${location.hash}`);
+keepToken();
 const root = document.getElementById("app") as HTMLElement;
 // The loading line is the page's until the app renders in its place.
 root.textContent = "";

@@ -3,7 +3,7 @@
 // Everything a transcript holds is rendered as text; long lists are shown a page at a time.
 import { BarController, BarElement, CategoryScale, Chart, Legend, LinearScale, Tooltip } from "chart.js";
 import { useEffect, useRef, useState } from "preact/hooks";
-import { count, type RunDetail, type RunSummary, type RunTurn } from "./api.ts";
+import { count, type RunDetail, type RunList, type RunSummary, type RunTurn } from "./api.ts";
 import { Loaded, useApi } from "./load.tsx";
 import { href } from "./router.ts";
 
@@ -44,56 +44,87 @@ function sorted(runs: RunSummary[], sort: { key: keyof RunSummary; descending: b
 }
 
 export function RunsPage() {
-  const state = useApi<RunSummary[]>("/api/runs");
+  const state = useApi<RunList>("/api/runs");
   const [filter, setFilter] = useState("");
   const [sort, setSort] = useState<{ key: keyof RunSummary; descending: boolean }>({ key: "id", descending: false });
   return (
     <>
       <h1>Runs</h1>
       <Loaded state={state}>
-        {(runs) => {
-          const words = filter.toLowerCase().split(/\s+/).filter((word) => word !== "");
-          const shown = runs.filter((run) => words.every((word) => `${run.id} ${run.model} ${run.arm} ${run.task} ${run.outcome}`.toLowerCase().includes(word)));
-          if (runs.length === 0) return <p class="muted">No transcripts: start gg console with --runs DIR (a folder of gg agent --transcript files) or --study DIR.</p>;
-          return (
-            <>
-              <input type="search" aria-label="Filter runs" placeholder="Filter: model, arm, task, outcome…" value={filter} onInput={(event) => setFilter(event.currentTarget.value)} />
-              <table>
-                <thead>
-                  <tr>
-                    {COLUMNS.map((column) => (
-                      <th key={column.key} class={column.numeric ? "num" : undefined} aria-sort={sort.key === column.key ? (sort.descending ? "descending" : "ascending") : undefined}>
-                        <button type="button" class="sort" onClick={() => setSort({ key: column.key, descending: sort.key === column.key ? !sort.descending : column.numeric === true })}>
-                          {column.label}
-                        </button>
-                      </th>
-                    ))}
-                  </tr>
-                </thead>
-                <tbody>
-                  {sorted(shown, sort).map((run) => (
-                    <tr key={run.id}>
-                      <td>
-                        <a href={href("runs", run.id)}>{run.id.slice(run.id.indexOf("/") + 1)}</a>
-                      </td>
-                      <td>{run.model}</td>
-                      <td>{run.arm}</td>
-                      <td class="truncate" title={run.task}>
-                        {run.task}
-                      </td>
-                      <td class="num">{run.turns}</td>
-                      <td class="num">{count(run.entered)}</td>
-                      <td class="num">{count(run.billed)}</td>
-                      <td class={run.outcome === "answered" ? "ok" : "bad"}>{run.outcome}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-              <p class="muted">{`${shown.length} of ${runs.length} runs.`}</p>
-            </>
-          );
-        }}
+        {(list) => (
+          <>
+            <RunTable runs={list.runs} filter={filter} setFilter={setFilter} sort={sort} setSort={setSort} />
+            <Skipped list={list} />
+          </>
+        )}
       </Loaded>
+    </>
+  );
+}
+
+/** The .jsonl files that are not runs, each with why, and why the walk stopped early when it did. */
+function Skipped(props: { list: RunList }) {
+  const { skipped, stopped } = props.list;
+  if (skipped.length === 0 && stopped === undefined) return null;
+  return (
+    <section aria-labelledby="skipped">
+      <h2 id="skipped">Skipped</h2>
+      {stopped !== undefined && <p class="bad">{stopped}</p>}
+      <ul>
+        {skipped.map((file) => (
+          <li key={file.id}>
+            <code>{file.file}</code>
+            {`: ${file.reason}`}
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+type Sort = { key: keyof RunSummary; descending: boolean };
+
+/** The runs as a table, filtered and sorted. */
+function RunTable(props: { runs: RunSummary[]; filter: string; setFilter: (filter: string) => void; sort: Sort; setSort: (sort: Sort) => void }) {
+  const { runs, filter, setFilter, sort, setSort } = props;
+  const words = filter.toLowerCase().split(/\s+/).filter((word) => word !== "");
+  const shown = runs.filter((run) => words.every((word) => `${run.id} ${run.model} ${run.arm} ${run.task} ${run.outcome}`.toLowerCase().includes(word)));
+  if (runs.length === 0) return <p class="muted">No transcripts: start gg console with --runs DIR (a folder of gg agent --transcript files) or --study DIR.</p>;
+  return (
+    <>
+      <input type="search" aria-label="Filter runs" placeholder="Filter: model, arm, task, outcome…" value={filter} onInput={(event) => setFilter(event.currentTarget.value)} />
+      <table>
+        <thead>
+          <tr>
+            {COLUMNS.map((column) => (
+              <th key={column.key} class={column.numeric ? "num" : undefined} aria-sort={sort.key === column.key ? (sort.descending ? "descending" : "ascending") : undefined}>
+                <button type="button" class="sort" onClick={() => setSort({ key: column.key, descending: sort.key === column.key ? !sort.descending : column.numeric === true })}>
+                  {column.label}
+                </button>
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {sorted(shown, sort).map((run) => (
+            <tr key={run.id}>
+              <td>
+                <a href={href("runs", run.id)}>{run.id.slice(run.id.indexOf("/") + 1)}</a>
+              </td>
+              <td>{run.model}</td>
+              <td>{run.arm}</td>
+              <td class="truncate" title={run.task}>
+                {run.task}
+              </td>
+              <td class="num">{run.turns}</td>
+              <td class="num">{count(run.entered)}</td>
+              <td class="num">{count(run.billed)}</td>
+              <td class={run.outcome === "answered" ? "ok" : "bad"}>{run.outcome}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <p class="muted">{`${shown.length} of ${runs.length} runs.`}</p>
     </>
   );
 }

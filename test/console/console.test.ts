@@ -1,20 +1,21 @@
 // gg console in a real browser: a real `gg console` process serving real transcripts, a catalog and a study folder,
 // driven by headless Chromium (Debian's chromium package, through playwright-core). One browser for the whole file.
 // Each page's screenshot is written to docs/console/ for the README.
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { request } from "node:http";
+import { createServer, type IncomingMessage, request, type Server } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { parseConfiguration } from "../../bindings/config.ts";
-import { MODELS, writeCatalog, writeLongRun, writeRuns, writeStudy, XSS } from "./fixtures.ts";
+import { HOSTILE_SKIPPED, MODELS, writeCatalog, writeHostileRuns, writeLongRun, writeRuns, writeStudy, XSS } from "./fixtures.ts";
+import { GG, type RunningConsole, startGgConsole } from "./process.ts";
 
 /** How long a page may take to show what is awaited: the machine may be loaded (API answers read transcripts). */
 const SLOW = { timeout: 30_000 };
 const ROOT = join(import.meta.dirname, "..", "..");
-const bin = join(ROOT, "bin", "gg");
+const bin = GG;
 /** Where the pages' screenshots go: docs/console/ (committed, shown by the README) when GG_CONSOLE_SCREENSHOTS=1, else a temp folder. */
 const SHOTS = process.env.GG_CONSOLE_SCREENSHOTS === "1" ? join(ROOT, "docs", "console") : join(tmpdir(), "gg-console-screenshots");
 
@@ -28,27 +29,12 @@ function chromiumPath(): string {
 }
 
 let dir: string;
-let child: ChildProcess;
+let gg: RunningConsole;
 let url: string;
 let base: string;
 let token: string;
 let browser: Browser;
 let page: Page;
-
-/** Starts gg console on a free port; resolves to the URL it prints. */
-function startConsole(args: string[]): Promise<string> {
-  child = spawn(bin, ["console", "--port", "0", ...args], { cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
-  return new Promise((resolve, reject) => {
-    let out = "";
-    let err = "";
-    child.stdout?.on("data", (chunk: Buffer) => {
-      out += chunk.toString();
-      if (out.includes("\n")) resolve(out.split("\n")[0] as string);
-    });
-    child.stderr?.on("data", (chunk: Buffer) => (err += chunk.toString()));
-    child.on("exit", (code) => reject(new Error(`gg console exited (${code}): ${err}`)));
-  });
-}
 
 /** A raw request (a GET without `body`), so the Host and Origin headers are exactly the ones given. */
 function get(path: string, headers: Record<string, string> = {}, body?: string): Promise<{ status: number; body: string }> {
@@ -69,10 +55,10 @@ const shoot = async (name: string): Promise<void> => {
   await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: false });
 };
 
-/** Opens a route of the page and waits for its heading. */
+/** Opens a route of the page and waits for its heading (a run's comes with the API's answer: a loaded machine takes its time). */
 async function open(route: string, heading: string | RegExp): Promise<void> {
   await page.goto(`${base}/#/${route}`);
-  await page.getByRole("heading", { level: 1, name: heading }).waitFor();
+  await page.getByRole("heading", { level: 1, name: heading }).waitFor(SLOW);
 }
 
 beforeAll(async () => {
@@ -83,22 +69,22 @@ beforeAll(async () => {
   writeLongRun(join(dir, "runs", "long.jsonl"), 5000);
   writeCatalog(join(dir, "catalog.json"));
   writeStudy(join(dir, "study"), join(dir, "runs"));
+  writeHostileRuns(join(dir, "hostile"));
   // Paths relative to the console's directory, as a person types them (and the screenshots show them).
-  url = await startConsole(["--config", "gg.json", "--catalog", "catalog.json", "--runs", "runs", "--study", "study"]);
-  base = url.slice(0, url.indexOf("/?"));
-  token = new URL(url).searchParams.get("token") as string;
+  gg = await startGgConsole(dir, ["--config", "gg.json", "--catalog", "catalog.json", "--runs", "runs", "--runs", "hostile", "--study", "study"]);
+  ({ url, base, token } = gg);
   browser = await chromium.launch({ executablePath: chromiumPath(), headless: true });
-  page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+  page = await (await browser.newContext({ viewport: { width: 1280, height: 860 } })).newPage();
   // A locator that finds nothing fails the test, naming itself, well within the test's own timeout.
   page.setDefaultTimeout(10_000);
-  // The first visit, with the token: the page keeps it in its cookie.
+  // The first visit, with the token: the page keeps it in the tab's sessionStorage.
   await page.goto(url);
   await page.getByRole("heading", { level: 1, name: "Configuration" }).waitFor();
 }, 120_000);
 
 afterAll(async () => {
   await browser?.close();
-  child?.kill("SIGTERM");
+  gg?.child.kill("SIGTERM");
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -107,48 +93,105 @@ describe("gg console's guard", () => {
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=[0-9a-f]{48}$/);
   });
 
-  test("every request needs the token: none is 401, a wrong one 403, page and API alike", async () => {
-    expect((await get("/")).status).toBe(401);
+  test("the API needs the token in its header (none is 401, a wrong one 403); the page's files hold no data and need none", async () => {
     expect((await get("/api/runs")).status).toBe(401);
-    expect((await get("/app.js")).status).toBe(401);
-    expect((await get("/?token=wrong")).status).toBe(403);
     expect((await get("/api/runs", { "x-gg-token": "wrong" })).status).toBe(403);
-    expect((await get("/api/runs", { cookie: `gg-console-${new URL(base).port}=wrong` })).status).toBe(403);
-    expect((await get(`/?token=${token}`)).status).toBe(200);
+    // Neither the query nor a cookie is a credential for the API: only the header, which a browser never sends by itself.
+    expect((await get(`/api/runs?token=${token}`)).status).toBe(401);
+    expect((await get("/api/runs", { cookie: `gg-console-${gg.port}=${token}` })).status).toBe(401);
     expect((await get("/api/runs", { "x-gg-token": token })).status).toBe(200);
+    for (const path of ["/", "/app.js", "/app.css"]) expect((await get(path)).status).toBe(200);
+    // A token in the page's URL must be the right one: a stale URL is told at once.
+    expect((await get("/?token=wrong")).status).toBe(403);
+    expect((await get(`/?token=${token}`)).status).toBe(200);
   });
 
-  test("a foreign Host is refused with the right token (DNS rebinding), and an API request from a foreign Origin, GET included", async () => {
-    expect((await get(`/?token=${token}`, { host: "attacker.example:80" })).status).toBe(421);
-    expect((await get(`/api/runs?token=${token}`, { host: `evil.example:${new URL(base).port}` })).status).toBe(421);
-    expect((await get(`/api/runs?token=${token}`, { origin: "http://attacker.example" })).status).toBe(403);
-    expect((await get(`/api/config?token=${token}`, { origin: `${base}` })).status).toBe(200);
+  test("a foreign Host is refused with the right token (DNS rebinding), and an API request from a foreign or null Origin, GET included", async () => {
+    const auth = { "x-gg-token": token };
+    expect((await get("/", { host: "attacker.example:80" })).status).toBe(421);
+    expect((await get("/api/runs", { ...auth, host: `evil.example:${gg.port}` })).status).toBe(421);
+    expect((await get("/api/runs", { ...auth, origin: "http://attacker.example" })).status).toBe(403);
+    expect((await get("/api/runs", { ...auth, origin: "null" })).status).toBe(403);
+    expect((await get("/api/runs", { ...auth, origin: "http://127.0.0.1:1" })).status).toBe(403);
+    expect((await get("/api/config", { ...auth, origin: base })).status).toBe(200);
   });
 
-  test("the page keeps the token in its cookie: the address bar drops it, and a reload needs no token", async () => {
+  test("the page keeps the token in its tab: no cookie holds it, the address bar drops it, and a reload needs no token", async () => {
     await page.goto(url);
     await page.getByRole("heading", { level: 1, name: "Configuration" }).waitFor();
     expect(page.url()).toBe(`${base}/`);
-    // A reload asks the server again, with the cookie alone; the runs listed show the API answered. (The hash is set
-    // in the page, not by a goto: a same-document navigation right after a reload can wait on a load that never comes.)
+    expect(await page.context().cookies()).toEqual([]);
+    // A reload asks the server again, the token coming from the tab's sessionStorage; the runs listed show the API
+    // answered. (The hash is set in the page, not by a goto: a same-document navigation right after a reload can
+    // wait on a load that never comes.)
     await page.evaluate('location.hash = "#/runs"');
     await page.reload();
     // The first listing reads every transcript (the 5,000-turn one too): a loaded machine takes its time.
-    await expect.poll(() => page.locator("tbody tr").count(), SLOW).toBe(5);
+    await expect.poll(() => page.locator("tbody tr").count(), SLOW).toBe(6);
+    // Another tab opened without the token is told how to get in.
+    const other = await page.context().newPage();
+    await other.goto(`${base}/#/runs`);
+    await expect.poll(() => other.locator("main").textContent(), SLOW).toContain("open the URL gg console printed");
+    await other.close();
+  });
+
+  test("no other server on 127.0.0.1 is sent the token, whatever the page or another site does; no foreign page can save", async () => {
+    const seen: string[] = [];
+    const attack = `<script>
+      const api = ${JSON.stringify(base)} + "/api/config/save";
+      const body = '{"capabilities": []}';
+      navigator.sendBeacon(api, body);
+      fetch(api, { method: "POST", mode: "no-cors", credentials: "include", headers: { "content-type": "text/plain" }, body });
+      const form = Object.assign(document.createElement("form"), { method: "POST", action: api, enctype: "text/plain", target: "sink" });
+      document.body.append(Object.assign(document.createElement("iframe"), { name: "sink" }), form);
+      form.submit();
+      const frame = document.createElement("iframe");
+      frame.src = ${JSON.stringify(base)} + "/#/runs";
+      document.body.append(frame);
+    </script>`;
+    const other: Server = createServer((request: IncomingMessage, response) => {
+      seen.push(`${request.method} ${request.url}\n${JSON.stringify(request.headers)}`);
+      response.writeHead(200, { "content-type": "text/html" }).end(request.url === "/attack" ? attack : "ok");
+    });
+    await new Promise<void>((resolve) => other.listen(0, "127.0.0.1", resolve));
+    const elsewhere = `http://127.0.0.1:${(other.address() as { port: number }).port}`;
+    try {
+      await page.goto(url);
+      await page.getByRole("heading", { level: 1, name: "Configuration" }).waitFor();
+      // The console's page cannot reach another port at all (its CSP); a tab the person opens there is sent only
+      // what the browser adds by itself.
+      expect(await page.evaluate(`fetch(${JSON.stringify(`${elsewhere}/from-console`)}, { mode: "no-cors", credentials: "include" }).then(() => "sent", () => "blocked")`)).toBe("blocked");
+      const tab = await page.context().newPage();
+      await tab.goto(`${elsewhere}/tab`);
+      await tab.close();
+      await page.goto(`${elsewhere}/attack`);
+      await page.goBack();
+      await page.getByRole("heading", { level: 1, name: "Configuration" }).waitFor();
+      await expect.poll(() => seen.length, SLOW).toBeGreaterThanOrEqual(2);
+      expect(seen.filter((line) => line.includes(token))).toEqual([]);
+      expect(seen.filter((line) => line.includes("gg-console"))).toEqual([]);
+      // Nothing the foreign page sent was saved, and the console's own page still works.
+      expect(() => readFileSync(join(dir, "gg.json"))).toThrow();
+      await open("runs", "Runs");
+      await expect.poll(() => page.locator("tbody tr").count(), SLOW).toBe(6);
+    } finally {
+      other.close();
+    }
   });
 
   test("Save is refused by the API while the parser refuses, and from a foreign Origin; the file is left alone", async () => {
     const bad = JSON.stringify({ capabilities: [{ id: "shell", params: { maxLines: 0, maxChars: 10 } }] });
-    const refused = await get(`/api/config/save?token=${token}`, { "content-type": "application/json" }, bad);
+    const auth = { "x-gg-token": token, "content-type": "application/json" };
+    const refused = await get("/api/config/save", auth, bad);
     expect(refused.status).toBe(409);
     expect(JSON.parse(refused.body)).toMatchObject({ saved: false, problems: ['capability "shell" has maxLines 0; it must be a whole number, 1 or more'] });
     const good = JSON.stringify({ capabilities: [] });
-    expect((await get(`/api/config/save?token=${token}`, { origin: "http://attacker.example" }, good)).status).toBe(403);
+    expect((await get("/api/config/save", { ...auth, origin: "http://attacker.example" }, good)).status).toBe(403);
     expect(() => readFileSync(join(dir, "gg.json"))).toThrow();
   });
 
   test("the API reads only the transcripts it was given", async () => {
-    expect((await get(`/api/run?id=${encodeURIComponent("0/../../etc/passwd")}&token=${token}`)).status).toBe(404);
+    expect((await get(`/api/run?id=${encodeURIComponent("0/../../etc/passwd")}`, { "x-gg-token": token })).status).toBe(404);
   });
 });
 
@@ -247,8 +290,11 @@ describe("gg console's pages", () => {
 
   test("Runs: every transcript under --runs and the study's, and a run's tokens by band as a chart and as figures", async () => {
     await open("runs", "Runs");
-    await expect.poll(() => page.locator("tbody tr").count(), SLOW).toBe(5);
+    await expect.poll(() => page.locator("tbody tr").count(), SLOW).toBe(6);
     await shoot("runs");
+    // The .jsonl files that are not runs, each with why.
+    const skipped = (await page.getByRole("region", { name: "Skipped" }).textContent()) ?? "";
+    for (const [path, reason] of Object.entries(HOSTILE_SKIPPED)) expect(skipped).toContain(`${join("hostile", path)}: ${reason}`);
     // Sorted by a figure, the largest first.
     await page.getByRole("button", { name: "Turns", exact: true }).click();
     expect(await page.locator("tbody tr").first().locator("td").first().textContent()).toBe("long.jsonl");
@@ -279,7 +325,7 @@ describe("gg console's pages", () => {
     expect(await firstTurn()).toBe("101");
     await page.getByRole("button", { name: "Last" }).first().click();
     expect(await firstTurn()).toBe("4901");
-  });
+  }, 60_000);
 
   test("a transcript holding <script> and <img onerror> is shown as text and runs nothing", async () => {
     await open("runs", "Runs");

@@ -1,7 +1,7 @@
 // What the console's tests and bench show it: real transcripts written by runAgent against a scripted provider (a
 // code run with a program, a run whose model refused a picture, a run whose replies hold markup), a generated
 // 5,000-turn transcript, a catalog, and a study folder.
-import { copyFileSync, mkdirSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ChatCompletion } from "openai/resources/chat/completions";
 import type { AgentReport, Bands, TurnRecord } from "../../agent/loop.ts";
@@ -142,3 +142,25 @@ export function writeStudy(dir: string, runsFrom: string): void {
   // One trial's transcript, so the grid links to a run.
   copyFileSync(join(runsFrom, "code.jsonl"), join(dir, "transcripts", "fix-typo", "code", "1.jsonl"));
 }
+
+/**
+ * A runs folder no listing may fail on: a good run (good.jsonl), end lines whose report is null or {}, a .jsonl that
+ * is not a transcript, and two link cycles (loop -> ., deep/up -> ..).
+ */
+export function writeHostileRuns(dir: string): void {
+  mkdirSync(join(dir, "deep"), { recursive: true });
+  writeLongRun(join(dir, "good.jsonl"), 3);
+  const start = JSON.stringify({ type: "start", model: MODELS.unknown, arm: "tools", task: "A report edited by hand." });
+  writeFileSync(join(dir, "null-report.jsonl"), `${start}\n${JSON.stringify({ type: "end", report: null })}\n`);
+  writeFileSync(join(dir, "deep", "empty-report.jsonl"), `${start}\n${JSON.stringify({ type: "end", report: {} })}\n`);
+  writeFileSync(join(dir, "trials.jsonl"), `${JSON.stringify({ key: "a/b/1", pass: true })}\n`);
+  symlinkSync(".", join(dir, "loop"));
+  symlinkSync("..", join(dir, "deep", "up"));
+}
+
+/** Why the console skips each of writeHostileRuns' files that is not a run, by its path under the folder. */
+export const HOSTILE_SKIPPED = {
+  "deep/empty-report.jsonl": "its end line's report is not a run's report: report must have required properties ok, turns, calls",
+  "null-report.jsonl": "its end line's report is null, not a run's report",
+  "trials.jsonl": "it is not a transcript: its first line is not a start line naming a model and a task",
+} as const;
