@@ -1,7 +1,7 @@
 // The console's JSON API: what each page asks for, from the files `gg console` was given and nothing else. The
 // configuration is checked by the parser every run uses, and saved only to the --config file, by a rename.
 import { existsSync, readFileSync } from "node:fs";
-import { type Catalog, CatalogError, loadCatalog } from "../agent/catalog.ts";
+import { type Catalog, CatalogError, costOrNull, loadCatalog, modelInfo } from "../agent/catalog.ts";
 import { CAPABILITIES, type CapabilityId, VERDICTS } from "../bindings/capabilities.ts";
 import { CALLS } from "../bindings/calls.ts";
 import { ConfigError, defaultConfiguration, parseConfiguration } from "../bindings/config.ts";
@@ -10,6 +10,7 @@ import { GgError } from "../host/errors.ts";
 import { nodeFileHost } from "../host/files.ts";
 import { studyReport } from "../study/report.ts";
 import { isSkipped, readRun, type RunDetail, type RunSummary, type SkippedFile, summarize } from "./runs.ts";
+import { type TrialView, trialView } from "./trial.ts";
 import { runFiles, type Walk } from "./walk.ts";
 
 /** What `gg console` was given. */
@@ -22,8 +23,8 @@ export interface ConsoleSources {
 
 /** The capabilities' groups on the configuration page, in order. */
 export const CAPABILITY_GROUPS: readonly { name: string; ids: readonly CapabilityId[] }[] = [
-  { name: "Filesystem", ids: ["read-file", "write-file", "edit-file", "list-dir", "search"] },
-  { name: "Models & tools", ids: ["shell"] },
+  { name: "Files and search", ids: ["read-file", "write-file", "edit-file", "list-dir", "search"] },
+  { name: "Shell commands", ids: ["shell"] },
 ];
 
 /** What the configuration page is built from: the file's JSON (or a fresh configuration's), and what may go in it. */
@@ -169,10 +170,33 @@ export async function listRuns(sources: ConsoleSources): Promise<RunList> {
   return { runs, skipped: listed.filter(isSkipped), ...(walk.stopped ? { stopped: walk.stopped } : {}) };
 }
 
+/** A run's page as the API gives it: the run, what it cost at the catalog's prices, and its study trial when it is one. */
+export type RunView = RunDetail & { cost: number | null; trial?: TrialView };
+
 /** A run's page, by its id in the list; why it is skipped when it is not a run; undefined for an id that is not one of the given transcripts. */
-export async function runDetail(sources: ConsoleSources, id: string): Promise<RunDetail | SkippedFile | undefined> {
+export async function runDetail(sources: ConsoleSources, id: string): Promise<RunView | SkippedFile | undefined> {
   const run = (await allRunFiles(sources)).files.find((candidate) => candidate.id === id);
-  return run && readRun(run);
+  if (run === undefined) return undefined;
+  const detail = await readRun(run);
+  if (isSkipped(detail)) return detail;
+  const { catalog } = catalogOf(sources);
+  const pricing = catalog ? modelInfo(catalog, detail.model).pricing : undefined;
+  const cost = detail.usage && detail.billed !== null ? costOrNull(pricing, detail.usage) : null;
+  const trial = trialOfRun(sources, id);
+  return { ...detail, cost, ...(trial ? { trial } : {}) };
+}
+
+/** The study trial a run under a study's transcripts/ recorded: the study is found by the id's folder index. */
+function trialOfRun(sources: ConsoleSources, id: string): TrialView | undefined {
+  const slash = id.indexOf("/");
+  const study = sources.studies[Number(id.slice(0, slash)) - sources.runs.length];
+  if (study === undefined) return undefined;
+  try {
+    return trialView(study, id.slice(slash + 1).replace(/\.jsonl$/, ""));
+  } catch {
+    // A trials.jsonl that cannot be read: the run's page still shows the run.
+    return undefined;
+  }
 }
 
 /** The first picture refusal recorded for each model, by any run given. */

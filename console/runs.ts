@@ -1,8 +1,10 @@
 // Runs as the console shows them: the transcripts found under the folders it was given, each summed up for the list
 // from its first and last lines, and read whole (all but its requests' bodies) for its page.
 import { createHash } from "node:crypto";
+import type { Stats } from "node:fs";
 import { readFile, stat } from "node:fs/promises";
 import type { AgentReport, Bands, CallOutcome, TurnRecord, VisionEvent } from "../agent/loop.ts";
+import type { Retry } from "../agent/provider.ts";
 import type { TranscriptStart } from "../agent/transcript.ts";
 import { reportProblem } from "./report_check.ts";
 import type { RunFile } from "./walk.ts";
@@ -19,6 +21,10 @@ export interface SkippedFile {
 export interface RunSummary {
   id: string;
   file: string;
+  /** The folder given that holds it, so one trial's transcripts from three folders read as three. */
+  folder: string;
+  /** When the transcript was last written (ISO time). */
+  modified: string;
   model: string;
   arm: string;
   task: string;
@@ -39,7 +45,8 @@ export interface RunTurn {
   estimate: Bands;
   usage?: TurnRecord["usage"];
   calls: number;
-  retries: number;
+  /** Each request sent again, with why (a status and the provider's message, or the network failure). */
+  retries: Retry[];
   elapsedMs: number;
   /** The model's reply: its text, and its tool calls' names (tools arm). */
   reply?: string;
@@ -56,6 +63,8 @@ export interface RunDetail extends RunSummary {
   calls: (CallOutcome & { turn: number; result?: string })[];
   visionEvents: VisionEvent[];
   filesChanged: AgentReport["filesChanged"] | null;
+  /** The provider's counts added up, from the end line; null without one. */
+  usage: AgentReport["totals"]["usage"] | null;
   answer: string | null;
   error: AgentReport["error"] | null;
   /** The views of the last request (code arm): each message's parts as text, pictures named by type, hash and size. */
@@ -95,8 +104,9 @@ export const isSkipped = (entry: RunSummary | SkippedFile): entry is SkippedFile
 export async function summarize(run: RunFile): Promise<RunSummary | SkippedFile> {
   let stamp: string;
   let text: string;
+  let stats: Stats;
   try {
-    const stats = await stat(run.file);
+    stats = await stat(run.file);
     stamp = `${stats.size}:${stats.mtimeMs}`;
     const cached = summaries.get(run.file);
     if (cached?.stamp === stamp) return { ...cached.summary, id: run.id };
@@ -104,7 +114,7 @@ export async function summarize(run: RunFile): Promise<RunSummary | SkippedFile>
   } catch (error) {
     return { id: run.id, file: run.file, reason: `it cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})` };
   }
-  const summary = summarizeText(run, text);
+  const summary = summarizeText(run, text, new Date(stats.mtimeMs).toISOString());
   summaries.set(run.file, { stamp, summary });
   return summary;
 }
@@ -118,7 +128,7 @@ function endOf(text: string): { report?: AgentReport; problem?: string } {
   return problem === undefined ? { report: last.report as AgentReport } : { problem };
 }
 
-function summarizeText(run: RunFile, text: string): RunSummary | SkippedFile {
+function summarizeText(run: RunFile, text: string, modified: string): RunSummary | SkippedFile {
   const firstEnd = text.indexOf("\n");
   const start = parse(firstEnd < 0 ? text : text.slice(0, firstEnd));
   if (!isStart(start)) return { id: run.id, file: run.file, reason: "it is not a transcript: its first line is not a start line naming a model and a task" };
@@ -128,6 +138,8 @@ function summarizeText(run: RunFile, text: string): RunSummary | SkippedFile {
   return {
     id: run.id,
     file: run.file,
+    folder: run.folder,
+    modified,
     model: start.model,
     arm: String(start.arm),
     task: start.task,
@@ -179,14 +191,15 @@ function replyOf(completion: unknown): string | undefined {
 
 /** A run's page, read from its transcript; why the file is skipped when it is not a run. */
 export async function readRun(run: RunFile): Promise<RunDetail | SkippedFile> {
-  const text = await readFile(run.file, "utf8");
-  const summary = summarizeText(run, text);
+  const [text, stats] = await Promise.all([readFile(run.file, "utf8"), stat(run.file)]);
+  const summary = summarizeText(run, text, new Date(stats.mtimeMs).toISOString());
   if (isSkipped(summary)) return summary;
   let start: TranscriptStart | undefined;
   let lastRequest: string | undefined;
   const calls: (CallOutcome & { turn: number })[] = [];
   const replies = new Map<number, string>();
   const usages = new Map<number, TurnRecord["usage"]>();
+  const retries = new Map<number, Retry[]>();
   for (const line of text.split("\n")) {
     if (line === "") continue;
     // A request holds the whole conversation so far: only the last one is read (for its views).
@@ -201,6 +214,7 @@ export async function readRun(run: RunFile): Promise<RunDetail | SkippedFile> {
       const turn = Number(entry.turn);
       const reply = replyOf(entry.completion);
       if (reply !== undefined) replies.set(turn, reply);
+      if (Array.isArray(entry.retries)) retries.set(turn, entry.retries as Retry[]);
       const usage = (entry.completion as { usage?: { prompt_tokens?: number; completion_tokens?: number } } | undefined)?.usage;
       if (usage && typeof usage.prompt_tokens === "number") usages.set(turn, { promptTokens: usage.prompt_tokens, completionTokens: usage.completion_tokens ?? 0 });
     } else if (entry?.type === "request") lastRequest = line;
@@ -209,8 +223,8 @@ export async function readRun(run: RunFile): Promise<RunDetail | SkippedFile> {
   const zero: Bands = { system: 0, tools: 0, messages: 0, toolResults: 0, views: 0 };
   // Without an end line, the turns are the answers recorded, with no estimate.
   const turns: RunTurn[] = report
-    ? report.turns.map((turn) => ({ turn: turn.turn, estimate: turn.estimate, ...(turn.usage ? { usage: turn.usage } : {}), calls: turn.calls, retries: turn.retries.length, elapsedMs: turn.elapsedMs, ...(replies.has(turn.turn) ? { reply: replies.get(turn.turn) } : {}) }))
-    : [...replies.keys()].map((turn) => ({ turn, estimate: zero, ...(usages.has(turn) ? { usage: usages.get(turn) } : {}), calls: calls.filter((call) => call.turn === turn).length, retries: 0, elapsedMs: 0, reply: replies.get(turn) }));
+    ? report.turns.map((turn) => ({ turn: turn.turn, estimate: turn.estimate, ...(turn.usage ? { usage: turn.usage } : {}), calls: turn.calls, retries: turn.retries, elapsedMs: turn.elapsedMs, ...(replies.has(turn.turn) ? { reply: replies.get(turn.turn) } : {}) }))
+    : [...replies.keys()].map((turn) => ({ turn, estimate: zero, ...(usages.has(turn) ? { usage: usages.get(turn) } : {}), calls: calls.filter((call) => call.turn === turn).length, retries: retries.get(turn) ?? [], elapsedMs: 0, reply: replies.get(turn) }));
   const request = lastRequest === undefined ? undefined : parse(lastRequest)?.request;
   const results = resultsOf(request);
   const told = (call: CallOutcome & { turn: number }): CallOutcome & { turn: number; result?: string } => (results.has(call.hash) ? { ...call, result: results.get(call.hash) } : call);
@@ -221,6 +235,7 @@ export async function readRun(run: RunFile): Promise<RunDetail | SkippedFile> {
     calls: (calls.length > 0 || !report ? calls : report.calls.map((call) => ({ ...call, turn: 0 }))).map(told),
     visionEvents: report?.visionEvents ?? [],
     filesChanged: report?.filesChanged ?? null,
+    usage: report?.totals?.usage ?? null,
     answer: report?.answer ?? null,
     error: report?.error ?? null,
     views: viewsOf(request),

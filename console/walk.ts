@@ -10,6 +10,8 @@ export interface RunFile {
   /** The folder's index among those given and the path under it, e.g. "0/study/a/1.jsonl". */
   id: string;
   file: string;
+  /** The folder given that holds it (as given: --runs DIR, or a study's DIR/transcripts). */
+  folder: string;
 }
 
 /** What a walk found, and why it stopped early when it did. */
@@ -64,7 +66,7 @@ export async function runFiles(dirs: readonly string[], bound = MAX_ENTRIES): Pr
         const path = under === "" ? entry.name : `${under}/${entry.name}`;
         const kind = entry.isSymbolicLink() ? (await resolved(join(root, path)))?.kind : entry.isDirectory() ? "dir" : entry.isFile() ? "file" : undefined;
         if (kind === "dir") children.push(path);
-        else if (kind === "file" && entry.name.endsWith(".jsonl")) files.push({ id: `${index}/${path}`, file: join(root, path) });
+        else if (kind === "file" && entry.name.endsWith(".jsonl")) files.push({ id: `${index}/${path}`, file: join(root, path), folder: root });
       }
       stack.push(...children.reverse());
     }

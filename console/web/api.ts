@@ -1,7 +1,8 @@
 // The page's side of the console's JSON API: each call is a same-origin request carrying the token in a header. The
 // token comes from the URL gg console printed and is kept in this tab's sessionStorage, which only this origin (this
 // port) reads and which a reload keeps; no cookie holds it, so no other server on 127.0.0.1 is ever sent it.
-export type { ConfigurationCheck, ConfigurationState, ModelEntry, RunList, VisionKnowledge } from "../api.ts";
+export type { ConfigurationCheck, ConfigurationState, ModelEntry, RunList, RunView, VisionKnowledge } from "../api.ts";
+export type { TrialView } from "../trial.ts";
 export type { RunDetail, RunSummary, RunTurn, SkippedFile } from "../runs.ts";
 export type { StudyReport } from "../../study/report.ts";
 
@@ -53,3 +54,9 @@ export const perMillion = (usd: number | undefined): string => (usd === undefine
 
 /** USD, or "unknown". */
 export const dollars = (usd: number | null): string => (usd === null ? "unknown" : usd >= 1 ? `$${usd.toFixed(2)}` : `$${Number(usd.toPrecision(2))}`);
+
+/** A run's path under its folder (its id without the folder's index). */
+export const runPath = (run: { id: string }): string => run.id.slice(run.id.indexOf("/") + 1);
+
+/** An ISO time as a person reads it here: "2026-12-01 21:10" (UTC, as the transcripts and studies record times). */
+export const when = (iso: string): string => `${iso.slice(0, 10)} ${iso.slice(11, 16)}`;

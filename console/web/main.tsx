@@ -4,7 +4,8 @@ import { keepToken } from "./api.ts";
 import { ConfigurationPage } from "./config.tsx";
 import { ModelPage, ModelsPage } from "./models.tsx";
 import { href, useRoute } from "./router.ts";
-import { RunPage, RunsPage } from "./runs.tsx";
+import { RunPage } from "./run.tsx";
+import { RunsPage } from "./runs.tsx";
 import { StudiesPage } from "./studies.tsx";
 
 const SECTIONS = [
@@ -16,19 +17,33 @@ const SECTIONS = [
 
 function App() {
   const [section = "config", id] = useRoute();
+  const known = SECTIONS.some((entry) => entry.route === section) && (id === undefined || section === "models" || section === "runs");
   return (
     <>
       <header>
         <strong>gg console</strong>
         <nav aria-label="Sections">
           {SECTIONS.map((entry) => (
-            <a key={entry.route} href={href(entry.route)} aria-current={entry.route === section ? "page" : undefined}>
+            <a key={entry.route} href={href(entry.route)} aria-current={known && entry.route === section ? "page" : undefined}>
               {entry.name}
             </a>
           ))}
         </nav>
       </header>
-      <main>{page(section, id)}</main>
+      <main>{known ? page(section, id) : <NotFound />}</main>
+    </>
+  );
+}
+
+/** A route the page does not have: said so, with the way back. */
+function NotFound() {
+  return (
+    <>
+      <h1>Not found</h1>
+      <p>
+        {`The console has no page at ${location.hash}. `}
+        <a href={href("config")}>Back to the Configuration</a>, or pick a section above.
+      </p>
     </>
   );
 }

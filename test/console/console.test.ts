@@ -9,11 +9,15 @@ import { join } from "node:path";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { parseConfiguration } from "../../bindings/config.ts";
-import { HOSTILE_SKIPPED, MODELS, writeCatalog, writeHostileRuns, writeLongRun, writeRuns, writeStudy, XSS } from "./fixtures.ts";
+import { costOf } from "../../agent/catalog.ts";
+import type { AgentReport } from "../../agent/loop.ts";
+import { APPROVALS, FAILED_CHECK, FAILED_DIFF, HOSTILE_SKIPPED, MODELS, RETRY, writeCatalog, writeHostileRuns, writeLongRun, writeRuns, writeStudy, writeTurnsRun, XSS } from "./fixtures.ts";
 import { GG, type RunningConsole, startGgConsole } from "./process.ts";
 
 /** How long a page may take to show what is awaited: the machine may be loaded (API answers read transcripts). */
 const SLOW = { timeout: 30_000 };
+/** The runs listed: runs/ (code, nested/vision, xss, long, turns, empty), hostile/good, and the study's two trials. */
+const ROWS = 9;
 const ROOT = join(import.meta.dirname, "..", "..");
 const bin = GG;
 /** Where the pages' screenshots go: docs/console/ (committed, shown by the README) when GG_CONSOLE_SCREENSHOTS=1, else a temp folder. */
@@ -70,6 +74,7 @@ beforeAll(async () => {
   writeCatalog(join(dir, "catalog.json"));
   writeStudy(join(dir, "study"), join(dir, "runs"));
   writeHostileRuns(join(dir, "hostile"));
+  writeTurnsRun(join(dir, "runs", "turns.jsonl"), join(dir, "runs", "empty.jsonl"));
   // Paths relative to the console's directory, as a person types them (and the screenshots show them).
   gg = await startGgConsole(dir, ["--config", "gg.json", "--catalog", "catalog.json", "--runs", "runs", "--runs", "hostile", "--study", "study"]);
   ({ url, base, token } = gg);
@@ -127,7 +132,7 @@ describe("gg console's guard", () => {
     await page.evaluate('location.hash = "#/runs"');
     await page.reload();
     // The first listing reads every transcript (the 5,000-turn one too): a loaded machine takes its time.
-    await expect.poll(() => page.locator("tbody tr").count(), SLOW).toBe(6);
+    await expect.poll(() => page.locator("tbody tr").count(), SLOW).toBe(ROWS);
     // Another tab opened without the token is told how to get in.
     const other = await page.context().newPage();
     await other.goto(`${base}/#/runs`);
@@ -173,7 +178,7 @@ describe("gg console's guard", () => {
       // Nothing the foreign page sent was saved, and the console's own page still works.
       expect(() => readFileSync(join(dir, "gg.json"))).toThrow();
       await open("runs", "Runs");
-      await expect.poll(() => page.locator("tbody tr").count(), SLOW).toBe(6);
+      await expect.poll(() => page.locator("tbody tr").count(), SLOW).toBe(ROWS);
     } finally {
       other.close();
     }
@@ -199,7 +204,7 @@ describe("gg console's pages", () => {
   test("Configuration: a capability edited and saved is what --config reads back", async () => {
     await open("config", "Configuration");
     // Two groups of capabilities, each capability a fieldset named by its id with Enabled and Implementation.
-    for (const [heading, ids] of [["Filesystem", ["read-file", "write-file", "edit-file", "list-dir", "search"]], ["Models & tools", ["shell"]]] as const) {
+    for (const [heading, ids] of [["Files and search", ["read-file", "write-file", "edit-file", "list-dir", "search"]], ["Shell commands", ["shell"]]] as const) {
       const groups = page.getByRole("region", { name: heading, exact: true }).getByRole("group");
       expect(await groups.locator("legend").allTextContents()).toEqual(ids);
       for (const id of ids) expect(await page.getByRole("group", { name: new RegExp(`^${id}`) }).getByRole("checkbox", { name: "Enabled", exact: true }).count()).toBe(1);
@@ -290,14 +295,14 @@ describe("gg console's pages", () => {
 
   test("Runs: every transcript under --runs and the study's, and a run's tokens by band as a chart and as figures", async () => {
     await open("runs", "Runs");
-    await expect.poll(() => page.locator("tbody tr").count(), SLOW).toBe(6);
+    await expect.poll(() => page.locator("tbody tr").count(), SLOW).toBe(ROWS);
     await shoot("runs");
     // The .jsonl files that are not runs, each with why.
     const skipped = (await page.getByRole("region", { name: "Skipped" }).textContent()) ?? "";
     for (const [path, reason] of Object.entries(HOSTILE_SKIPPED)) expect(skipped).toContain(`${join("hostile", path)}: ${reason}`);
     // Sorted by a figure, the largest first.
     await page.getByRole("button", { name: "Turns", exact: true }).click();
-    expect(await page.locator("tbody tr").first().locator("td").first().textContent()).toBe("long.jsonl");
+    expect(await page.locator("tbody tr").first().locator("td").nth(1).textContent()).toBe("long.jsonl");
     await page.getByRole("link", { name: "code.jsonl", exact: true }).click();
     await page.getByRole("heading", { level: 1, name: "code.jsonl" }).waitFor();
     expect(await page.getByRole("img", { name: /Stacked bar chart/ }).count()).toBe(1);
@@ -344,5 +349,51 @@ describe("gg console's pages", () => {
     const pairs = page.getByRole("table", { name: /^pairs/ });
     expect(await pairs.textContent()).toContain("arm");
     await shoot("studies");
+  });
+
+  test("a study trial whose check failed shows its verdict, the check's output and the diff, and links its study", async () => {
+    // The study is the third folder given (after --runs runs and --runs hostile).
+    await open(`runs/${encodeURIComponent("2/add-test/tools/2.jsonl")}`, "add-test/tools/2.jsonl");
+    expect(await page.getByTestId("verdict").textContent()).toBe("fail: the check exited 1");
+    expect(await page.getByTestId("verdict").getAttribute("class")).toBe("bad");
+    expect(await page.getByLabel("check output").textContent()).toBe(FAILED_CHECK);
+    expect(await page.getByLabel("diff").textContent()).toBe(FAILED_DIFF);
+    await shoot("trial");
+    await page.getByRole("region", { name: "Study trial" }).getByRole("link", { name: "study" }).click();
+    await page.getByRole("heading", { level: 1, name: "Studies" }).waitFor(SLOW);
+  });
+
+  test("Runs: each row names its folder and date, so one transcript in several folders reads as several rows", async () => {
+    await open("runs", "Runs");
+    await expect.poll(() => page.locator("tbody tr").count(), SLOW).toBe(ROWS);
+    const rows = await page.locator("tbody tr").evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll("td")].slice(0, 3).map((td) => td.textContent)));
+    // code.jsonl is also the study's fix-typo/code/1 trial: two rows, told apart by folder.
+    expect(rows.filter((row) => row[1] === "code.jsonl" || row[1] === "fix-typo/code/1.jsonl").map((row) => row.slice(0, 2))).toEqual([["runs", "code.jsonl"], ["study/transcripts", "fix-typo/code/1.jsonl"]]);
+    expect(new Set(rows.map((row) => row[0]))).toEqual(new Set(["runs", "hostile", "study/transcripts"]));
+    for (const row of rows) expect(row[2]).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d$/);
+  });
+
+  test("a run's page: its cost at the catalog's prices, approvals in words, retries with their causes; a run with no turns says so", async () => {
+    await open(`runs/${encodeURIComponent("0/code.jsonl")}`, "code.jsonl");
+    const report = (JSON.parse(readFileSync(join(dir, "runs", "code.jsonl"), "utf8").trim().split("\n").at(-1) as string) as { report: AgentReport }).report;
+    const pricing = { prompt: 0.0000025, completion: 0.00001 };
+    const cost = (await page.getByTestId("cost").textContent()) ?? "";
+    expect(cost).toMatch(/^\$[\d.]+ at the catalog's prices$/);
+    // Shown to two significant digits, as the studies page shows costs.
+    expect(Number(cost.slice(1, cost.indexOf(" ")))).toBe(Number(costOf(pricing, report.totals.usage).toPrecision(2)));
+    await open(`runs/${encodeURIComponent("0/turns.jsonl")}`, "turns.jsonl");
+    expect(await page.getByTestId("cost").textContent()).toMatch(/ at the catalog's prices$/);
+    expect(await page.locator(".tag").allTextContents()).toEqual(APPROVALS.map((each) => each.words));
+    expect(await page.getByRole("region", { name: "Retries" }).locator("li").allTextContents()).toEqual([RETRY.words]);
+    await open(`runs/${encodeURIComponent("0/empty.jsonl")}`, "empty.jsonl");
+    expect(await page.locator("main").textContent()).toContain("No turns: the run ended before its first answer.");
+    expect(await page.getByRole("img", { name: /Stacked bar chart/ }).count()).toBe(0);
+  });
+
+  test("an unknown route says not found, with the way back", async () => {
+    await open("nonsense", "Not found");
+    expect(await page.locator("main").textContent()).toContain("The console has no page at #/nonsense.");
+    await page.getByRole("link", { name: "Back to the Configuration" }).click();
+    await page.getByRole("heading", { level: 1, name: "Configuration" }).waitFor(SLOW);
   });
 });

@@ -31,7 +31,7 @@ describe("console runs", () => {
     const lines = readFileSync(join(ws.root, "runs", "code.jsonl"), "utf8").trim().split("\n");
     mkdirSync(join(ws.root, "cut"));
     writeFileSync(join(ws.root, "cut", "cut.jsonl"), `${lines.slice(0, -1).join("\n")}\n`);
-    const run = { id: "0/cut.jsonl", file: join(ws.root, "cut", "cut.jsonl") };
+    const run = { id: "0/cut.jsonl", file: join(ws.root, "cut", "cut.jsonl"), folder: join(ws.root, "cut") };
     expect(await summarize(run)).toMatchObject({ turns: 2, outcome: "unfinished", entered: null, billed: null });
     const detail = await readRun(run);
     if (isSkipped(detail)) throw new Error(detail.reason);
