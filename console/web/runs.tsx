@@ -99,7 +99,7 @@ function RunTable(props: { runs: RunSummary[]; filter: string; setFilter: (filte
               <td>
                 <a href={href("runs", run.id)}>{runPath(run)}</a>
               </td>
-              <td>{when(run.modified)}</td>
+              <td class="nowrap">{when(run.modified)}</td>
               <td>{run.model}</td>
               <td>{run.arm}</td>
               <td class="truncate" title={run.task}>
