@@ -2,7 +2,7 @@
 // `gg console` (malformed targets, headers and cookies, bodies cut off), a runs folder with link cycles and reports
 // edited by hand, and saves racing a link planted where the old temp file went. Every request gets an answer and the
 // server keeps serving.
-import { lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -49,7 +49,9 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "gg-console-server-"));
   writeHostileRuns(join(dir, "runs"));
   writeFileSync(join(dir, "gg.json"), '{"capabilities": []}\n', { mode: 0o600 });
-  gg = await startGgConsole(dir, ["--config", "gg.json", "--runs", "runs"]);
+  // A study folder whose trials.jsonl is a folder: reading it fails inside the studies handler.
+  mkdirSync(join(dir, "broken-study", "trials.jsonl"), { recursive: true });
+  gg = await startGgConsole(dir, ["--config", "gg.json", "--runs", "runs", "--study", "broken-study"]);
 }, 60_000);
 
 afterAll(() => {
@@ -99,6 +101,15 @@ describe("gg console answers every request, and keeps serving", () => {
   });
 });
 
+describe("gg console survives its handlers", () => {
+  test("a handler that fails answers 500 for its request alone, naming it, and the console keeps serving", async () => {
+    const failed = await get("/api/studies", withToken());
+    expect(failed.status).toBe(500);
+    expect((JSON.parse(body(failed.answer)) as { error: string }).error).toMatch(/^Cannot answer \/api\/studies: .*EISDIR.*; the console still serves other requests$/);
+    await stillServing();
+  });
+});
+
 describe("gg console lists a hostile runs folder", () => {
   test("link cycles end, and transcripts that are not runs are listed as skipped with why: /api/runs and /api/models answer", async () => {
     const runs = await get("/api/runs", withToken());
@@ -131,7 +142,7 @@ describe("gg console's Save", () => {
     expect(lstatSync(join(dir, "gg.json")).isFile()).toBe(true);
     expect(statSync(join(dir, "gg.json")).mode & 0o777).toBe(0o600);
     // Nothing left beside it but what was there.
-    expect(readdirSync(dir).sort()).toEqual([".gg.json.tmp", "gg.json", `gg.json.${pid}.tmp`, "gg.json.tmp", "runs", "victim"]);
+    expect(readdirSync(dir).sort()).toEqual([".gg.json.tmp", "broken-study", "gg.json", `gg.json.${pid}.tmp`, "gg.json.tmp", "runs", "victim"]);
   });
 
   test("saves racing each other leave one of them whole, and no temp file", async () => {
