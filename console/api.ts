@@ -1,16 +1,20 @@
 // The console's JSON API: what each page asks for, from the files `gg console` was given and nothing else. The
 // configuration is checked by the parser every run uses, and saved only to the --config file, by a rename.
-import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
-import { type Catalog, CatalogError, loadCatalog } from "../agent/catalog.ts";
-import type { Pricing } from "../agent/pricing.ts";
+import { existsSync, readFileSync } from "node:fs";
+import { type Catalog, CatalogError, loadCatalog, modelInfo } from "../agent/catalog.ts";
+import { type Pricing, runCost } from "../agent/pricing.ts";
 import { CAPABILITIES, type CapabilityId, VERDICTS } from "../bindings/capabilities.ts";
 import { CALLS } from "../bindings/calls.ts";
 import { ConfigError, defaultConfiguration, parseConfiguration } from "../bindings/config.ts";
 import { offeredBy } from "../bindings/define.ts";
+import { GgError } from "../host/errors.ts";
+import { nodeFileHost } from "../host/files.ts";
 import { recordedIdentity } from "../study/identity.ts";
 import { countedRecords } from "../study/merge.ts";
 import { studyReport } from "../study/report.ts";
-import { readRun, type RunDetail, type RunFile, type RunSummary, runFiles, summarize } from "./runs.ts";
+import { isSkipped, readRun, type RunDetail, type RunSummary, type SkippedFile, summarize } from "./runs.ts";
+import { type TrialView, trialView } from "./trial.ts";
+import { runFiles, type Walk } from "./walk.ts";
 
 /** What `gg console` was given. */
 export interface ConsoleSources {
@@ -22,8 +26,8 @@ export interface ConsoleSources {
 
 /** The capabilities' groups on the configuration page, in order. */
 export const CAPABILITY_GROUPS: readonly { name: string; ids: readonly CapabilityId[] }[] = [
-  { name: "Filesystem", ids: ["read-file", "write-file", "edit-file", "list-dir", "search"] },
-  { name: "Models & tools", ids: ["shell"] },
+  { name: "Files and search", ids: ["read-file", "write-file", "edit-file", "list-dir", "search"] },
+  { name: "Shell commands", ids: ["shell"] },
 ];
 
 /** What the configuration page is built from: the file's JSON (or a fresh configuration's), and what may go in it. */
@@ -103,14 +107,21 @@ function offeredCalls(json: unknown): string[] {
   return [...new Set(offered)];
 }
 
-/** Writes `json` to the --config file by a rename, when the parser accepts it; returns the refusals otherwise. */
+/**
+ * Writes `json` to the --config file when the parser accepts it; returns the refusals otherwise. The write is
+ * write_file's: a temp file created exclusively under a random name beside the file (a link planted there makes the
+ * create fail, never the write follow it), given the file's mode and owner, then renamed over it.
+ */
 export function saveConfiguration(sources: ConsoleSources, json: unknown): { saved: boolean; problems: string[]; file: string | null } {
   if (sources.config === undefined) return { saved: false, file: null, problems: ["Cannot save the configuration: gg console was started without --config FILE; start it with one to save"] };
   const { problems } = checkConfiguration(json);
   if (problems.length > 0) return { saved: false, problems, file: sources.config };
-  const temporary = `${sources.config}.${process.pid}.tmp`;
-  writeFileSync(temporary, `${JSON.stringify(json, null, 2)}\n`);
-  renameSync(temporary, sources.config);
+  try {
+    nodeFileHost.writeAtomic(sources.config, Buffer.from(`${JSON.stringify(json, null, 2)}\n`));
+  } catch (error) {
+    if (!(error instanceof GgError)) throw error;
+    return { saved: false, problems: [error.message], file: sources.config };
+  }
   return { saved: true, problems: [], file: sources.config };
 }
 
@@ -144,35 +155,70 @@ function catalogOf(sources: ConsoleSources): { catalog: Catalog | null; path: st
 }
 
 /** Every transcript the console was given: under --runs, and under each study's transcripts/. */
-export const allRunFiles = (sources: ConsoleSources): RunFile[] => runFiles([...sources.runs, ...sources.studies.map((dir) => `${dir}/transcripts`)]);
+export const allRunFiles = (sources: ConsoleSources): Promise<Walk> => runFiles([...sources.runs, ...sources.studies.map((dir) => `${dir}/transcripts`)]);
+
+/** The Runs page: the runs, the .jsonl files that are not runs (with why), and why the walk stopped early if it did. */
+export interface RunList {
+  runs: RunSummary[];
+  skipped: SkippedFile[];
+  stopped?: string;
+}
 
 /** The runs' list. */
-export const listRuns = (sources: ConsoleSources): RunSummary[] => allRunFiles(sources).flatMap((run) => summarize(run) ?? []);
+export async function listRuns(sources: ConsoleSources): Promise<RunList> {
+  const walk = await allRunFiles(sources);
+  const listed: (RunSummary | SkippedFile)[] = [];
+  for (const run of walk.files) listed.push(await summarize(run));
+  const runs = listed.filter((entry) => !isSkipped(entry)) as RunSummary[];
+  return { runs, skipped: listed.filter(isSkipped), ...(walk.stopped ? { stopped: walk.stopped } : {}) };
+}
 
-/** A run's page, by its id in the list; undefined for an id that is not one of the given transcripts. */
-export function runDetail(sources: ConsoleSources, id: string): RunDetail | undefined {
-  const run = allRunFiles(sources).find((candidate) => candidate.id === id);
-  return run && readRun(run);
+/** A run's page as the API gives it: the run, what it cost at the catalog's prices, and its study trial when it is one. */
+export type RunView = RunDetail & { cost: number | null; trial?: TrialView };
+
+/** A run's page, by its id in the list; why it is skipped when it is not a run; undefined for an id that is not one of the given transcripts. */
+export async function runDetail(sources: ConsoleSources, id: string): Promise<RunView | SkippedFile | undefined> {
+  const run = (await allRunFiles(sources)).files.find((candidate) => candidate.id === id);
+  if (run === undefined) return undefined;
+  const detail = await readRun(run);
+  if (isSkipped(detail)) return detail;
+  const { catalog } = catalogOf(sources);
+  const pricing = catalog ? modelInfo(catalog, detail.model).pricing : undefined;
+  const cost = detail.billed !== null ? runCost(pricing, detail.turnsList.map((turn) => turn.usage)) : null;
+  const trial = trialOfRun(sources, id);
+  return { ...detail, cost, ...(trial ? { trial } : {}) };
+}
+
+/** The study trial a run under a study's transcripts/ recorded: the study is found by the id's folder index. */
+function trialOfRun(sources: ConsoleSources, id: string): TrialView | undefined {
+  const slash = id.indexOf("/");
+  const study = sources.studies[Number(id.slice(0, slash)) - sources.runs.length];
+  if (study === undefined) return undefined;
+  try {
+    return trialView(study, id.slice(slash + 1).replace(/\.jsonl$/, ""));
+  } catch {
+    // A trials.jsonl that cannot be read: the run's page still shows the run.
+    return undefined;
+  }
 }
 
 /** The first picture refusal recorded for each model, by any run given. */
-function refusals(runs: RunSummary[], sources: ConsoleSources): Map<string, Extract<VisionKnowledge, { kind: "learned" }>> {
+async function refusals(runs: RunSummary[]): Promise<Map<string, Extract<VisionKnowledge, { kind: "learned" }>>> {
   const found = new Map<string, Extract<VisionKnowledge, { kind: "learned" }>>();
-  const files = new Map(allRunFiles(sources).map((run) => [run.id, run]));
   for (const summary of runs) {
     if (summary.visionRefusals === 0 || found.has(summary.model)) continue;
-    const run = files.get(summary.id);
-    const event = run && readRun(run)?.visionEvents[0];
+    const detail = await readRun(summary);
+    const event = isSkipped(detail) ? undefined : detail.visionEvents[0];
     if (event) found.set(summary.model, { kind: "learned", sees: false, run: summary.file, runId: summary.id, turn: event.turn, message: event.message });
   }
   return found;
 }
 
 /** The models page: the catalog's models, then those runs used that it lacks. */
-export function listModels(sources: ConsoleSources): { catalog: string | null; source: string | null; fetched: string | null; problem?: string; models: ModelEntry[] } {
+export async function listModels(sources: ConsoleSources): Promise<{ catalog: string | null; source: string | null; fetched: string | null; problem?: string; models: ModelEntry[] }> {
   const { catalog, path, problem } = catalogOf(sources);
-  const runs = listRuns(sources);
-  const learned = refusals(runs, sources);
+  const { runs } = await listRuns(sources);
+  const learned = await refusals(runs);
   const used = new Map<string, number>();
   for (const run of runs) used.set(run.model, (used.get(run.model) ?? 0) + 1);
   const entries: ModelEntry[] = (catalog?.models ?? []).map((model) => ({
@@ -209,8 +255,8 @@ function byStudy(dirs: readonly string[]): { study: string | null; dirs: string[
  * The studies page: each study's report (the same JSON as gg study report --json of its folders together: shards of
  * one study are one study), with the run id of each counted trial's transcript.
  */
-export function listStudies(sources: ConsoleSources): { dir: string; dirs: string[]; study: string | null; report: ReturnType<typeof studyReport> | null; problem?: string; runs: Record<string, string> }[] {
-  const runs = new Set(allRunFiles(sources).map((run) => run.id));
+export async function listStudies(sources: ConsoleSources): Promise<{ dir: string; dirs: string[]; study: string | null; report: ReturnType<typeof studyReport> | null; problem?: string; runs: Record<string, string> }[]> {
+  const runs = new Set((await allRunFiles(sources)).files.map((run) => run.id));
   return byStudy(sources.studies).map(({ study, dirs, indexes }) => {
     const shown = { dir: dirs.join(", "), dirs, study };
     if (!existsSync(`${dirs[0]}/trials.jsonl`)) return { ...shown, report: null, problem: `Cannot report ${dirs[0]}: it holds no trials.jsonl; name a folder gg study run wrote (its --out)`, runs: {} };

@@ -1,23 +1,31 @@
 // Runs as the console shows them: the transcripts found under the folders it was given, each summed up for the list
 // from its first and last lines, and read whole (all but its requests' bodies) for its page.
 import { createHash } from "node:crypto";
-import { readdirSync, readFileSync, statSync } from "node:fs";
-import { join, relative } from "node:path";
+import type { Stats } from "node:fs";
+import { readFile, stat } from "node:fs/promises";
 import type { AgentReport, Bands, CallOutcome, TurnRecord, VisionEvent } from "../agent/loop.ts";
+import type { Retry } from "../agent/provider.ts";
 import type { TranscriptStart } from "../agent/transcript.ts";
 import { usageOf } from "../agent/usage.ts";
+import { reportProblem } from "./report_check.ts";
+import type { RunFile } from "./walk.ts";
 
-/** A transcript the console may read: its id (how the page names it) and its file. */
-export interface RunFile {
-  /** The folder's index among those given and the path under it, e.g. "0/study/a/1.jsonl". */
+/** A .jsonl file that is not a run the console can show, and why. */
+export interface SkippedFile {
   id: string;
   file: string;
+  /** What is wrong with it, e.g. "its first line is not a transcript's start line". */
+  reason: string;
 }
 
 /** One run in the list. */
 export interface RunSummary {
   id: string;
   file: string;
+  /** The folder given that holds it, so one trial's transcripts from three folders read as three. */
+  folder: string;
+  /** When the transcript was last written (ISO time). */
+  modified: string;
   model: string;
   arm: string;
   task: string;
@@ -38,7 +46,8 @@ export interface RunTurn {
   estimate: Bands;
   usage?: TurnRecord["usage"];
   calls: number;
-  retries: number;
+  /** Each request sent again, with why (a status and the provider's message, or the network failure). */
+  retries: Retry[];
   elapsedMs: number;
   /** The model's reply: its text, and its tool calls' names (tools arm). */
   reply?: string;
@@ -55,34 +64,12 @@ export interface RunDetail extends RunSummary {
   calls: (CallOutcome & { turn: number; result?: string })[];
   visionEvents: VisionEvent[];
   filesChanged: AgentReport["filesChanged"] | null;
+  /** The provider's counts added up, from the end line; null without one. */
+  usage: AgentReport["totals"]["usage"] | null;
   answer: string | null;
   error: AgentReport["error"] | null;
   /** The views of the last request (code arm): each message's parts as text, pictures named by type, hash and size. */
   views: string[][];
-}
-
-/** Every *.jsonl file under `dirs`, recursively, in path order. */
-export function runFiles(dirs: readonly string[]): RunFile[] {
-  const found: RunFile[] = [];
-  dirs.forEach((dir, index) => {
-    let names: string[];
-    try {
-      names = readdirSync(dir, { recursive: true, encoding: "utf8" });
-    } catch {
-      return;
-    }
-    for (const name of names.sort()) {
-      if (!name.endsWith(".jsonl")) continue;
-      const file = join(dir, name);
-      try {
-        if (!statSync(file).isFile()) continue;
-      } catch {
-        continue;
-      }
-      found.push({ id: `${index}/${relative(dir, file).split("\\").join("/")}`, file });
-    }
-  });
-  return found;
 }
 
 const parse = (line: string): Record<string, unknown> | undefined => {
@@ -109,35 +96,51 @@ function figures(report: AgentReport | undefined): Pick<RunSummary, "entered" | 
 const outcomeOf = (report: AgentReport | undefined): string => (report === undefined ? "unfinished" : report.ok ? "answered" : (report.error?.code ?? "failed"));
 
 /** Summaries cached by file, kept while its size and time are the same. */
-const summaries = new Map<string, { stamp: string; summary: RunSummary | undefined }>();
+const summaries = new Map<string, { stamp: string; summary: RunSummary | SkippedFile }>();
 
-/** The list entry of a transcript, or undefined when the file is not one (a study's trials.jsonl, say). */
-export function summarize(run: RunFile): RunSummary | undefined {
+/** Whether a listing is a file skipped rather than a run. */
+export const isSkipped = (entry: RunSummary | SkippedFile): entry is SkippedFile => "reason" in entry;
+
+/** The list entry of a transcript, or why the file is skipped (a study's trials.jsonl, a report edited by hand). */
+export async function summarize(run: RunFile): Promise<RunSummary | SkippedFile> {
   let stamp: string;
+  let text: string;
+  let stats: Stats;
   try {
-    const stats = statSync(run.file);
+    stats = await stat(run.file);
     stamp = `${stats.size}:${stats.mtimeMs}`;
-  } catch {
-    return undefined;
+    const cached = summaries.get(run.file);
+    if (cached?.stamp === stamp) return { ...cached.summary, id: run.id };
+    text = await readFile(run.file, "utf8");
+  } catch (error) {
+    return { id: run.id, file: run.file, reason: `it cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})` };
   }
-  const cached = summaries.get(run.file);
-  if (cached?.stamp === stamp) return cached.summary && { ...cached.summary, id: run.id };
-  const summary = summarizeText(run, readFileSync(run.file, "utf8"));
+  const summary = summarizeText(run, text, new Date(stats.mtimeMs).toISOString());
   summaries.set(run.file, { stamp, summary });
   return summary;
 }
 
-function summarizeText(run: RunFile, text: string): RunSummary | undefined {
+/** The end line's report, undefined without an end line, or why the end line holds no report. */
+function endOf(text: string): { report?: AgentReport; problem?: string } {
+  const trimmed = text.trimEnd();
+  const last = parse(trimmed.slice(trimmed.lastIndexOf("\n") + 1));
+  if (last?.type !== "end") return {};
+  const problem = reportProblem(last.report);
+  return problem === undefined ? { report: last.report as AgentReport } : { problem };
+}
+
+function summarizeText(run: RunFile, text: string, modified: string): RunSummary | SkippedFile {
   const firstEnd = text.indexOf("\n");
   const start = parse(firstEnd < 0 ? text : text.slice(0, firstEnd));
-  if (!isStart(start)) return undefined;
-  const lastLine = text.trimEnd().slice(text.trimEnd().lastIndexOf("\n") + 1);
-  const last = parse(lastLine);
-  const report = last?.type === "end" ? (last.report as AgentReport) : undefined;
+  if (!isStart(start)) return { id: run.id, file: run.file, reason: "it is not a transcript: its first line is not a start line naming a model and a task" };
+  const { report, problem } = endOf(text);
+  if (problem !== undefined) return { id: run.id, file: run.file, reason: problem };
   const responses = report ? report.turns.length : (text.match(/^\{"type":"response"/gm) ?? []).length;
   return {
     id: run.id,
     file: run.file,
+    folder: run.folder,
+    modified,
     model: start.model,
     arm: String(start.arm),
     task: start.task,
@@ -187,17 +190,17 @@ function replyOf(completion: unknown): string | undefined {
   return [text, ...(calls.length > 0 ? [`[tool calls: ${calls.join(", ")}]`] : [])].filter((part) => part !== "").join("\n");
 }
 
-/** A run's page, read from its transcript; undefined when the file is not a transcript. */
-export function readRun(run: RunFile): RunDetail | undefined {
-  const text = readFileSync(run.file, "utf8");
-  const summary = summarizeText(run, text);
-  if (!summary) return undefined;
+/** A run's page, read from its transcript; why the file is skipped when it is not a run. */
+export async function readRun(run: RunFile): Promise<RunDetail | SkippedFile> {
+  const [text, stats] = await Promise.all([readFile(run.file, "utf8"), stat(run.file)]);
+  const summary = summarizeText(run, text, new Date(stats.mtimeMs).toISOString());
+  if (isSkipped(summary)) return summary;
   let start: TranscriptStart | undefined;
-  let report: AgentReport | undefined;
   let lastRequest: string | undefined;
   const calls: (CallOutcome & { turn: number })[] = [];
   const replies = new Map<number, string>();
   const usages = new Map<number, TurnRecord["usage"]>();
+  const retries = new Map<number, Retry[]>();
   for (const line of text.split("\n")) {
     if (line === "") continue;
     // A request holds the whole conversation so far: only the last one is read (for its views).
@@ -207,21 +210,22 @@ export function readRun(run: RunFile): RunDetail | undefined {
     }
     const entry = parse(line);
     if (entry?.type === "start") start = entry as unknown as TranscriptStart;
-    else if (entry?.type === "end") report = entry.report as AgentReport;
-    else if (entry?.type === "call") calls.push({ ...(entry.outcome as CallOutcome), turn: Number(entry.turn) || 0 });
+    else if (entry?.type === "call" && typeof (entry.outcome as CallOutcome | undefined)?.name === "string") calls.push({ ...(entry.outcome as CallOutcome), turn: Number(entry.turn) || 0 });
     else if (entry?.type === "response") {
       const turn = Number(entry.turn);
       const reply = replyOf(entry.completion);
       if (reply !== undefined) replies.set(turn, reply);
+      if (Array.isArray(entry.retries)) retries.set(turn, entry.retries as Retry[]);
       const usage = usageOf((entry.completion as { usage?: unknown } | undefined)?.usage);
       if (usage) usages.set(turn, usage);
     } else if (entry?.type === "request") lastRequest = line;
   }
+  const report = endOf(text).report;
   const zero: Bands = { system: 0, tools: 0, messages: 0, toolResults: 0, views: 0 };
   // Without an end line, the turns are the answers recorded, with no estimate.
   const turns: RunTurn[] = report
-    ? report.turns.map((turn) => ({ turn: turn.turn, estimate: turn.estimate, ...(turn.usage ? { usage: turn.usage } : {}), calls: turn.calls, retries: turn.retries.length, elapsedMs: turn.elapsedMs, ...(replies.has(turn.turn) ? { reply: replies.get(turn.turn) } : {}) }))
-    : [...replies.keys()].map((turn) => ({ turn, estimate: zero, ...(usages.has(turn) ? { usage: usages.get(turn) } : {}), calls: calls.filter((call) => call.turn === turn).length, retries: 0, elapsedMs: 0, reply: replies.get(turn) }));
+    ? report.turns.map((turn) => ({ turn: turn.turn, estimate: turn.estimate, ...(turn.usage ? { usage: turn.usage } : {}), calls: turn.calls, retries: turn.retries, elapsedMs: turn.elapsedMs, ...(replies.has(turn.turn) ? { reply: replies.get(turn.turn) } : {}) }))
+    : [...replies.keys()].map((turn) => ({ turn, estimate: zero, ...(usages.has(turn) ? { usage: usages.get(turn) } : {}), calls: calls.filter((call) => call.turn === turn).length, retries: retries.get(turn) ?? [], elapsedMs: 0, reply: replies.get(turn) }));
   const request = lastRequest === undefined ? undefined : parse(lastRequest)?.request;
   const results = resultsOf(request);
   const told = (call: CallOutcome & { turn: number }): CallOutcome & { turn: number; result?: string } => (results.has(call.hash) ? { ...call, result: results.get(call.hash) } : call);
@@ -232,6 +236,7 @@ export function readRun(run: RunFile): RunDetail | undefined {
     calls: (calls.length > 0 || !report ? calls : report.calls.map((call) => ({ ...call, turn: 0 }))).map(told),
     visionEvents: report?.visionEvents ?? [],
     filesChanged: report?.filesChanged ?? null,
+    usage: report?.totals?.usage ?? null,
     answer: report?.answer ?? null,
     error: report?.error ?? null,
     views: viewsOf(request),

@@ -1,11 +1,15 @@
-// The console's HTTP server: the bundled page and the JSON API, on 127.0.0.1 only. Every request carries the token
-// the printed URL holds (as Jupyter's does): in the query, then the cookie the page sets, then a header. A request
-// naming another host (DNS rebinding), or an API request from another origin, is refused before anything is read.
+// The console's HTTP server: the bundled page and the JSON API, on 127.0.0.1 only. The API answers only requests
+// carrying the token the printed URL holds, in the x-gg-token header: the page keeps the token in its tab's
+// sessionStorage (which is per origin, port included) and sends it itself, so no cookie holds it (a browser sends
+// 127.0.0.1's cookies to every port). The page's files hold no data and are served without it. A request naming
+// another host (DNS rebinding), or an API request from another origin, is refused before anything is read; a request
+// that cannot be parsed gets a 400, and a handler's failure a 500 for that request alone.
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { join } from "node:path";
 import { type ConsoleSources, checkConfiguration, configurationState, listModels, listRuns, listStudies, runDetail, saveConfiguration } from "./api.ts";
+import { isSkipped } from "./runs.ts";
 
 /** A running console. */
 export interface ConsoleServer {
@@ -30,23 +34,28 @@ const CSP = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inl
 /** A body the API takes: at most this many bytes (a configuration is a few KiB). */
 const MAX_BODY = 1024 * 1024;
 
-const cookieName = (port: number): string => `gg-console-${port}`;
+/** The header the API takes the token in. */
+export const TOKEN_HEADER = "x-gg-token";
 
-/** Whether `given` is `token`, in time that does not depend on where they differ. */
-const sameToken = (given: string, token: string): boolean => given.length === token.length && timingSafeEqual(Buffer.from(given), Buffer.from(token));
+/** Whether `given` is `token`, in time that does not depend on where they differ (compared as bytes: any text may come). */
+function sameToken(given: string, token: string): boolean {
+  const [a, b] = [Buffer.from(given), Buffer.from(token)];
+  return a.length === b.length && timingSafeEqual(a, b);
+}
 
-/** The token a request carries: the query's, the cookie's, or the header's; undefined without one. */
-function tokenOf(request: IncomingMessage, url: URL, port: number): string | undefined {
-  const query = url.searchParams.get("token");
-  if (query !== null) return query;
-  const cookie = (request.headers.cookie ?? "").split(/;\s*/).find((pair) => pair.startsWith(`${cookieName(port)}=`));
-  if (cookie !== undefined) return decodeURIComponent(cookie.slice(cookie.indexOf("=") + 1));
-  const header = request.headers["x-gg-token"];
-  return typeof header === "string" ? header : undefined;
+/** The request's target as a URL, or undefined when it is not a path this server can parse (`http://[`, `*`). */
+function targetOf(request: IncomingMessage): URL | undefined {
+  const target = request.url ?? "";
+  if (!target.startsWith("/") || target.startsWith("//")) return undefined;
+  try {
+    return new URL(target, "http://127.0.0.1");
+  } catch {
+    return undefined;
+  }
 }
 
 function send(response: ServerResponse, status: number, type: string, body: string | Buffer, headers: Record<string, string> = {}): void {
-  response.writeHead(status, { "content-type": type, "cache-control": "no-store", "x-content-type-options": "nosniff", "referrer-policy": "no-referrer", "content-security-policy": CSP, ...headers });
+  response.writeHead(status, { "content-type": type, "content-length": String(Buffer.byteLength(body)), "cache-control": "no-store", "x-content-type-options": "nosniff", "referrer-policy": "no-referrer", "content-security-policy": CSP, ...headers });
   response.end(body);
 }
 
@@ -69,15 +78,20 @@ async function bodyOf(request: IncomingMessage): Promise<{ value: unknown } | un
   }
 }
 
-/** Why a request is refused before its path is looked at, or undefined when it may go on. */
+/**
+ * Why a request is refused before its path is looked at, or undefined when it may go on. The page's files need no
+ * token, but one given in their URL must be right (a person who pasted a stale URL learns it at once).
+ */
 function gate(request: IncomingMessage, url: URL, port: number, token: string): { status: number; message: string } | undefined {
   const hosts = [`127.0.0.1:${port}`, `localhost:${port}`];
   if (!hosts.includes(request.headers.host ?? "")) return { status: 421, message: `Cannot answer for host ${JSON.stringify(request.headers.host ?? "")}: the console answers ${hosts.join(" and ")} only` };
-  const given = tokenOf(request, url, port);
-  if (given === undefined) return { status: 401, message: "Cannot open the console without its token: open the URL gg console printed (it ends with ?token=...)" };
-  if (!sameToken(given, token)) return { status: 403, message: "Cannot open the console with this token: it is not the one gg console printed; open the URL it printed" };
+  const api = url.pathname.startsWith("/api/");
+  const header = request.headers[TOKEN_HEADER];
+  const given = api ? (typeof header === "string" ? header : undefined) : (url.searchParams.get("token") ?? undefined);
+  if (given === undefined && api) return { status: 401, message: "Cannot answer without the console's token: open the URL gg console printed (it ends with ?token=...) in this tab" };
+  if (given !== undefined && !sameToken(given, token)) return { status: 403, message: "Cannot open the console with this token: it is not the one gg console printed; open the URL it printed" };
   const origin = request.headers.origin;
-  if (url.pathname.startsWith("/api/") && origin !== undefined && !hosts.some((host) => origin === `http://${host}`)) {
+  if (api && origin !== undefined && !hosts.some((host) => origin === `http://${host}`)) {
     return { status: 403, message: `Cannot answer a request from ${origin}: the console's API answers its own page only` };
   }
   return undefined;
@@ -94,14 +108,25 @@ async function api(request: IncomingMessage, response: ServerResponse, url: URL,
     const saved = saveConfiguration(sources, body.value);
     return json(response, saved.saved ? 200 : 409, saved);
   }
-  if (route === "GET /api/models") return json(response, 200, listModels(sources));
-  if (route === "GET /api/runs") return json(response, 200, listRuns(sources));
+  if (route === "GET /api/models") return json(response, 200, await listModels(sources));
+  if (route === "GET /api/runs") return json(response, 200, await listRuns(sources));
   if (route === "GET /api/run") {
-    const run = runDetail(sources, url.searchParams.get("id") ?? "");
-    return run ? json(response, 200, run) : json(response, 404, { error: `Cannot show run ${JSON.stringify(url.searchParams.get("id"))}: no transcript given to gg console has that id; the Runs page lists them` });
+    const id = url.searchParams.get("id") ?? "";
+    const run = await runDetail(sources, id);
+    if (run === undefined) return json(response, 404, { error: `Cannot show run ${JSON.stringify(id)}: no transcript given to gg console has that id; the Runs page lists them` });
+    return isSkipped(run) ? json(response, 422, { error: `Cannot show ${run.file} as a run: ${run.reason}` }) : json(response, 200, run);
   }
-  if (route === "GET /api/studies") return json(response, 200, listStudies(sources));
+  if (route === "GET /api/studies") return json(response, 200, await listStudies(sources));
   return json(response, 404, { error: `Cannot answer ${route}: the console has no such API` });
+}
+
+/** Answers a request whose handler failed with a 500 for it alone; a response already begun is cut off. */
+function failed(response: ServerResponse, target: string | undefined, error: unknown): void {
+  if (response.headersSent) {
+    response.destroy();
+    return;
+  }
+  json(response, 500, { error: `Cannot answer ${target}: ${error instanceof Error ? error.message : String(error)}; the console still serves other requests` });
 }
 
 /** Starts the console on 127.0.0.1:`port` (0: a free one), serving the bundle in `assets`. */
@@ -109,19 +134,18 @@ export async function startConsole(options: { port: number; assets: string; sour
   const token = options.token ?? randomBytes(24).toString("hex");
   const files = new Map(Object.entries(ASSETS).map(([path, asset]) => [path, { body: readFileSync(join(options.assets, asset.file)), type: asset.type }]));
   let port = options.port;
-  const server = createServer((request, response) => {
-    const url = new URL(request.url ?? "/", "http://127.0.0.1");
+  const answer = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
+    const url = targetOf(request);
+    if (url === undefined) return refuse(response, 400, `Cannot read the request target ${JSON.stringify(request.url)}: the console takes a path that starts with /`);
     const refused = gate(request, url, port, token);
     if (refused) return refuse(response, refused.status, refused.message);
-    if (url.pathname.startsWith("/api/")) {
-      api(request, response, url, options.sources).catch((error: unknown) => json(response, 500, { error: `Cannot answer ${url.pathname}: ${(error as Error).message}` }));
-      return;
-    }
+    if (url.pathname.startsWith("/api/")) return api(request, response, url, options.sources);
     const asset = files.get(url.pathname);
     if (!asset || request.method !== "GET") return refuse(response, 404, `Cannot find ${url.pathname}: the console's pages are under /`);
-    // The page keeps the token in a cookie, so its own requests carry it without it in every URL.
-    const cookie: Record<string, string> = url.pathname === "/" ? { "set-cookie": `${cookieName(port)}=${token}; Path=/; HttpOnly; SameSite=Strict` } : {};
-    send(response, 200, asset.type, asset.body, cookie);
+    send(response, 200, asset.type, asset.body);
+  };
+  const server = createServer((request, response) => {
+    answer(request, response).catch((error: unknown) => failed(response, request.url, error));
   });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);

@@ -152,7 +152,7 @@ function CapabilityFields(props: { id: string; entry: Entry; spec: { implementat
   );
 }
 
-/** An element id for a group's heading: aria-labelledby takes a list of ids, so no spaces ("Models & tools"). */
+/** An element id for a group's heading: aria-labelledby takes a list of ids, so no spaces ("Shell commands"). */
 const groupId = (name: string): string => `group-${name.toLowerCase().replace(/[^a-z0-9]+/g, "-")}`;
 
 function ModelFields(props: { json: Json; change: (edit: (draft: Json) => void) => void }) {

@@ -1,9 +1,11 @@
 // The console's page: a navigation bar and the page the route names.
 import { render } from "preact";
+import { keepToken } from "./api.ts";
 import { ConfigurationPage } from "./config.tsx";
 import { ModelPage, ModelsPage } from "./models.tsx";
 import { href, useRoute } from "./router.ts";
-import { RunPage, RunsPage } from "./runs.tsx";
+import { RunPage } from "./run.tsx";
+import { RunsPage } from "./runs.tsx";
 import { StudiesPage } from "./studies.tsx";
 
 const SECTIONS = [
@@ -15,19 +17,33 @@ const SECTIONS = [
 
 function App() {
   const [section = "config", id] = useRoute();
+  const known = SECTIONS.some((entry) => entry.route === section) && (id === undefined || section === "models" || section === "runs");
   return (
     <>
       <header>
         <strong>gg console</strong>
         <nav aria-label="Sections">
           {SECTIONS.map((entry) => (
-            <a key={entry.route} href={href(entry.route)} aria-current={entry.route === section ? "page" : undefined}>
+            <a key={entry.route} href={href(entry.route)} aria-current={known && entry.route === section ? "page" : undefined}>
               {entry.name}
             </a>
           ))}
         </nav>
       </header>
-      <main>{page(section, id)}</main>
+      <main>{known ? page(section, id) : <NotFound />}</main>
+    </>
+  );
+}
+
+/** A route the page does not have: said so, with the way back. */
+function NotFound() {
+  return (
+    <>
+      <h1>Not found</h1>
+      <p>
+        {`The console has no page at ${location.hash}. `}
+        <a href={href("config")}>Back to the Configuration</a>, or pick a section above.
+      </p>
     </>
   );
 }
@@ -39,8 +55,7 @@ function page(section: string, id: string | undefined) {
   return <ConfigurationPage />;
 }
 
-// The token is in the cookie the page was served with: the address bar need not show it.
-if (new URLSearchParams(location.search).has("token")) history.replaceState(null, "", `/${location.hash}`);
+keepToken();
 const root = document.getElementById("app") as HTMLElement;
 // The loading line is the page's until the app renders in its place.
 root.textContent = "";

@@ -1,7 +1,7 @@
 // What the console's tests and bench show it: real transcripts written by runAgent against a scripted provider (a
 // code run with a program, a run whose model refused a picture, a run whose replies hold markup), a generated
 // 5,000-turn transcript, a catalog, and a study folder.
-import { copyFileSync, mkdirSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ChatCompletion } from "openai/resources/chat/completions";
 import type { AgentReport, Bands, TurnRecord } from "../../agent/loop.ts";
@@ -98,6 +98,10 @@ export function writeLongRun(file: string, turns: number): void {
   writeFileSync(file, lines.map((line) => `${JSON.stringify(line)}\n`).join(""));
 }
 
+/** The output of the check of the study's failing trial (add-test/tools/2), and the diff that trial left. */
+export const FAILED_CHECK = "FAIL test/a.test.ts > adds\n  expected 3 to be 4\n";
+export const FAILED_DIFF = "diff --git a/src/a.ts b/src/a.ts\n--- a/src/a.ts\n+++ b/src/a.ts\n@@ -1 +1 @@\n-export const add = (a, b) => a + b;\n+export const add = (a, b) => a - b;\n";
+
 /** A study folder: two agents of one model differing in the arm, on two cases, two repeats each, with the trials' transcripts. */
 export function writeStudy(dir: string, runsFrom: string): void {
   mkdirSync(join(dir, "transcripts", "fix-typo", "code"), { recursive: true });
@@ -123,7 +127,7 @@ export function writeStudy(dir: string, runsFrom: string): void {
           commit: null,
           pass,
           error: null,
-          check: { exitCode: pass ? 0 : 1, ms: 300, output: "" },
+          check: { exitCode: pass ? 0 : 1, ms: 300, output: pass ? "" : FAILED_CHECK },
           turns: agent.arm === "code" ? 3 : 5,
           estimate: { system: 900, tools: 0, messages: 2000, toolResults: 3000, views: 1000, entered: 6900 },
           usage: { prompt: billed - 500, completion: 500, cached: null, cacheWritten: null, turnsWithoutUsage: 0 },
@@ -140,6 +144,59 @@ export function writeStudy(dir: string, runsFrom: string): void {
     }
   }
   writeFileSync(join(dir, "trials.jsonl"), records.map((line) => `${JSON.stringify(line)}\n`).join(""));
-  // One trial's transcript, so the grid links to a run.
+  // Two trials' transcripts, so the grid links to runs: one passed, one whose check failed (with its diff).
   copyFileSync(join(runsFrom, "code.jsonl"), join(dir, "transcripts", "fix-typo", "code", "1.jsonl"));
+  mkdirSync(join(dir, "transcripts", "add-test", "tools"), { recursive: true });
+  copyFileSync(join(runsFrom, "code.jsonl"), join(dir, "transcripts", "add-test", "tools", "2.jsonl"));
+  mkdirSync(join(dir, "diffs", "add-test", "tools"), { recursive: true });
+  writeFileSync(join(dir, "diffs", "add-test", "tools", "2.patch"), FAILED_DIFF);
+}
+
+/**
+ * A runs folder no listing may fail on: a good run (good.jsonl), end lines whose report is null or {}, a .jsonl that
+ * is not a transcript, and two link cycles (loop -> ., deep/up -> ..).
+ */
+export function writeHostileRuns(dir: string): void {
+  mkdirSync(join(dir, "deep"), { recursive: true });
+  writeLongRun(join(dir, "good.jsonl"), 3);
+  const start = JSON.stringify({ type: "start", model: MODELS.unknown, arm: "tools", task: "A report edited by hand." });
+  writeFileSync(join(dir, "null-report.jsonl"), `${start}\n${JSON.stringify({ type: "end", report: null })}\n`);
+  writeFileSync(join(dir, "deep", "empty-report.jsonl"), `${start}\n${JSON.stringify({ type: "end", report: {} })}\n`);
+  writeFileSync(join(dir, "trials.jsonl"), `${JSON.stringify({ key: "a/b/1", pass: true })}\n`);
+  symlinkSync(".", join(dir, "loop"));
+  symlinkSync("..", join(dir, "deep", "up"));
+}
+
+/** Why the console skips each of writeHostileRuns' files that is not a run, by its path under the folder. */
+export const HOSTILE_SKIPPED = {
+  "deep/empty-report.jsonl": "its end line's report is not a run's report: report must have required properties ok, turns, calls",
+  "null-report.jsonl": "its end line's report is null, not a run's report",
+  "trials.jsonl": "it is not a transcript: its first line is not a start line naming a model and a task",
+} as const;
+
+/** What writeTurnsRun's approvals record, and how the run page words them. */
+export const APPROVALS = [
+  { approval: { verdict: "allow", by: "default" }, words: "allowed by default" },
+  { approval: { verdict: "deny", by: "rule 2", reason: "no pushes" }, words: "denied by rule 2: no pushes" },
+] as const;
+
+/** What writeTurnsRun's first turn retried, and how the run page words it. */
+export const RETRY = { retry: { attempt: 1, status: 429, reason: "Rate limit reached for requests", waitMs: 2000 }, words: "Turn 1, retry 1: HTTP 429, Rate limit reached for requests (waited 2.0 s)" } as const;
+
+/** A 3-turn run whose calls carry approvals and whose first request was retried; and beside it a run with no turns. */
+export function writeTurnsRun(file: string, empty: string): void {
+  writeLongRun(file, 3);
+  let call = 0;
+  const lines = readFileSync(file, "utf8").trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown> & { type: string });
+  for (const line of lines) {
+    if (line.type === "call") (line.outcome as Record<string, unknown>).approval = APPROVALS[call++ % APPROVALS.length]?.approval;
+    if (line.type === "response" && line.turn === 1) line.retries = [RETRY.retry];
+    if (line.type === "end") {
+      const report = line.report as AgentReport;
+      (report.turns[0] as TurnRecord).retries = [RETRY.retry];
+      report.totals.retries = 1;
+    }
+  }
+  writeFileSync(file, lines.map((line) => `${JSON.stringify(line)}\n`).join(""));
+  writeFileSync(empty, `${JSON.stringify({ type: "start", model: MODELS.unknown, arm: "tools", task: "Stopped at once." })}\n`);
 }

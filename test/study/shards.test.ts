@@ -231,7 +231,7 @@ describe("a study over several workers", () => {
     // Two folders of one study (a shard of each half) are one study in the console; the other study stands apart.
     const half = join(ws.root, "half");
     expect((await gg("study", "run", file, "--out", half, "--shard", "1/2", ...common(server.baseURL))).status).toBe(0);
-    const studies = listStudies({ runs: [], studies: [half, second, out] });
+    const studies = await listStudies({ runs: [], studies: [half, second, out] });
     expect(studies.map((entry) => entry.dirs)).toEqual([[half, out], [second]]);
     const [one] = studies;
     expect(one?.report?.trials).toHaveLength(4);
