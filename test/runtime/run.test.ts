@@ -157,8 +157,9 @@ describe("the gg global", () => {
     expect(done.result).toMatchObject({ exitCode: 4, output: "hi\n", truncated: false });
     const clamped = await ws.run("try { await gg.shell.shell('sleep 20', { timeoutSecs: 600 }); } catch (e) { return e.code + ' ' + e.message.split(';')[0]; }", { limits: { budgetSecs: 3 } });
     const seconds = Number(/^timeout Command stopped after its ([\d.]+) s timeout/.exec(String(clamped.result))?.[1]);
-    expect(seconds).toBeGreaterThan(2);
-    expect(seconds).toBeLessThan(3);
+    // What was left of the 3 s when the command started: how much depends on how busy the machine is.
+    expect(seconds).toBeGreaterThan(0);
+    expect(seconds).toBeLessThanOrEqual(3);
   });
 
   test("a disabled capability's functions do not exist", async () => {
