@@ -34,10 +34,10 @@ describe("an embedding process", () => {
     const child = embedder(ws.root, marker, then);
     try {
       const exited = new Promise((resolve) => child.once("exit", (code, signal) => resolve(code ?? signal)));
-      expect(await within(60, () => survivors(marker).length >= 2)).toBe(true);
+      expect(await within(180, () => survivors(marker).length >= 2)).toBe(true);
       child.stdin.write("go\n");
       expect(await exited).toBe(status);
-      expect(await within(60, () => survivors(marker).length === 0), `left running: ${survivors(marker).join("; ")}`).toBe(true);
+      expect(await within(100, () => survivors(marker).length === 0), `left running: ${survivors(marker).join("; ")}`).toBe(true);
     } finally {
       // A failure leaves nothing running.
       if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
