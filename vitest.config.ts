@@ -3,6 +3,11 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
-    testTimeout: 30_000,
+    // Most tests wait on child processes, timers and sockets more than they compute: three files at once keep a
+    // 2-core machine busy (vitest's default there is one).
+    maxWorkers: 3,
+    // A bound on a hung test, not a speed check: generous enough to hold on a machine loaded many times over.
+    testTimeout: 300_000,
+    hookTimeout: 300_000,
   },
 });

@@ -1,6 +1,7 @@
 // Test fixture: commands that name themselves, so a test finds what it left running and nothing another test (or
 // another copy of the suite) started.
 import { spawnSync } from "node:child_process";
+import { setTimeout as sleep } from "node:timers/promises";
 
 let made = 0;
 
@@ -11,4 +12,10 @@ export const uniqueSleep = (): string => `1000.${process.pid}${String(++made).pa
 export function survivors(marker: string): string[] {
   const found = spawnSync("pgrep", ["-af", marker.replaceAll(".", "\\.")], { encoding: "utf8" }).stdout;
   return found.split("\n").filter((line) => line !== "" && !line.includes("pgrep"));
+}
+
+/** Polls `probe` every 50 ms for up to `seconds` (generous: a loaded machine is slow to start and end processes); true when it held. */
+export async function within(seconds: number, probe: () => boolean): Promise<boolean> {
+  for (const until = Date.now() + seconds * 1000; Date.now() < until; await sleep(50)) if (probe()) return true;
+  return probe();
 }

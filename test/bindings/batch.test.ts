@@ -256,7 +256,7 @@ describe("read", () => {
       const result = await tools.call("read", { files: wide, max_bytes });
       expect(result.ok && Buffer.byteLength(result.text) <= max_bytes).toBe(true);
     }
-  }, 20_000);
+  });
 
   test("a picture or a binary file is refused as text, beside the readable ranges", async () => {
     using ws = tempWorkspace();
@@ -315,7 +315,7 @@ describe("edit", () => {
     expect(readFileSync(join(ws.root, "big.txt"), "utf8")).toBe(before);
     await answer(ws, "edit", { path: "big.txt", edits: [{ old: "here", new: "there", line_number: 29_999 }] });
     expect(readFileSync(join(ws.root, "big.txt"), "utf8")).toBe(before.replace("line 29999 here", "line 29999 there"));
-  }, 15_000);
+  });
 
   test("line_number picks its line in a CRLF file, and on a last line without an ending", async () => {
     using ws = tempWorkspace();

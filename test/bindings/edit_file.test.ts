@@ -3,6 +3,7 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import { LINES_SHOWN, occurrences } from "../../bindings/edit_file.ts";
+import { numRuns } from "../deep.ts";
 import { tempWorkspace } from "../workspace.ts";
 
 /** 1-based numbers of the lines of `text` on which each occurrence of `needle` starts. */
@@ -93,7 +94,7 @@ describe("edit_file", () => {
       "Cannot edit big.txt: old occurs 90,000 times, at 30,000 lines, starting with lines 1, 2, 3, 4, 5, 6, 7, 8, 9, 10; add surrounding lines to old so it matches exactly one place",
     );
     expect(readFileSync(join(ws.root, "big.txt"), "utf8")).toBe(before);
-  }, 15_000);
+  });
 
   test("1 MiB of one letter on one line, with old two of it, is ambiguous at line 1", async () => {
     using ws = tempWorkspace();
@@ -103,7 +104,7 @@ describe("edit_file", () => {
       ok: false,
       error: { code: "ambiguous", message: "Cannot edit z.txt: old occurs 1,048,575 times, at line 1; add surrounding lines to old so it matches exactly one place" },
     });
-  }, 15_000);
+  });
 
   test.each([
     ["old", { old: "a\ud800b", new: "x" }, "old holds a lone surrogate U+D800 at line 1, column 2 (character 2)"],
@@ -259,7 +260,7 @@ describe("occurrences", () => {
         const lines = [...new Set(starts.map((start) => haystack.subarray(0, start).filter((byte) => byte === 10).length + 1))];
         expect(occurrences(haystack, needle)).toEqual({ count: starts.length, first: starts[0] ?? -1, lines: lines.length, shown: lines.slice(0, LINES_SHOWN) });
       }),
-      { numRuns: 500, seed: 17 },
+      { numRuns: numRuns(500), seed: 17 },
     );
   });
 });

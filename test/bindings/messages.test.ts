@@ -59,7 +59,7 @@ describe("failure messages, whatever the size of the input", () => {
     }
     expect(failures).toBeGreaterThan(hostile.length * 5);
     expect(await ws.text("read_file", { path: "x" })).toBe("zz line\n");
-  }, 120_000);
+  });
 
   test("a call of a 1 MB tool name is refused with a bounded message", async () => {
     using ws = tempWorkspace();
@@ -90,7 +90,7 @@ describe("failure messages, whatever the size of the input", () => {
     const uncaught = await ws.run(`await gg.files.search("(".repeat(${MB}));`);
     expect(uncaught.error?.code).toBe("invalid-argument");
     expect(uncaught.error?.message.length).toBeLessThan(BOUND);
-  }, 60_000);
+  });
 
   test("a program's own error, however long its message, ends the run with a bounded one", async () => {
     using ws = engineWorkspace();
@@ -103,5 +103,5 @@ describe("failure messages, whatever the size of the input", () => {
     const syntax = await ws.run(`const a = 1 ${"b".repeat(MB)};`);
     expect(syntax.error?.code).toBe("syntax-error");
     expect(syntax.error?.message.length).toBeLessThan(BOUND);
-  }, 60_000);
+  });
 });

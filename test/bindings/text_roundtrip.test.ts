@@ -4,6 +4,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
+import { numRuns } from "../deep.ts";
 import { engineWorkspace } from "../runtime/engine.ts";
 import { tempWorkspace } from "../workspace.ts";
 
@@ -37,7 +38,7 @@ describe("text through the calls, any string at all", () => {
           expect(after.toString("utf8")).toBe(content);
         } else expect(after.toString()).toBe("before\n");
       }),
-      { numRuns: 300, seed: 17 },
+      { numRuns: numRuns(300), seed: 17 },
     );
   });
 
@@ -58,7 +59,7 @@ describe("text through the calls, any string at all", () => {
           expect(after).toEqual(replacement.isWellFormed() ? Buffer.from(`start\n${replacement}\nend\n`, "utf8") : Buffer.from(before));
         },
       ),
-      { numRuns: 200, seed: 17 },
+      { numRuns: numRuns(200), seed: 17 },
     );
   });
 
@@ -75,7 +76,7 @@ describe("text through the calls, any string at all", () => {
           expect(readFileSync(file)).toEqual(before);
         }
       }),
-      { numRuns: 200, seed: 17 },
+      { numRuns: numRuns(200), seed: 17 },
     );
     expect(await ws.call("edit_file", { path: "f.txt", old: "a\ud800b", new: "N" })).toMatchObject({ ok: false, error: { code: "invalid-argument" } });
     expect(readFileSync(file)).toEqual(before);
@@ -91,7 +92,7 @@ describe("text through the calls, any string at all", () => {
         expect(report.result).toBe(content.isWellFormed() ? "ok" : "invalid-argument");
         expect(readFileSync(file)).toEqual(Buffer.from(content.isWellFormed() ? content : "before\n", "utf8"));
       }),
-      { numRuns: 60, seed: 17 },
+      { numRuns: numRuns(60), seed: 17 },
     );
-  }, 60_000);
+  });
 });

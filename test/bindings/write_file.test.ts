@@ -138,10 +138,10 @@ describe("write_file", () => {
 
   test.skipIf(!existsSync("/proc/version"))("a parent /proc will not make fails promptly with a typed error", () => {
     using ws = tempWorkspace();
-    const result = callInChild(ws.root, "write_file", { path: "/proc/nonexist/x", content: "x" }, 10_000);
+    const result = callInChild(ws.root, "write_file", { path: "/proc/nonexist/x", content: "x" }, 120_000);
     expect(result).toMatchObject({ ok: false, error: { code: "permission-denied" } });
     expect(result.error?.message).toMatch(/^Cannot create the parent directory of \/proc\/nonexist\/x: \/proc accepts no new directories/);
-  }, 20_000);
+  });
 
   test("a parent that is a file is not-found naming the file in the way", async () => {
     using ws = tempWorkspace();
@@ -237,7 +237,7 @@ describe("write_file", () => {
       expect(after.length).toBe(size);
       expect(after === contentA || after === contentB).toBe(true);
     }
-  }, 60_000);
+  });
 
   test("a lone surrogate in content is invalid-argument naming its line and column, and nothing is written", async () => {
     using ws = tempWorkspace();
@@ -336,7 +336,7 @@ describe("write_file", () => {
     expect(readdirSync(ws.root).sort()).toEqual(["big.txt", "note.txt"]);
     const after = readFileSync(target, "latin1");
     expect(after === "a".repeat(size) || after === "b".repeat(size)).toBe(true);
-  }, 120_000);
+  });
 
   test("a reader racing the writes only ever sees one whole content", async () => {
     using ws = tempWorkspace();
@@ -354,16 +354,16 @@ describe("write_file", () => {
     const started = new Promise<void>((resolve) => child.stdout.once("data", () => resolve()));
     try {
       await Promise.race([started, exited]);
+      // At least 1.5 s and two whole writes, however slowly the writer goes (the test's timeout bounds the wait).
       const deadline = Date.now() + 1500;
-      while (Date.now() < deadline) {
+      while (Date.now() < deadline || writes < 2) {
         const now = readFileSync(target, "latin1");
         expect(now === contentA || now === contentB).toBe(true);
         await sleep(1);
       }
-      expect(writes).toBeGreaterThan(1);
     } finally {
       child.kill("SIGKILL");
       await exited;
     }
-  }, 60_000);
+  });
 });

@@ -100,7 +100,7 @@ describe("gg agent for a person", () => {
     expect(done.stderr).toContain("tokens  billed: not reported by the provider; entered ");
   });
 
-  test("a server that cannot be reached is named with its URL, each retry shown; nothing is called a refusal", { timeout: 60_000 }, async () => {
+  test("a server that cannot be reached is named with its URL, each retry shown; nothing is called a refusal", async () => {
     using ws = tempWorkspace();
     const port = await closedPort();
     const done = await gg(["agent", "--model", "m", "--arm", "code", "--task", "Hi.", "--base-url", `http://127.0.0.1:${port}/v1`, "--workspace", ws.root, "--catalog", catalogFile(ws.put, ws.root)], {});

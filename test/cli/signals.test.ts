@@ -6,20 +6,13 @@ import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { constants } from "node:os";
-import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, test } from "vitest";
-import { survivors, uniqueSleep } from "../processes.ts";
+import { survivors, uniqueSleep, within } from "../processes.ts";
 import { call, fakeModel } from "../provider.ts";
 import { tempWorkspace } from "../workspace.ts";
 
 const bin = join(import.meta.dirname, "../../bin/gg.js");
 const SIGNALS = ["SIGTERM", "SIGINT", "SIGHUP"] as const;
-
-/** Polls `probe` every 50 ms for up to `seconds` (generous: CI runs under load); true when it held. */
-async function within(seconds: number, probe: () => boolean): Promise<boolean> {
-  for (const until = Date.now() + seconds * 1000; Date.now() < until; await sleep(50)) if (probe()) return true;
-  return probe();
-}
 
 /** JSON-RPC lines that open an MCP session and call `tool` with `args`. */
 const mcpCall = (tool: string, args: object): string =>
@@ -82,11 +75,11 @@ async function signalled(surface: Surface, signal: NodeJS.Signals, to: "pid" | "
   try {
     const exited = new Promise<number | string | null>((resolve) => gg.once("exit", (code, sig) => resolve(code ?? sig)));
     // sh and sleep both up: the command is under way.
-    expect(await within(20, () => survivors(marker).length >= 2)).toBe(true);
+    expect(await within(60, () => survivors(marker).length >= 2)).toBe(true);
     if (to === "pid") gg.kill(signal);
     else process.kill(-(gg.pid as number), signal);
     const status = await exited;
-    await within(10, () => survivors(marker).length === 0);
+    await within(60, () => survivors(marker).length === 0);
     return { status, left: survivors(marker) };
   } finally {
     reap(gg, marker);
@@ -96,14 +89,14 @@ async function signalled(surface: Surface, signal: NodeJS.Signals, to: "pid" | "
 
 describe.concurrent("a signal to gg's pid ends gg and every command it started", () => {
   for (const [name, surface] of Object.entries(SURFACES)) {
-    test.for(SIGNALS)(`${name}: %s`, { timeout: 60_000 }, async (signal) => {
+    test.for(SIGNALS)(`${name}: %s`, async (signal) => {
       expect(await signalled(surface, signal, "pid")).toEqual({ status: 128 + constants.signals[signal], left: [] });
     });
   }
 });
 
 describe("Ctrl-C (SIGINT to gg's process group)", () => {
-  test.for(["gg run, a program's command", "gg mcp, run_program's command"])("%s: the command ends with gg, whichever process sees the signal first", { timeout: 120_000 }, async (name) => {
+  test.for(["gg run, a program's command", "gg mcp, run_program's command"])("%s: the command ends with gg, whichever process sees the signal first", async (name) => {
     // gg and its runner both get the signal: gg must not kill the runner before the runner has stopped its commands.
     for (let round = 0; round < 3; round++) expect(await signalled(SURFACES[name] as Surface, "SIGINT", "group")).toEqual({ status: 130, left: [] });
   });
@@ -125,13 +118,13 @@ describe("a runner whose thread a program holds", () => {
     writeFileSync(join(ws.root, "spin.js"), "await gg.files.writeFile('spinning', 'x');\nfor (;;) {}\n");
     const gg = start(["run", join(ws.root, "spin.js"), "--budget", "600"], ws.root);
     const exited = new Promise<number | string | null>((resolve) => gg.once("exit", (code, sig) => resolve(code ?? sig)));
-    expect(await within(20, () => existsSync(join(ws.root, "spinning")))).toBe(true);
+    expect(await within(60, () => existsSync(join(ws.root, "spinning")))).toBe(true);
     const runner = spawnSync("pgrep", ["-P", String(gg.pid), "-f", "runner"], { encoding: "utf8" }).stdout.trim();
     try {
       expect(runner).toMatch(/^\d+$/);
       gg.kill("SIGTERM");
       expect(await exited).toBe(143);
-      expect(await within(10, () => !running(runner))).toBe(true);
+      expect(await within(60, () => !running(runner))).toBe(true);
     } finally {
       // A failure leaves no spinning runner behind.
       if (gg.exitCode === null && gg.signalCode === null) gg.kill("SIGKILL");

@@ -87,7 +87,7 @@ describe("the regex engine's memory", () => {
     for (let i = 0; i < 120; i++) compileSearch(`(?i)\\bneedle${i}\\w*`);
     expect(lines(first)).toEqual([1, 3]);
     expect(lines(compileSearch("(?i)\\bneedle7\\w*"))).toEqual([3]);
-  }, 30_000);
+  });
 
   test("the engine is loaded afresh for the next pattern once its memory passes 64 MiB, and a search never fills it with a file", () => {
     using ws = tempWorkspace();
@@ -100,7 +100,7 @@ describe("the regex engine's memory", () => {
     expect(engineBytes()).toBeLessThan(16 << 20);
     expect(scanFile(scanner, join(ws.root, "big.txt"), 10)).toEqual([]);
     expect(engineBytes()).toBeLessThan(16 << 20);
-  }, 60_000);
+  });
 });
 
 describe("(?i) and a plain literal, screened before the engine is loaded", () => {

@@ -48,7 +48,7 @@ describe("the second thread's screens", () => {
       }
       job?.finish();
     }
-  }, 30_000);
+  });
 });
 
 describe("the second thread's filters", () => {
@@ -82,5 +82,5 @@ describe("the second thread's filters", () => {
       const now = statSync(path);
       expect(stamp).toEqual({ size: now.size, mtimeMs: now.mtimeMs, ctimeMs: now.ctimeMs, ino: now.ino, dev: now.dev });
     }
-  }, 30_000);
+  });
 });

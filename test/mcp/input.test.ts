@@ -8,6 +8,7 @@ import { createInterface } from "node:readline";
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import { MAX_LINE_BYTES } from "../../mcp/transport.ts";
+import { numRuns } from "../deep.ts";
 import { tempWorkspace } from "../workspace.ts";
 
 const bin = join(import.meta.dirname, "../../bin/gg.js");
@@ -240,10 +241,10 @@ describe("gg mcp under bad input", () => {
         expect(await server.take(() => true)).toEqual({ jsonrpc: "2.0", id: barrier, result: {} });
         expect(server.alive()).toBe(true);
       }),
-      { numRuns: 300, seed: 17 },
+      { numRuns: numRuns(300), seed: 17 },
     );
     await stillServes(server);
-  }, 120_000);
+  });
 });
 
 /** Whether a random line is, by chance, a message JSON-RPC takes without an answer (a notification or a response). */

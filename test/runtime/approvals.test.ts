@@ -143,7 +143,7 @@ describe("the pause", () => {
     } finally {
       runtime.close();
     }
-  }, 30_000);
+  });
 
   test("a wait longer than approvalTimeoutSecs is a deny", async () => {
     using ws = engineWorkspace({ config: { approvalDefault: "ask", approvalTimeoutSecs: 0.2 }, approve: () => new Promise(() => {}) });

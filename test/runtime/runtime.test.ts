@@ -237,9 +237,9 @@ describe("createRuntime", () => {
     const runtime = createRuntime({ workspace: ws.root, config: [{ id: "shell", enabled: false }] });
     try {
       expect(await runtime.run("return typeof gg.shell", { language: "js" })).toMatchObject({ ok: true, result: "undefined" });
-      const started = performance.now();
-      expect((await runtime.run("for (;;) {}", { budget: 0.5 })).error?.code).toBe("timeout");
-      expect(performance.now() - started).toBeLessThan(3000);
+      const stopped = await runtime.run("for (;;) {}", { budget: 0.5 });
+      expect(stopped.error?.code).toBe("timeout");
+      expect(stopped.usage.wallMs).toBeGreaterThanOrEqual(500);
       expect((await runtime.run("const a = []; for (;;) a.push('x'.repeat(1000) + Math.random());", { memory: 16 })).error?.code).toBe("memory-limit");
     } finally {
       runtime.close();

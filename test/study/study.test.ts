@@ -108,7 +108,7 @@ describe("gg study", () => {
     expect(text).toMatch(/^case +agent +model +arm +pass +errors +turns +billed +entered +cost +wall\n/);
     expect(text).toMatch(/\ngreet +m2-tools +m2 +tools +0\/2 +0 +2\.0 +2,200 +[\d,]+ +unknown +[\d.]+ s\n/);
     expect(text).toMatch(/\ngreet +m1 +m1-code +m1-tools +arm +×1\.00 +×1\.00 +2 +0 +0 +0\n/);
-  }, 60_000);
+  });
 
   test("killed with SIGKILL mid-study, a re-run removes what it left, runs the rest, and repeats no finished trial", async () => {
     using ws = tempWorkspace();
@@ -139,7 +139,7 @@ describe("gg study", () => {
     expect(after.slice(0, before.length)).toEqual(before);
     expect(after.map((line) => line.key).sort()).toEqual(AGENTS.flatMap((agent) => [1, 2].map((repeat) => `greet/${agent.id}/${repeat}`)).sort());
     nothingLeft(join(ws.root, "repo"), out);
-  }, 60_000);
+  });
 
   test("shards 1/3, 2/3 and 3/3 reported together equal one unsharded run: the same trials, the same verdicts", async () => {
     using ws = tempWorkspace();
@@ -156,7 +156,7 @@ describe("gg study", () => {
       return { trials: trials.map((trial) => [trial.key, trial.pass]), cells: cells.map(({ wallSecs: _, ...cell }) => cell), pairs };
     };
     expect(await report(...[1, 2, 3].map((shard) => join(ws.root, `shard-${shard}`)))).toEqual(await report(join(ws.root, "whole")));
-  }, 60_000);
+  });
 
   test("a model of unknown vision refused the specs' picture costs one request for the whole study, concurrent trials and a resumed run included; every trial still passes", async () => {
     using ws = tempWorkspace();
@@ -189,7 +189,7 @@ describe("gg study", () => {
     // The specs were read whole into the opening context: the notes' text reached the model in every trial.
     const transcript = readFileSync(join(out, "transcripts/look/v-tools/1.jsonl"), "utf8");
     expect(transcript).toContain("Say hello.");
-  }, 60_000);
+  });
 
   test("a refused study file names every problem at once and exits 2", async () => {
     using ws = tempWorkspace();

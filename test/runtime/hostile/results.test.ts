@@ -84,7 +84,7 @@ describe("hostile: results and thrown values", () => {
     using ws = engineWorkspace();
     const report = await ws.run("await gg.files.listDir();\nreturn new Promise(() => {});", { limits: { budgetSecs: 1 } });
     expect(report.error?.code).toBe("timeout");
-    expect(report.usage.wallMs).toBeLessThan(2000);
+    expect(report.usage.wallMs).toBeGreaterThanOrEqual(1000);
     await expectEngineStillWorks(ws);
   });
 

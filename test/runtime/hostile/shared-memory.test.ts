@@ -20,7 +20,6 @@ describe("hostile: shared memory", () => {
     using ws = engineWorkspace();
     const report = await ws.run("Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);", { limits: { budgetSecs: 2 } });
     expect(report.error).toMatchObject({ code: "program-error", message: expect.stringContaining("is not defined") });
-    expect(report.usage.wallMs).toBeLessThan(2000);
     await expectEngineStillWorks(ws);
   });
 

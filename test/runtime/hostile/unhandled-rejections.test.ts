@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
-import { createRuntime, RUNNER_GRACE_SECS } from "../../../runtime/index.ts";
+import { createRuntime } from "../../../runtime/index.ts";
 import { tempWorkspace } from "../../workspace.ts";
 import { engineWorkspace } from "../engine.ts";
 import { expectEngineStillWorks, hostTripwires } from "./hostile.ts";
@@ -53,10 +53,10 @@ describe("hostile: unhandled rejections", () => {
     // stuck runner shortly after the budget and starts a fresh one.
     const runtime = createRuntime({ workspace: ws.root });
     try {
-      const started = performance.now();
+      // The message getter never returns: a run that ends at all was stopped by the runtime (the test's timeout is
+      // the bound, generous on any machine).
       const report = await runtime.run("const e = new Error('m');\nObject.defineProperty(e, 'message', { get() { for (;;) {} } });\nPromise.reject(e);\nreturn 1;", { limits: { budgetSecs: 1 } });
       expect(report.error?.code).toBe("timeout");
-      expect(performance.now() - started).toBeLessThan((1 + RUNNER_GRACE_SECS + 2) * 1000);
       expect(await runtime.run("return 'fresh'")).toMatchObject({ ok: true, result: "fresh" });
     } finally {
       runtime.close();

@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
+import { numRuns } from "../../deep.ts";
 import { engineWorkspace } from "../engine.ts";
 import { CLOSED_CODES, expectEngineStillWorks } from "./hostile.ts";
 
@@ -84,7 +85,7 @@ describe("hostile: unsendable arguments", () => {
           if (unsendable(r)) expect(outcome.code).toBe("invalid-argument");
         }
       }),
-      { numRuns: 40, seed: 17 },
+      { numRuns: numRuns(40), seed: 17 },
     );
     await expectEngineStillWorks(ws);
   });

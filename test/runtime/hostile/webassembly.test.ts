@@ -18,7 +18,6 @@ describe("hostile: WebAssembly", () => {
     using ws = engineWorkspace();
     const report = await ws.run(`const m = new WebAssembly.Module(${LOOP});\nreturn 'compiled';`, { limits: { budgetSecs: 2 } });
     expect(report.error).toMatchObject({ code: "program-error", message: expect.stringContaining("WebAssembly is not defined"), line: 1 });
-    expect(report.usage.wallMs).toBeLessThan(2000);
     await expectEngineStillWorks(ws);
   });
 
