@@ -51,6 +51,7 @@ export function taskOf(task: string | undefined, file: string | undefined, refus
  * refused.
  */
 export function modelAccess(baseURL: string, catalogFile: string | undefined): { key: string; scrub: (text: string) => string; catalog: Catalog } {
+  checkBaseURL(baseURL);
   const found = apiKeyFor(baseURL);
   if ("refused" in found) throw new UsageError(found.refused);
   let catalog: Catalog;
@@ -63,6 +64,26 @@ export function modelAccess(baseURL: string, catalogFile: string | undefined): {
   return { key: found.key, scrub: scrubberOf(found.key), catalog };
 }
 
+/** Refuses a --base-url that is not an http:// or https:// URL (`127.0.0.1:8089` would otherwise read as a remote host needing a key). */
+function checkBaseURL(baseURL: string): void {
+  let protocol: string | undefined;
+  try {
+    protocol = new URL(baseURL).protocol;
+  } catch {
+    // Reported below.
+  }
+  if (protocol !== "http:" && protocol !== "https:") throw new UsageError(`Cannot use --base-url ${baseURL}: it needs http:// or https://, e.g. http://${baseURL.replace(/^\w+:\/*/, "")}`);
+}
+
+/** A transcript opened at `file` (its folder made when missing); one that cannot be written is refused before the run. */
+function openTranscript(file: string, start: Parameters<typeof transcriptWriter>[1], scrub: (text: string) => string): ReturnType<typeof transcriptWriter> {
+  try {
+    return transcriptWriter(file, start, scrub);
+  } catch (error) {
+    throw new UsageError(`Cannot write the transcript ${file}: ${(error as Error).message}; name a file in a folder you can write to`);
+  }
+}
+
 /** Runs the agent: exit 0 when the model answered, 1 when the run ended otherwise; a provider or catalog that cannot be used is refused (exit 2). */
 export async function runAgentCommand(flags: AgentFlags, out: (text: string) => void, err: (text: string) => void): Promise<number> {
   const { key, scrub, catalog } = modelAccess(flags.baseURL, flags.catalog);
@@ -70,7 +91,7 @@ export async function runAgentCommand(flags: AgentFlags, out: (text: string) => 
   const provider = openAIProvider({ baseURL: flags.baseURL, apiKey: key, onRetry: (retry, maxRetries) => warn(retryLine(retry, maxRetries)) });
   const info = modelInfo(catalog, flags.model);
   const started = performance.now();
-  const transcript = flags.transcript === undefined ? undefined : transcriptWriter(flags.transcript, { model: flags.model, arm: flags.arm, task: flags.task, config: flags.config, ...(flags.agent === undefined ? {} : { agent: flags.agent }) }, scrub);
+  const transcript = flags.transcript === undefined ? undefined : openTranscript(flags.transcript, { model: flags.model, arm: flags.arm, task: flags.task, config: flags.config, ...(flags.agent === undefined ? {} : { agent: flags.agent }), workspace: flags.workspace }, scrub);
   const report = await runAgent({
     approve: approverFor(flags.approve, warn),
     ...(transcript ? { onRecord: transcript.onRecord } : {}),

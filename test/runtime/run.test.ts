@@ -94,9 +94,9 @@ describe("running a program", () => {
     ["await fetch('http://127.0.0.1:9')", "there is no network"],
   ])("a Node or browser global (%s) fails with a hint of what the sandbox has instead", async ([program, instead]) => {
     using ws = engineWorkspace();
-    const { error } = await ws.run(program);
+    const { error } = await ws.run(program as string);
     expect(error).toMatchObject({ code: "program-error", line: 1, message: expect.stringMatching(/^ReferenceError: \w+ is not defined; a program runs in a sandbox with only the ES library and the gg global: /) });
-    expect(error?.message).toContain(instead);
+    expect(error?.message).toContain(instead as string);
     // Any other name is the program's own mistake: no hint.
     expect((await ws.run("return nothingHere")).error?.message).toBe("ReferenceError: nothingHere is not defined");
   });
