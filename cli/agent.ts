@@ -3,7 +3,6 @@
 import { Option } from "commander";
 import { DEFAULT_BASE_URL } from "../agent/catalog.ts";
 import type { Arm } from "../agent/prompts.ts";
-import { stopCommandsOnSignals } from "../host/shell.ts";
 import { agentOf, type Common, defineCommand, type Io, loadConfiguration, options, positive, UsageError, workspaceOf } from "./command.ts";
 
 interface AgentOptions extends Common {
@@ -42,7 +41,6 @@ export function agentCommand(io: Io) {
       if (flags.arm === undefined) refuse("gg agent needs --arm tools or --arm code");
       const config = loadConfiguration(flags.config, flags.agent);
       const workspace = workspaceOf(flags.workspace);
-      stopCommandsOnSignals();
       const { runAgentCommand, taskOf } = await import("./agent_run.ts");
       return await runAgentCommand(
         {

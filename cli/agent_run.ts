@@ -4,9 +4,10 @@
 import { readFileSync } from "node:fs";
 import type { Configuration } from "../bindings/config.ts";
 import { errorText } from "../bindings/define.ts";
-import { runAgent } from "../agent/loop.ts";
+import { type AgentReport, type CallOutcome, runAgent, totalsOf, type TurnRecord } from "../agent/loop.ts";
+import { stopCommandsOnSignals } from "../host/shell.ts";
 import type { Arm } from "../agent/prompts.ts";
-import { type Catalog, CatalogError, loadCatalog, modelInfo } from "../agent/catalog.ts";
+import { type Catalog, CatalogError, loadCatalog, modelInfo, type Pricing } from "../agent/catalog.ts";
 import { apiKeyFor, openAIProvider, scrubberOf, withholdKey } from "../agent/provider.ts";
 import { differences, readTranscript, recordedCalls, replayOptions, TranscriptError, transcriptWriter } from "../agent/transcript.ts";
 import { plural } from "../host/lines.ts";
@@ -92,9 +93,20 @@ export async function runAgentCommand(flags: AgentFlags, out: (text: string) => 
   const info = modelInfo(catalog, flags.model);
   const started = performance.now();
   const transcript = flags.transcript === undefined ? undefined : openTranscript(flags.transcript, { model: flags.model, arm: flags.arm, task: flags.task, config: flags.config, ...(flags.agent === undefined ? {} : { agent: flags.agent }), workspace: flags.workspace }, scrub);
+  // What the run did so far, for a signal to end it with: its summary said, its transcript closed.
+  const sofar: { turns: TurnRecord[]; calls: CallOutcome[]; files?: () => AgentReport["filesChanged"] } = { turns: [], calls: [] };
+  stopCommandsOnSignals((signal) => {
+    const report = cancelledRun(sofar, signal);
+    transcript?.end(report);
+    tell(report, flags, { print, warn, wallMs: performance.now() - started, pricing: info.pricing });
+  });
   const report = await runAgent({
     approve: approverFor(flags.approve, warn),
-    ...(transcript ? { onRecord: transcript.onRecord } : {}),
+    onFiles: (files) => (sofar.files = files),
+    onRecord: (entry) => {
+      if (entry.type === "call") sofar.calls.push(entry.outcome);
+      transcript?.onRecord(entry);
+    },
     ...(info.vision === undefined ? {} : { vision: info.vision }),
     ...(info.contextLength === undefined ? {} : { contextLength: info.contextLength }),
     provider,
@@ -106,16 +118,37 @@ export async function runAgentCommand(flags: AgentFlags, out: (text: string) => 
     ...(flags.agent === undefined ? {} : { agent: flags.agent }),
     ...(flags.maxTurns === undefined ? {} : { maxTurns: flags.maxTurns }),
     ...(flags.budget === undefined ? {} : { budgetSecs: flags.budget }),
-    onTurn: (turn) => warn(turnLine(turn, flags.arm, performance.now() - started)),
+    onTurn: (turn) => {
+      sofar.turns.push(turn);
+      warn(turnLine(turn, flags.arm, performance.now() - started));
+    },
   });
   transcript?.end(report);
-  if (flags.json) print(`${JSON.stringify(report)}\n`);
-  else {
-    if (report.ok) print(`${report.answer ?? ""}\n`);
-    warn(summaryText(report, { arm: flags.arm, wallMs: performance.now() - started, ...(info.pricing ? { pricing: info.pricing } : {}) }));
-    if (report.error) warn(`gg: ${errorText(report.error)}\n`);
-  }
+  tell(report, flags, { print, warn, wallMs: performance.now() - started, pricing: info.pricing });
   return report.ok ? 0 : 1;
+}
+
+/** Says how a run ended: the agent report as JSON, or the answer on stdout and the summary on stderr. */
+function tell(report: AgentReport, flags: AgentFlags, to: { print: (text: string) => void; warn: (text: string) => void; wallMs: number; pricing: Pricing | undefined }): void {
+  if (flags.json) return to.print(`${JSON.stringify(report)}\n`);
+  if (report.ok) to.print(`${report.answer ?? ""}\n`);
+  to.warn(summaryText(report, { arm: flags.arm, wallMs: to.wallMs, ...(to.pricing ? { pricing: to.pricing } : {}) }));
+  if (report.error) to.warn(`gg: ${errorText(report.error)}\n`);
+}
+
+/** The report of a run a signal ended: what it did so far, cancelled. */
+function cancelledRun(sofar: { turns: TurnRecord[]; calls: CallOutcome[]; files?: () => AgentReport["filesChanged"] }, signal: NodeJS.Signals): AgentReport {
+  const how = signal === "SIGINT" ? "Ctrl-C (SIGINT)" : signal;
+  return {
+    ok: false,
+    error: { code: "cancelled", message: `The run was cancelled by ${how} in turn ${sofar.turns.length + 1}; the commands it started were stopped, and the summary counts the turns and calls that had ended` },
+    turns: sofar.turns,
+    calls: sofar.calls,
+    visionEvents: [],
+    wastedRequests: 0,
+    totals: totalsOf(sofar.turns),
+    filesChanged: sofar.files?.() ?? { created: [], modified: [], deleted: [] },
+  };
 }
 
 /** gg agent --replay: re-executes a transcript's recorded answers on `workspace`; exit 0 when every outcome matches. */

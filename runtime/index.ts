@@ -144,6 +144,7 @@ function superviseRunner(given: EngineOptions) {
       for (const { seq, record } of message.calls) place(pending, seq, record);
       pending.report.callsDropped += message.dropped;
       pending.report.logs.push(...message.logs);
+      watching?.(pending.report);
     } else settle(message.report);
   };
 
@@ -184,12 +185,16 @@ function superviseRunner(given: EngineOptions) {
     const current = pending;
     if (!current) return;
     pending = undefined;
+    watching = undefined;
     clearTimeout(current.timer);
     current.done(report);
   };
 
-  /** Runs a program whose options were checked; aborting `signal` cancels it. */
-  const execute = async (source: string, run: RunOptions, signal: AbortSignal | undefined): Promise<RunReport> => {
+  /** Sees the report of the run under way each time the runner's calls and logs arrive. */
+  let watching: ((report: RunReport) => void) | undefined;
+
+  /** Runs a program whose options were checked; aborting `signal` cancels it, and `watch` sees its report as it grows. */
+  const execute = async (source: string, run: RunOptions, signal: AbortSignal | undefined, watch?: (report: RunReport) => void): Promise<RunReport> => {
     if (closed) return { ...blankReport(), error: { code: "cancelled", message: "The runtime was closed before the program started; nothing ran" } };
     await connected();
     const id = nextId++;
@@ -204,6 +209,7 @@ function superviseRunner(given: EngineOptions) {
       const message: ToRunner = { type: "cancel", id };
       runner?.send(message);
     };
+    watching = watch;
     return new Promise<RunReport>((resolve) => {
       pending = awaitRun(id, runLimits(run).budgetSecs, signal, { cancel, giveUp, done: resolve });
       const message: ToRunner = { type: "run", id, source, run };
@@ -257,13 +263,16 @@ export function createRuntime(options: EngineOptions) {
   };
 
   return {
-    /** Runs one program; never throws: every outcome is in the report. Aborting `signal` cancels it (cancelled). */
-    run: (source: string, run: RunOptions = {}, control: { signal?: AbortSignal } = {}): Promise<RunReport> =>
+    /**
+     * Runs one program; never throws: every outcome is in the report. Aborting `signal` cancels it (cancelled);
+     * `onProgress` sees the report as it grows (its calls and logs so far), whenever the runner sends them.
+     */
+    run: (source: string, run: RunOptions = {}, control: { signal?: AbortSignal; onProgress?: (report: RunReport) => void } = {}): Promise<RunReport> =>
       serially(async () => {
         const refused = refusedRun(run);
         if (refused) return refused;
         if (control.signal?.aborted) return { ...blankReport(), error: { code: "cancelled", message: "The program was cancelled by its caller before it started; nothing ran" } };
-        return supervisor.execute(source, run, control.signal);
+        return supervisor.execute(source, run, control.signal, control.onProgress);
       }),
     /**
      * What the open views put in front of the model (each view's text, and its picture while it is current), after
