@@ -4,8 +4,11 @@ import { isAbsolute, relative, resolve } from "node:path";
 import picomatch from "picomatch";
 import type { ApprovalRule, ApprovalSettings, Configuration, Verdict } from "./capabilities.ts";
 
-/** Who decided a call's verdict: the defaults, a numbered rule, the hook, a person asked, or an MCP client asked. */
-export type DecidedBy = "default" | `rule ${number}` | "hook" | "person" | "client";
+/**
+ * Who decided a call's verdict: the defaults, a numbered rule, the hook, a person asked, an MCP client asked, or the
+ * standing answer of a run where no one is asked (gg's --approve, or deny without a terminal).
+ */
+export type DecidedBy = "default" | `rule ${number}` | "hook" | "person" | "client" | "standing";
 
 /** The decision on one call, as every call record carries it. */
 export interface Approval {
@@ -38,7 +41,7 @@ export interface ApprovalAnswer {
   verdict: Verdict;
   reason?: string;
   /** Who answered: a person (the default) or an MCP client on someone's behalf. */
-  by?: "person" | "client";
+  by?: "person" | "client" | "standing";
 }
 
 /** Asks about a call whose verdict is ask; the call waits, its run's clocks stopped, until it answers. */

@@ -147,7 +147,7 @@ async function askPerson(ask: RuleVerdict, request: ApprovalRequest, context: Ca
   const waitedMs = Math.round(performance.now() - started);
   if (answer === "late") return { verdict: "deny", by: "person", reason: `no answer came within ${timeoutSecs} s (approvalTimeoutSecs)`, waitedMs };
   if (answer instanceof Error) return { verdict: "deny", by: "person", reason: `asking failed: ${answer.message}`, waitedMs };
-  const by = answer.by === "client" ? "client" : "person";
+  const by = answer.by === "client" || answer.by === "standing" ? answer.by : "person";
   const reason = answer.verdict === "ask" ? "the answer was ask again, which decides nothing" : answer.reason;
   return { verdict: answer.verdict === "allow" ? "allow" : "deny", by, ...(reason === undefined ? {} : { reason }), waitedMs };
 }
@@ -164,6 +164,8 @@ export function whyAsked(asking: ApprovalRequest["asking"]): string {
 /** The failure of a denied call: what was refused, by whom and why, and a way forward. */
 export function deniedError(name: string, approval: Approval): GgError {
   const why = approval.reason ? `: ${approval.reason}` : "";
+  // No one was asked: the run's standing answer said no.
+  if (approval.by === "standing") return new GgError("denied", `Cannot run ${name}: denied${why}; nothing of it ran; do the task another way, or ask the person to run it where they can approve it`);
   const forward =
     approval.by === "person" || approval.by === "client"
       ? "do not repeat it as it is; do the task another way, or ask the person what they want"

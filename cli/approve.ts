@@ -12,8 +12,8 @@ export type StandingAnswer = "allow" | "deny";
 export function approverFor(answer: StandingAnswer | undefined, err: (text: string) => void): Approve {
   if (answer === undefined && hasTerminal()) return terminalApprover(err);
   const verdict = answer ?? "deny";
-  const reason = answer === undefined ? "there is no terminal to ask a person on, and --approve allow was not given" : `--approve ${answer} on the command line`;
-  return async () => ({ verdict, reason });
+  const reason = answer === undefined ? "no one to ask: there is no terminal to ask a person on, and --approve allow was not given" : `--approve ${answer} on the command line`;
+  return async () => ({ verdict, reason, by: "standing" });
 }
 
 /** Whether a person can be asked: stderr is a terminal, and this process has one to read the answer from. */

@@ -155,7 +155,7 @@ function superviseRunner(given: EngineOptions) {
       if (!approve) return { verdict: "deny", reason: "no one could be asked in this run" };
       const answer = await approve(request);
       const verdict = answer?.verdict === "allow" || answer?.verdict === "ask" ? answer.verdict : "deny";
-      return { verdict, ...(typeof answer?.reason === "string" ? { reason: answer.reason } : {}), ...(answer?.by === "client" ? { by: "client" as const } : {}) };
+      return { verdict, ...(typeof answer?.reason === "string" ? { reason: answer.reason } : {}), ...(answer?.by === "client" || answer?.by === "standing" ? { by: answer.by } : {}) };
     })()
       .catch((error: unknown): ApprovalAnswer => ({ verdict: "deny", reason: `asking failed: ${error instanceof Error ? error.message : String(error)}` }))
       .then((answer) => {
