@@ -12,8 +12,8 @@ export function callCommand(io: Io) {
   return defineCommand(
     io,
     "call <tool> [args_json]",
-    "run one tool call and print its result as the model receives it, then a newline (exit 1 when the call fails)",
-    [`gg call tree '{"depth": 2}'`, `gg call search '{"pattern": "TODO", "path": "src"}' --json`],
+    "run one tool call and print its result as the model receives it, then a newline (exit 1 when the call fails, 2 when its arguments are refused); gg tools lists the tools and their parameters",
+    [`gg call tree '{"depth": 2}'`, `gg call search '{"query": "TODO", "path": "src"}' --json`],
     async (tool: string, argsText: string | undefined, flags: Common & { budget?: number }) => {
       const args = parseArgsJson(argsText);
       const config = loadConfiguration(flags.config, flags.agent);

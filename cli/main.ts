@@ -83,6 +83,8 @@ function prepared(command: Command, program: Command, failedIn: WeakMap<Commande
       failedIn.set(error, command);
       throw error;
     });
+  // gg help COMMAND SUB is the way to a subcommand's help: no second help command of commander's own.
+  if (command.commands.length > 0) command.helpCommand(false);
   for (const sub of command.commands) prepared(sub, program, failedIn);
   return command;
 }
