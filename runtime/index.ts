@@ -251,8 +251,15 @@ function superviseRunner(given: EngineOptions) {
   };
 }
 
+/** The Node major isolated-vm 7 has native builds for, and the package's engines name. */
+const NODE_MAJOR = 24;
+
 /** A runtime for one agent: its workspace, configuration and views persist across the programs it runs. */
 export function createRuntime(options: EngineOptions) {
+  // Else the runner dies at start with isolated-vm's "No native build was found for ... node=20".
+  if (Number(process.versions.node.split(".")[0]) < NODE_MAJOR) {
+    throw new Error(`Cannot run programs on Node ${process.versions.node}: gg needs Node ${NODE_MAJOR} or later (its sandbox, isolated-vm, is built for it); install Node ${NODE_MAJOR} (nvm install ${NODE_MAJOR}, or https://nodejs.org), or run your script with npx -p node@${NODE_MAJOR} node`);
+  }
   const supervisor = superviseRunner(options);
   let queue: Promise<unknown> = Promise.resolve();
   /** Runs `work` after everything asked for so far: runs and questions about the views, one at a time. */

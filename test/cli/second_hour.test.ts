@@ -1,5 +1,7 @@
 // Small things a person meets in a second hour with gg, each through main() as the command line runs it: refusals
 // that say what to type, one exit status for bad arguments, and help that answers the question asked.
+import { spawnSync } from "node:child_process";
+import { join } from "node:path";
 import { expect, test } from "vitest";
 import { main } from "../../cli/main.ts";
 import { tempWorkspace } from "../workspace.ts";
@@ -41,4 +43,17 @@ test("a tree says (1 entry not shown) for one, and the seed's (N entries not sho
   const tree = await ws.text("tree", { depth: 1 });
   expect(tree).toContain("one/ (1 entry not shown)");
   expect(tree).toContain("two/ (2 entries not shown)");
+});
+
+/** The Node on PATH, when it is older than 24 (a machine's own Node beside the pinned one). */
+const olderNode = ((): string | undefined => {
+  const found = spawnSync("node", ["--version"], { encoding: "utf8" });
+  return found.status === 0 && Number(/^v(\d+)/.exec(found.stdout)?.[1]) < 24 ? "node" : undefined;
+})();
+
+test.skipIf(olderNode === undefined)("the library under an older Node says gg needs Node 24 and how to get it, not isolated-vm's missing build", () => {
+  const index = join(import.meta.dirname, "../../dist/index.js");
+  const script = `const { createRuntime } = await import(${JSON.stringify(index)}); try { createRuntime({ workspace: "." }); } catch (error) { console.log(error.message); }`;
+  const run = spawnSync(olderNode as string, ["--input-type=module", "-e", script], { encoding: "utf8" });
+  expect(run.stdout).toMatch(/^Cannot run programs on Node \d+\.\d+\.\d+: gg needs Node 24 or later .*install Node 24/);
 });
