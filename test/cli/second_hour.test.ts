@@ -47,8 +47,10 @@ test("a tree says (1 entry not shown) for one, and the seed's (N entries not sho
 
 /** The Node on PATH, when it is older than 24 (a machine's own Node beside the pinned one). */
 const olderNode = ((): string | undefined => {
-  const found = spawnSync("node", ["--version"], { encoding: "utf8" });
-  return found.status === 0 && Number(/^v(\d+)/.exec(found.stdout)?.[1]) < 24 ? "node" : undefined;
+  // Outside node_modules: npm puts the pinned Node first on a test's PATH.
+  const dirs = (process.env.PATH ?? "").split(":").filter((dir) => dir !== "" && !dir.includes("node_modules"));
+  const found = spawnSync("node", ["--version"], { encoding: "utf8", env: { ...process.env, PATH: dirs.join(":") } });
+  return found.status === 0 && Number(/^v(\d+)/.exec(found.stdout)?.[1]) < 24 ? spawnSync("sh", ["-c", "command -v node"], { encoding: "utf8", env: { PATH: dirs.join(":") } }).stdout.trim() : undefined;
 })();
 
 test.skipIf(olderNode === undefined)("the library under an older Node says gg needs Node 24 and how to get it, not isolated-vm's missing build", () => {
