@@ -61,6 +61,8 @@ export interface AgentOptions {
    * read_file calls gg made and their results (tools arm), or as views (code arm). Relative to the workspace.
    */
   specs?: readonly string[];
+  /** Called once, before the first turn, with what tells the files the run has changed so far (a run cut short says them). */
+  onFiles?(changedSoFar: () => AgentReport["filesChanged"]): void;
   /** Called after every turn (progress lines, transcripts). */
   onTurn?(turn: TurnRecord): void;
   /** Called with every request as sent, every answer, and every call's outcome (transcripts). */
@@ -140,7 +142,7 @@ export interface AgentReport {
   /** The model's last reply, when it ended the run by answering. */
   answer?: string;
   /** Why the run ended otherwise. */
-  error?: { code: "max-turns" | "timeout" | "context-overflow" | "provider-error"; message: string };
+  error?: { code: "max-turns" | "timeout" | "context-overflow" | "provider-error" | "cancelled"; message: string };
   turns: TurnRecord[];
   /** Every call the run made, in order, with its arguments and outcome (a program as "run_program", its gg calls in it). */
   calls: CallOutcome[];
@@ -241,8 +243,8 @@ const usageField = (reported: unknown): { usage?: Usage } => {
 /** gg's estimate of a request, all bands together. */
 export const bandsTotal = (bands: Bands): number => bands.system + bands.tools + bands.messages + bands.toolResults + bands.views;
 
-/** The turns of a run added up, and what they cost at `pricing` (each request at its own usage). */
-function totalsOf(turns: TurnRecord[], pricing: Pricing | undefined): AgentReport["totals"] {
+/** The turns of a run added up: the estimate per band, the provider's usage, the retries, and what they cost at `pricing` (each request at its own usage). */
+export function totalsOf(turns: TurnRecord[], pricing: Pricing | undefined): AgentReport["totals"] {
   const estimate: Bands = { system: 0, tools: 0, messages: 0, toolResults: 0, views: 0 };
   const usage: Usage = { promptTokens: 0, completionTokens: 0 };
   let retries = 0;
@@ -376,6 +378,7 @@ async function readSpecs(tools: ReturnType<typeof createTools>, specs: { path: s
 /** Runs one agent to its end; never throws for the model's or the provider's failures: they are in the report. */
 export async function runAgent(options: AgentOptions): Promise<AgentReport> {
   const before = snapshot(options.workspace);
+  options.onFiles?.(() => changes(before, snapshot(options.workspace)));
   const ended = await drive(options);
   return { ...ended, totals: totalsOf(ended.turns, options.pricing), filesChanged: changes(before, snapshot(options.workspace)) };
 }

@@ -18,8 +18,13 @@ export function reportText(report: RunReport): string {
     const { code, message, line, column, problems } = report.error;
     const where = line === undefined || problems ? "" : ` (line ${line}, column ${column})`;
     parts.push(`${errorText({ code, message })}${where}`);
-    const calls = report.calls.map((call) => `${call.name} ${call.unfinished ? "unfinished" : call.ok ? "ok" : `failed (${call.code})`}`);
-    if (calls.length > 0) parts.push(`Calls made before it ended: ${calls.join(", ")}${report.callsDropped > 0 ? `, and ${report.callsDropped} more` : ""}`);
+    if (report.calls.length > 0) parts.push(`Calls made before it ended: ${callsMade(report)}`);
   }
   return parts.join("\n\n");
+}
+
+/** A run's calls in order with their state: "files.writeFile ok, shell.shell unfinished, and 3 more". */
+export function callsMade(report: Pick<RunReport, "calls" | "callsDropped">): string {
+  const calls = report.calls.map((call) => `${call.name} ${call.unfinished ? "unfinished" : call.ok ? "ok" : `failed (${call.code})`}`);
+  return `${calls.join(", ")}${report.callsDropped > 0 ? `, and ${report.callsDropped} more` : ""}`;
 }

@@ -2,7 +2,8 @@
 // every answer, every call's outcome, its end), and a provider that answers from a transcript, so a recorded run is
 // re-executed against a workspace without a model and its outcomes compared.
 import { createHash } from "node:crypto";
-import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, resolve } from "node:path";
 import type { ChatCompletion } from "openai/resources/chat/completions";
 import type { AgentOptions, AgentReport, CallOutcome, LoopRecord } from "./loop.ts";
 import type { Arm } from "./prompts.ts";
@@ -18,6 +19,8 @@ export interface TranscriptStart {
   agent?: string;
   /** Files read whole into the opening context (a study case's specs). */
   specs?: string[];
+  /** The workspace the run acted on (absolute): where a replay runs when given no other. */
+  workspace?: string;
 }
 
 /** One line of a transcript. */
@@ -39,6 +42,7 @@ const hashBytes = (bytes: Buffer): string => createHash("sha256").update(bytes).
  * every line written (the command line's takes the API key out, wherever the model may have found it).
  */
 export function transcriptWriter(file: string, start: Omit<TranscriptStart, "type">, scrub: (text: string) => string = (text) => text) {
+  mkdirSync(dirname(resolve(file)), { recursive: true });
   writeFileSync(file, scrub(`${JSON.stringify({ type: "start", ...start })}\n`));
   const write = (entry: TranscriptEntry): void => appendFileSync(file, scrub(`${JSON.stringify(entry.type === "request" ? { ...entry, request: redact(entry.request) } : entry)}\n`));
   return { onRecord: write, end: (report: AgentReport): void => write({ type: "end", report }) };

@@ -9,10 +9,12 @@ import { ownFileAsk } from "./approval_own.ts";
 import type { ApprovalRule, ApprovalSettings, Configuration, Verdict } from "./capabilities.ts";
 
 /**
- * Who decided a call's verdict: the defaults, a numbered rule, the hook, a person asked, an MCP client asked, or gg
- * itself (a write of its own configuration, always asked).
+/**
+ * Who decided a call's verdict: the defaults, a numbered rule, the hook, a person asked, an MCP client asked, the
+ * standing answer of a run where no one is asked (gg's --approve, or deny without a terminal), or gg itself (a write
+ * of its own configuration, always asked).
  */
-export type DecidedBy = "default" | `rule ${number}` | "hook" | "person" | "client" | "config";
+export type DecidedBy = "default" | `rule ${number}` | "hook" | "person" | "client" | "standing" | "config";
 
 /** The decision on one call, as every call record carries it. */
 export interface Approval {
@@ -47,7 +49,7 @@ export interface ApprovalAnswer {
   verdict: Verdict;
   reason?: string;
   /** Who answered: a person (the default) or an MCP client on someone's behalf. */
-  by?: "person" | "client";
+  by?: "person" | "client" | "standing";
 }
 
 /** Asks about a call whose verdict is ask; the call waits, its run's clocks stopped, until it answers. */

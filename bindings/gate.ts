@@ -66,7 +66,7 @@ export function decideNow(definition: CallDefinition<TSchema, unknown>, args: un
 }
 
 /** Who answers an ask: a recorded allow by anyone else, where the rules ask, was not an answer. */
-const ANSWERERS: readonly DecidedBy[] = ["hook", "person", "client"];
+const ANSWERERS: readonly DecidedBy[] = ["hook", "person", "client", "standing"];
 
 /**
  * A replay's decision on a call recorded with `recorded`: the rules of the recorded configuration judge it again. A
@@ -187,7 +187,7 @@ async function askPerson(ask: RuleVerdict, request: ApprovalRequest, context: Ca
   const waitedMs = Math.round(performance.now() - started);
   if (answer === "late") return { verdict: "deny", by: "person", reason: `no answer came within ${timeoutSecs} s (approvalTimeoutSecs)`, waitedMs };
   if (answer instanceof Error) return { verdict: "deny", by: "person", reason: `asking failed: ${answer.message}`, waitedMs };
-  const by = answer.by === "client" ? "client" : "person";
+  const by = answer.by === "client" || answer.by === "standing" ? answer.by : "person";
   const given = answer.verdict === "ask" ? "the answer was ask again, which decides nothing" : answer.reason;
   // A refused write of gg's own configuration says what it was, so the agent does not try it another way.
   const reason = ask.by === "config" && answer.verdict !== "allow" ? `${given ?? "refused"}; it was asked because ${ask.reason}` : given;
@@ -207,6 +207,8 @@ export function whyAsked(asking: ApprovalRequest["asking"]): string {
 /** The failure of a denied call: what was refused, by whom and why, and a way forward. */
 export function deniedError(name: string, approval: Approval): GgError {
   const why = approval.reason ? `: ${approval.reason}` : "";
+  // No one was asked: the run's standing answer said no.
+  if (approval.by === "standing") return new GgError("denied", `Cannot run ${name}: denied${why}; nothing of it ran; do the task another way, or ask the person to run it where they can approve it`);
   const forward =
     approval.by === "person" || approval.by === "client"
       ? "do not repeat it as it is; do the task another way, or ask the person what they want"

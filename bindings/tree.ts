@@ -98,8 +98,8 @@ function render(root: WalkDir, display: string, depth: number): TreeResult {
         try {
           const count = listDir(enter(listing.scope, found, dir)).entries.length;
           entry.notShown = count;
-          // The seed's form, to the character, whatever the count: "(N entries not shown)".
-          if (count > 0) note = ` (${count} entries not shown)`;
+          // The seed's form, to the character: "(N entries not shown)"; one is "(1 entry not shown)".
+          if (count > 0) note = ` (${count === 1 ? "1 entry" : `${count} entries`} not shown)`;
         } catch (error) {
           entry.unreadable = fromSystemError("list", found.relative, error).code as CallErrorCode;
           note = " (unreadable)";

@@ -3,7 +3,6 @@
 import { Option } from "commander";
 import { DEFAULT_BASE_URL } from "../agent/catalog.ts";
 import type { Arm } from "../agent/prompts.ts";
-import { stopCommandsOnSignals } from "../host/shell.ts";
 import { agentOf, type Common, defineCommand, type Io, loadConfiguration, options, positive, UsageError, workspaceOf } from "./command.ts";
 
 interface AgentOptions extends Common {
@@ -27,7 +26,7 @@ export function agentCommand(io: Io) {
     io,
     "agent",
     "drive a model through either arm (key from GG_API_KEY, OPENAI_API_KEY or OPENROUTER_API_KEY): a line per turn and a summary on stderr, the answer on stdout",
-    ['gg agent --model openai/gpt-4o-mini --arm code --task "Count the TODOs per file"', "gg agent --replay run.jsonl --workspace ."],
+    ['gg agent --model qwen3-coder --base-url http://127.0.0.1:8080/v1 --arm code --task "Count the TODOs per file" --transcript run.jsonl', "gg agent --replay run.jsonl --workspace ."],
     async (flags: AgentOptions) => {
       const refuse = (message: string): never => {
         throw new UsageError(message);
@@ -42,7 +41,6 @@ export function agentCommand(io: Io) {
       if (flags.arm === undefined) refuse("gg agent needs --arm tools or --arm code");
       const config = loadConfiguration(flags.config, flags.agent);
       const workspace = workspaceOf(flags.workspace);
-      stopCommandsOnSignals();
       const { runAgentCommand, taskOf } = await import("./agent_run.ts");
       return await runAgentCommand(
         {
@@ -69,13 +67,13 @@ export function agentCommand(io: Io) {
     .addOption(options.arm())
     .addOption(new Option("--task <text>", "the task, as the first user message"))
     .addOption(new Option("--task-file <file>", "the task, read from a file"))
-    .addOption(new Option("--base-url <url>", `an OpenAI-compatible endpoint (default ${DEFAULT_BASE_URL})`))
+    .addOption(new Option("--base-url <url>", `an OpenAI-compatible endpoint, http:// or https:// (default ${DEFAULT_BASE_URL}); a server on this machine (localhost, 127.x.x.x) needs no API key`))
     .addOption(options.workspace())
     .addOption(options.config())
     .addOption(options.agent())
     .addOption(options.catalog())
-    .addOption(new Option("--max-turns <n>", "the most model turns before the run stops").argParser(positive(true)))
-    .addOption(options.budget("wall-clock budget of the whole run"))
+    .addOption(new Option("--max-turns <n>", "the most model turns before the run stops (default 50)").argParser(positive(true)))
+    .addOption(options.budget("wall-clock budget of the whole run (default 1800)"))
     .addOption(new Option("--transcript <file>", "write the run as JSON Lines, for --replay"))
     .addOption(options.approve())
     .addOption(new Option("--replay <file>", "re-execute a transcript's recorded answers on the workspace; exit 0 when every outcome matches"))

@@ -4,9 +4,11 @@
 import { readFileSync } from "node:fs";
 import type { Configuration } from "../bindings/config.ts";
 import { errorText } from "../bindings/define.ts";
-import { type CallOutcome, runAgent } from "../agent/loop.ts";
+import { type AgentReport, type CallOutcome, runAgent, totalsOf, type TurnRecord } from "../agent/loop.ts";
+import { stopCommandsOnSignals } from "../host/shell.ts";
 import type { Arm } from "../agent/prompts.ts";
 import { type Catalog, CatalogError, loadCatalog, modelInfo } from "../agent/catalog.ts";
+import type { Pricing } from "../agent/pricing.ts";
 import { apiKeyFor, openAIProvider, scrubberOf, withholdKey } from "../agent/provider.ts";
 import { differences, readTranscript, recordedCalls, replayOptions, TranscriptError, transcriptWriter } from "../agent/transcript.ts";
 import { plural } from "../host/lines.ts";
@@ -51,6 +53,7 @@ export function taskOf(task: string | undefined, file: string | undefined, refus
  * refused.
  */
 export function modelAccess(baseURL: string, catalogFile: string | undefined): { key: string; scrub: (text: string) => string; catalog: Catalog } {
+  checkBaseURL(baseURL);
   const found = apiKeyFor(baseURL);
   if ("refused" in found) throw new UsageError(found.refused);
   let catalog: Catalog;
@@ -63,6 +66,26 @@ export function modelAccess(baseURL: string, catalogFile: string | undefined): {
   return { key: found.key, scrub: scrubberOf(found.key), catalog };
 }
 
+/** Refuses a --base-url that is not an http:// or https:// URL (`127.0.0.1:8089` would otherwise read as a remote host needing a key). */
+function checkBaseURL(baseURL: string): void {
+  let protocol: string | undefined;
+  try {
+    protocol = new URL(baseURL).protocol;
+  } catch {
+    // Reported below.
+  }
+  if (protocol !== "http:" && protocol !== "https:") throw new UsageError(`Cannot use --base-url ${baseURL}: it needs http:// or https://, e.g. http://${baseURL.replace(/^\w+:\/*/, "")}`);
+}
+
+/** A transcript opened at `file` (its folder made when missing); one that cannot be written is refused before the run. */
+function openTranscript(file: string, start: Parameters<typeof transcriptWriter>[1], scrub: (text: string) => string): ReturnType<typeof transcriptWriter> {
+  try {
+    return transcriptWriter(file, start, scrub);
+  } catch (error) {
+    throw new UsageError(`Cannot write the transcript ${file}: ${(error as Error).message}; name a file in a folder you can write to`);
+  }
+}
+
 /** Runs the agent: exit 0 when the model answered, 1 when the run ended otherwise; a provider or catalog that cannot be used is refused (exit 2). */
 export async function runAgentCommand(flags: AgentFlags, out: (text: string) => void, err: (text: string) => void): Promise<number> {
   const { key, scrub, catalog } = modelAccess(flags.baseURL, flags.catalog);
@@ -70,10 +93,21 @@ export async function runAgentCommand(flags: AgentFlags, out: (text: string) => 
   const provider = openAIProvider({ baseURL: flags.baseURL, apiKey: key, onRetry: (retry, maxRetries) => warn(retryLine(retry, maxRetries)) });
   const info = modelInfo(catalog, flags.model);
   const started = performance.now();
-  const transcript = flags.transcript === undefined ? undefined : transcriptWriter(flags.transcript, { model: flags.model, arm: flags.arm, task: flags.task, config: flags.config, ...(flags.agent === undefined ? {} : { agent: flags.agent }) }, scrub);
+  const transcript = flags.transcript === undefined ? undefined : openTranscript(flags.transcript, { model: flags.model, arm: flags.arm, task: flags.task, config: flags.config, ...(flags.agent === undefined ? {} : { agent: flags.agent }), workspace: flags.workspace }, scrub);
+  // What the run did so far, for a signal to end it with: its summary said, its transcript closed.
+  const sofar: { turns: TurnRecord[]; calls: CallOutcome[]; files?: () => AgentReport["filesChanged"] } = { turns: [], calls: [] };
+  stopCommandsOnSignals((signal) => {
+    const report = cancelledRun(sofar, signal, info.pricing);
+    transcript?.end(report);
+    tell(report, flags, { print, warn, wallMs: performance.now() - started, pricing: info.pricing });
+  });
   const report = await runAgent({
     approve: approverFor(flags.approve, warn),
-    ...(transcript ? { onRecord: transcript.onRecord } : {}),
+    onFiles: (files) => (sofar.files = files),
+    onRecord: (entry) => {
+      if (entry.type === "call") sofar.calls.push(entry.outcome);
+      transcript?.onRecord(entry);
+    },
     ...(info.vision === undefined ? {} : { vision: info.vision }),
     ...(info.contextLength === undefined ? {} : { contextLength: info.contextLength }),
     ...(info.pricing === undefined ? {} : { pricing: info.pricing }),
@@ -86,16 +120,37 @@ export async function runAgentCommand(flags: AgentFlags, out: (text: string) => 
     ...(flags.agent === undefined ? {} : { agent: flags.agent }),
     ...(flags.maxTurns === undefined ? {} : { maxTurns: flags.maxTurns }),
     ...(flags.budget === undefined ? {} : { budgetSecs: flags.budget }),
-    onTurn: (turn) => warn(turnLine(turn, flags.arm, performance.now() - started)),
+    onTurn: (turn) => {
+      sofar.turns.push(turn);
+      warn(turnLine(turn, flags.arm, performance.now() - started));
+    },
   });
   transcript?.end(report);
-  if (flags.json) print(`${JSON.stringify(report)}\n`);
-  else {
-    if (report.ok) print(`${report.answer ?? ""}\n`);
-    warn(summaryText(report, { arm: flags.arm, wallMs: performance.now() - started, ...(info.pricing ? { pricing: info.pricing } : {}) }));
-    if (report.error) warn(`gg: ${errorText(report.error)}\n`);
-  }
+  tell(report, flags, { print, warn, wallMs: performance.now() - started, pricing: info.pricing });
   return report.ok ? 0 : 1;
+}
+
+/** Says how a run ended: the agent report as JSON, or the answer on stdout and the summary on stderr. */
+function tell(report: AgentReport, flags: AgentFlags, to: { print: (text: string) => void; warn: (text: string) => void; wallMs: number; pricing: Pricing | undefined }): void {
+  if (flags.json) return to.print(`${JSON.stringify(report)}\n`);
+  if (report.ok) to.print(`${report.answer ?? ""}\n`);
+  to.warn(summaryText(report, { arm: flags.arm, wallMs: to.wallMs, ...(to.pricing ? { pricing: to.pricing } : {}) }));
+  if (report.error) to.warn(`gg: ${errorText(report.error)}\n`);
+}
+
+/** The report of a run a signal ended: what it did so far, cancelled. */
+function cancelledRun(sofar: { turns: TurnRecord[]; calls: CallOutcome[]; files?: () => AgentReport["filesChanged"] }, signal: NodeJS.Signals, pricing: Pricing | undefined): AgentReport {
+  const how = signal === "SIGINT" ? "Ctrl-C (SIGINT)" : signal;
+  return {
+    ok: false,
+    error: { code: "cancelled", message: `The run was cancelled by ${how} in turn ${sofar.turns.length + 1}; the commands it started were stopped, and the summary counts the turns and calls that had ended` },
+    turns: sofar.turns,
+    calls: sofar.calls,
+    visionEvents: [],
+    wastedRequests: 0,
+    totals: totalsOf(sofar.turns, pricing),
+    filesChanged: sofar.files?.() ?? { created: [], modified: [], deleted: [] },
+  };
 }
 
 /** gg agent --replay: re-executes a transcript's recorded answers on `workspace`; exit 0 when every outcome matches. */

@@ -12,9 +12,9 @@ export type StandingAnswer = "allow" | "deny";
 export function approverFor(answer: StandingAnswer | undefined, err: (text: string) => void): Approve {
   if (answer === undefined && hasTerminal()) return terminalApprover(err);
   const verdict = answer ?? "deny";
-  const standing = answer === undefined ? "there is no terminal to ask a person on, and --approve allow was not given" : `--approve ${answer} on the command line`;
+  const standing = answer === undefined ? "no one to ask: there is no terminal to ask a person on, and --approve allow was not given" : `--approve ${answer} on the command line`;
   // What asked, and why, stays in the reason: the agent learns what a person would have been asked.
-  return async (request) => ({ verdict, reason: `${whyAsked(request.asking)} asked; ${standing}` });
+  return async (request) => ({ verdict, reason: `${standing}; ${whyAsked(request.asking)} asked`, by: "standing" });
 }
 
 /** Whether a person can be asked: stderr is a terminal, and this process has one to read the answer from. */

@@ -1,6 +1,8 @@
 // gg call: one tool call, its result printed exactly as the model receives it.
 import { createTools } from "../bindings/index.ts";
-import { errorText } from "../bindings/define.ts";
+import type { TSchema } from "typebox";
+import { checkArguments, errorText } from "../bindings/define.ts";
+import { similarNames } from "../host/similar.ts";
 import { quote } from "../host/errors.ts";
 import { stopCommandsOnSignals } from "../host/shell.ts";
 import { approverFor } from "./approve.ts";
@@ -10,8 +12,8 @@ export function callCommand(io: Io) {
   return defineCommand(
     io,
     "call <tool> [args_json]",
-    "run one tool call and print its result as the model receives it, then a newline (exit 1 when the call fails)",
-    [`gg call tree '{"depth": 2}'`, `gg call search '{"pattern": "TODO", "path": "src"}' --json`],
+    "run one tool call and print its result as the model receives it, then a newline (exit 1 when the call fails, 2 when its arguments are refused); gg tools lists the tools and their parameters",
+    [`gg call tree '{"depth": 2}'`, `gg call search '{"query": "TODO", "path": "src"}' --json`],
     async (tool: string, argsText: string | undefined, flags: Common & { budget?: number }) => {
       const args = parseArgsJson(argsText);
       const config = loadConfiguration(flags.config, flags.agent);
@@ -20,8 +22,10 @@ export function callCommand(io: Io) {
       const tools = createTools({ workspace: workspaceOf(flags.workspace), config, ...agentOf(flags.agent), approve: approverFor(flags.approve, io.err), ...(flags.budget === undefined ? {} : { budgetSecs: flags.budget }), warm: false });
       // A tool this configuration lacks (unknown, or its capability disabled) is a refused command line.
       const names = tools.names();
-      if (!names.includes(tool)) throw new UsageError(`No tool ${JSON.stringify(tool)} in this configuration; the tools are ${names.join(", ")}`);
+      if (!names.includes(tool)) throw new UsageError(unknownTool(tool, names));
       const result = await tools.call(tool, args);
+      // Arguments the tool's schema refuses never ran: a refused command line, as malformed JSON is.
+      if (!result.ok && result.error.code === "invalid-argument" && misfits(tools, tool, args)) throw new UsageError(result.error.message);
       io.out(flags.json ? `${JSON.stringify(tools.json(tool, result))}\n` : `${result.ok ? result.text : errorText(result.error)}\n`);
       return result.ok ? 0 : 1;
     },
@@ -41,4 +45,17 @@ function parseArgsJson(text: string | undefined): unknown {
   } catch (error) {
     throw new UsageError(`Cannot parse ARGS_JSON ${quote(text)}: ${(error as Error).message}; pass one JSON object, e.g. '{"path": "README.md"}'`);
   }
+}
+
+/** A tool the configuration lacks, with the nearest names it has ("did you mean read_file?") and `gg tools`. */
+function unknownTool(tool: string, names: string[]): string {
+  const near = similarNames(tool, names);
+  const guess = near.length > 0 ? ` (did you mean ${near.join(" or ")}?)` : "";
+  return `No tool ${JSON.stringify(tool)} in this configuration${guess}; the tools are ${names.join(", ")} (gg tools describes them)`;
+}
+
+/** Whether `args` do not fit tool `name`'s parameter schema. */
+function misfits(tools: ReturnType<typeof createTools>, name: string, args: unknown): boolean {
+  const definition = tools.definitions().find((tool) => tool.name === name);
+  return definition !== undefined && checkArguments(name, definition.parameters as TSchema, args) !== undefined;
 }

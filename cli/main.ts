@@ -32,13 +32,24 @@ export async function main(argv: readonly string[], out: (text: string) => void 
     return io.status;
   } catch (error) {
     const refusal = refusalOf(error, failedIn);
-    if (refusal === undefined) throw error;
+    if (refusal === undefined) return unexpected(error, err);
     if (refusal.exit !== 2 || refusal.message === "") return refusal.exit;
     // Under --json a refusal is an answer like any other, on stdout.
     if (argv.includes("--json")) out(`${JSON.stringify({ ok: false, error: { code: "invalid-argument", message: refusal.message } })}\n`);
     else err(`gg: ${refusal.message}\n`);
     return 2;
   }
+}
+
+/**
+ * A failure gg did not foresee (a bug): one line saying so, exit 1; its stack only when GG_DEBUG is set, since a
+ * person who mistyped something must never meet one.
+ */
+function unexpected(error: unknown, err: (text: string) => void): number {
+  const message = error instanceof Error ? error.message : String(error);
+  err(`gg: an unexpected failure: ${message}; this is a bug in gg: please report it with the command line (GG_DEBUG=1 adds the stack)\n`);
+  if (process.env.GG_DEBUG && error instanceof Error && error.stack) err(`${error.stack}\n`);
+  return 1;
 }
 
 /** gg help COMMAND [SUB] as gg COMMAND [SUB] --help; a COMMAND that does not exist is parsed as given, and refused as anywhere else. */
@@ -72,6 +83,8 @@ function prepared(command: Command, program: Command, failedIn: WeakMap<Commande
       failedIn.set(error, command);
       throw error;
     });
+  // gg help COMMAND SUB is the way to a subcommand's help: no second help command of commander's own.
+  if (command.commands.length > 0) command.helpCommand(false);
   for (const sub of command.commands) prepared(sub, program, failedIn);
   return command;
 }

@@ -7,7 +7,7 @@ export function mcpCommand(io: Io) {
     io,
     "mcp",
     "serve the agent's tools, run_program, search_docs, the docs and the prompts over MCP on stdio",
-    ["gg mcp --workspace /path/to/project", "gg mcp --workspace . --config examples/text-only-model.json"],
+    ["gg mcp", "gg mcp --workspace . --config examples/text-only-model.json"],
     async (flags: Common) => {
       const config = loadConfiguration(flags.config, flags.agent);
       const workspace = workspaceOf(flags.workspace);

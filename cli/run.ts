@@ -4,7 +4,10 @@ import { readFileSync } from "node:fs";
 import { errorText } from "../bindings/define.ts";
 import { shownPath } from "../host/paths.ts";
 import { stopCommandsOnSignals } from "../host/shell.ts";
-import { createRuntime, type RunReport } from "../runtime/index.ts";
+import { callsMade } from "../agent/report.ts";
+import { plural } from "../host/lines.ts";
+import { createRuntime, type RunError, type RunReport } from "../runtime/index.ts";
+import { blankReport } from "../runtime/report.ts";
 import { type RunOptions, runProblems } from "../runtime/limits.ts";
 import type { ViewSummary } from "../runtime/views.ts";
 import { approverFor } from "./approve.ts";
@@ -28,12 +31,23 @@ export function runCommand(io: Io) {
       const config = loadConfiguration(flags.config, flags.agent);
       const workspace = workspaceOf(flags.workspace);
       const options = runOptions(file, flags);
-      stopCommandsOnSignals();
+      // Logs are printed as they arrive; a signal prints the run so far before gg ends.
+      const shown = { logs: 0, report: blankReport() };
+      stopCommandsOnSignals((signal) => {
+        const cancelled = cancelledReport(shown.report, signal);
+        if (flags.json) return io.out(`${JSON.stringify(cancelled)}\n`);
+        printLogs(cancelled, shown, io.out);
+        io.err(`gg: ${errorText(cancelled.error as RunError)}\n`);
+      });
       const runtime = createRuntime({ workspace, config, ...agentOf(flags.agent), approve: approverFor(flags.approve, io.err) });
       try {
-        const report = await runtime.run(source, options);
+        const onProgress = (report: RunReport): void => {
+          shown.report = report;
+          if (!flags.json) printLogs(report, shown, io.out);
+        };
+        const report = await runtime.run(source, options, { onProgress });
         if (flags.json) io.out(`${JSON.stringify(report)}\n`);
-        else printReport(report, io.out);
+        else printReport(report, shown, io.out);
         return report.ok ? 0 : 1;
       } finally {
         runtime.close();
@@ -72,8 +86,22 @@ function runOptions(file: string, flags: RunFlags): RunOptions {
   return options;
 }
 
-function printReport(report: RunReport, out: (text: string) => void): void {
-  for (const entry of report.logs) out(`${entry.level === "log" ? "" : `[${entry.level}] `}${entry.text}\n`);
+/** The log entries of `report` not printed yet, printed. */
+function printLogs(report: RunReport, shown: { logs: number }, out: (text: string) => void): void {
+  for (const entry of report.logs.slice(shown.logs)) out(`${entry.level === "log" ? "" : `[${entry.level}] `}${entry.text}\n`);
+  shown.logs = Math.max(shown.logs, report.logs.length);
+}
+
+/** The run so far, ended by `signal`: cancelled, naming the calls already made. */
+function cancelledReport(report: RunReport, signal: NodeJS.Signals): RunReport {
+  const how = signal === "SIGINT" ? "Ctrl-C (SIGINT)" : signal;
+  const calls = report.calls.length + report.callsDropped;
+  const made = calls === 0 ? "no gg calls made" : `after ${plural(calls, "gg call")}: ${callsMade(report)}`;
+  return { ...report, ok: false, error: { code: "cancelled", message: `The run was cancelled by ${how}, ${made}; the commands it started were stopped` } };
+}
+
+function printReport(report: RunReport, shown: { logs: number }, out: (text: string) => void): void {
+  printLogs(report, shown, out);
   if (report.logsDropped > 0) out(`[${report.logsDropped} more log entries dropped at the log limit]\n`);
   if (report.ok) out(`${typeof report.result === "string" ? report.result : JSON.stringify(report.result, null, 2)}\n`);
   else if (report.error) {

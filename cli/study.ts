@@ -29,6 +29,17 @@ function shardOption(text: string): { index: number; count: number } {
   return { index, count };
 }
 
+/** What `gg help study run` says of the study file; docs/studies.md has the whole of it. */
+const STUDY_FILE_HELP = `
+The study file (JSON; relative paths start at its folder):
+  cases     [{id, workspace, ref?, task | taskFile, specs?, check?}]: a folder (or a git repository at ref) to act on,
+            the task, and check: a shell command run in the trial's worktree afterwards, exit 0 meaning pass
+  agents    [{id, model, arm, config?, agent?}]: arm "tools" or "code"; config a file or an inline configuration
+  repeats   trials per case and agent (default 1); maxTurns, budgetSecs: each trial's limits
+  models    {"MODEL": {"concurrency": N}}: a model's own bound on trials at once
+Every problem of a study file is named in one refusal (exit 2). docs/studies.md describes it all.
+`;
+
 /** gg study, with its two subcommands, each taking its own options. */
 export function studyCommand(io: Io) {
   return new Command("study")
@@ -47,6 +58,7 @@ function runCommand(io: Io) {
     ["gg study run study.json --out results --concurrency 4", "JOB_COMPLETION_INDEX=1 gg study run study.json --out shard-1 --shards 3"],
     async (file: string, flags: StudyFlags) => await runStudyCommand(file, flags, io),
   )
+    .addHelpText("after", STUDY_FILE_HELP)
     .addOption(new Option("--out <dir>", "the folder of trials.jsonl, transcripts/, diffs/, relative to the current directory (default: the study file's name with .results, beside it)"))
     .addOption(new Option("--concurrency <n>", `trials in flight at once (default ${DEFAULT_CONCURRENCY}); a model's own concurrency in the study bounds it further`).argParser(positive(true)))
     .addOption(new Option("--shard <i/n>", "only the I-th of N disjoint shares of the trials, e.g. 2/3").argParser(shardOption))

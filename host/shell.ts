@@ -107,13 +107,18 @@ export function killGroups(groups: Iterable<number>): void {
 let exitHooked = false;
 /**
  * Makes SIGINT, SIGTERM and SIGHUP, which would end this process without its exit event (where live command groups
- * are killed), kill them too. For entry points only: a library must not take over its embedder's signals.
+ * are killed), kill them too. For entry points only: a library must not take over its embedder's signals. `last`
+ * runs once the commands are stopped, before the exit: synchronous work only (what the run did so far, said).
  */
-export function stopCommandsOnSignals(): void {
+export function stopCommandsOnSignals(last?: (signal: NodeJS.Signals) => void): void {
   for (const name of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
     process.once(name, () => {
       killAllCommands();
-      process.exit(128 + (constants.signals[name] ?? 0));
+      try {
+        last?.(name);
+      } finally {
+        process.exit(128 + (constants.signals[name] ?? 0));
+      }
     });
   }
 }

@@ -122,6 +122,23 @@ function hint(line: string): string {
   return `; a program is the body of an async function, where ${statement} statements do not exist: reach files and commands through gg, and declare types inline (type T = ...)`;
 }
 
+/** What the sandbox has instead of a global a program reached for that only Node or a browser has. */
+const INSTEAD: Record<string, string> = {
+  setTimeout: "there are no timers: await the gg calls, which finish before the program goes on",
+  setInterval: "there are no timers: loop over the work and await the gg calls",
+  setImmediate: "there are no timers: await the gg calls, which finish before the program goes on",
+  require: "there are no modules: reach files and commands through gg (gg.files, gg.shell)",
+  process: "there is no process object: run commands with gg.shell.shell, and read files with gg.files",
+  fetch: "there is no network; a command run with gg.shell.shell reaches what the machine and the configuration allow",
+};
+
+/** The hint for a ReferenceError naming a Node or browser global, appended to its message; "" for any other. */
+export function missingGlobalHint(message: string): string {
+  const name = /^(\w+) is not defined$/.exec(message)?.[1];
+  const instead = name === undefined ? undefined : INSTEAD[name];
+  return instead === undefined ? "" : `; a program runs in a sandbox with only the ES library and the gg global: ${instead}`;
+}
+
 /**
  * Maps a 1-based line and column of compiled code to the program as written (1-based), when the map knows it and
  * it falls in the program rather than in the wrapper around it.

@@ -144,6 +144,7 @@ function superviseRunner(given: EngineOptions) {
       for (const { seq, record } of message.calls) place(pending, seq, record);
       pending.report.callsDropped += message.dropped;
       pending.report.logs.push(...message.logs);
+      watching?.(pending.report);
     } else settle(message.report);
   };
 
@@ -154,7 +155,7 @@ function superviseRunner(given: EngineOptions) {
       if (!approve) return { verdict: "deny", reason: "no one could be asked in this run" };
       const answer = await approve(request);
       const verdict = answer?.verdict === "allow" || answer?.verdict === "ask" ? answer.verdict : "deny";
-      return { verdict, ...(typeof answer?.reason === "string" ? { reason: answer.reason } : {}), ...(answer?.by === "client" ? { by: "client" as const } : {}) };
+      return { verdict, ...(typeof answer?.reason === "string" ? { reason: answer.reason } : {}), ...(answer?.by === "client" || answer?.by === "standing" ? { by: answer.by } : {}) };
     })()
       .catch((error: unknown): ApprovalAnswer => ({ verdict: "deny", reason: `asking failed: ${error instanceof Error ? error.message : String(error)}` }))
       .then((answer) => {
@@ -184,12 +185,16 @@ function superviseRunner(given: EngineOptions) {
     const current = pending;
     if (!current) return;
     pending = undefined;
+    watching = undefined;
     clearTimeout(current.timer);
     current.done(report);
   };
 
-  /** Runs a program whose options were checked; aborting `signal` cancels it. */
-  const execute = async (source: string, run: RunOptions, signal: AbortSignal | undefined): Promise<RunReport> => {
+  /** Sees the report of the run under way each time the runner's calls and logs arrive. */
+  let watching: ((report: RunReport) => void) | undefined;
+
+  /** Runs a program whose options were checked; aborting `signal` cancels it, and `watch` sees its report as it grows. */
+  const execute = async (source: string, run: RunOptions, signal: AbortSignal | undefined, watch?: (report: RunReport) => void): Promise<RunReport> => {
     if (closed) return { ...blankReport(), error: { code: "cancelled", message: "The runtime was closed before the program started; nothing ran" } };
     await connected();
     const id = nextId++;
@@ -204,6 +209,7 @@ function superviseRunner(given: EngineOptions) {
       const message: ToRunner = { type: "cancel", id };
       runner?.send(message);
     };
+    watching = watch;
     return new Promise<RunReport>((resolve) => {
       pending = awaitRun(id, runLimits(run).budgetSecs, signal, { cancel, giveUp, done: resolve });
       const message: ToRunner = { type: "run", id, source, run };
@@ -245,8 +251,15 @@ function superviseRunner(given: EngineOptions) {
   };
 }
 
+/** The Node major isolated-vm 7 has native builds for, and the package's engines name. */
+const NODE_MAJOR = 24;
+
 /** A runtime for one agent: its workspace, configuration and views persist across the programs it runs. */
 export function createRuntime(options: EngineOptions) {
+  // Else the runner dies at start with isolated-vm's "No native build was found for ... node=20".
+  if (Number(process.versions.node.split(".")[0]) < NODE_MAJOR) {
+    throw new Error(`Cannot run programs on Node ${process.versions.node}: gg needs Node ${NODE_MAJOR} or later (its sandbox, isolated-vm, is built for it); install Node ${NODE_MAJOR} (nvm install ${NODE_MAJOR}, or https://nodejs.org), or run your script with npx -p node@${NODE_MAJOR} node`);
+  }
   const supervisor = superviseRunner(options);
   let queue: Promise<unknown> = Promise.resolve();
   /** Runs `work` after everything asked for so far: runs and questions about the views, one at a time. */
@@ -257,13 +270,16 @@ export function createRuntime(options: EngineOptions) {
   };
 
   return {
-    /** Runs one program; never throws: every outcome is in the report. Aborting `signal` cancels it (cancelled). */
-    run: (source: string, run: RunOptions = {}, control: { signal?: AbortSignal } = {}): Promise<RunReport> =>
+    /**
+     * Runs one program; never throws: every outcome is in the report. Aborting `signal` cancels it (cancelled);
+     * `onProgress` sees the report as it grows (its calls and logs so far), whenever the runner sends them.
+     */
+    run: (source: string, run: RunOptions = {}, control: { signal?: AbortSignal; onProgress?: (report: RunReport) => void } = {}): Promise<RunReport> =>
       serially(async () => {
         const refused = refusedRun(run);
         if (refused) return refused;
         if (control.signal?.aborted) return { ...blankReport(), error: { code: "cancelled", message: "The program was cancelled by its caller before it started; nothing ran" } };
-        return supervisor.execute(source, run, control.signal);
+        return supervisor.execute(source, run, control.signal, control.onProgress);
       }),
     /**
      * What the open views put in front of the model (each view's text, and its picture while it is current), after

@@ -8,7 +8,7 @@ import { plural } from "../host/lines.ts";
 import type { GgEnv } from "./api.ts";
 import { discard, type Prepared, prepare, recordedLedger } from "./bridge.ts";
 import type { CheckOutcome, TypeProblem } from "./check.ts";
-import { type CompiledProgram, compileProgram, type Language, PROGRAM_FILE, position } from "./compile.ts";
+import { type CompiledProgram, compileProgram, type Language, missingGlobalHint, PROGRAM_FILE, position } from "./compile.ts";
 import type { Limits } from "./limits.ts";
 import { blankReport, type CallRecord, type RunError, type RunObserver, type RunReport } from "./report.ts";
 import { ABANDONED, CANCELLED, limitErrors, watch } from "./watchdog.ts";
@@ -44,7 +44,8 @@ function readSettled(outcome: unknown, program: CompiledProgram, limits: Limits)
   const name = clip(thrown.name, 100);
   const code = isCallCode(thrown.code) ? thrown.code : "program-error";
   const label = code === "program-error" && name !== "Error" && name !== "" ? `${name}: ` : "";
-  return { ok: false, error: { code, message: clampMessage(`${label}${clip(thrown.message)}`), ...position(program, clip(thrown.stack, 65536)) } };
+  const hinted = name === "ReferenceError" ? missingGlobalHint(clip(thrown.message)) : "";
+  return { ok: false, error: { code, message: clampMessage(`${label}${clip(thrown.message)}${hinted}`), ...position(program, clip(thrown.stack, 65536)) } };
 }
 
 /** The report's error for a program that does not type-check: every problem listed, up to the shown bound. */

@@ -227,14 +227,17 @@ function duplicates(kind: string, ids: string[]): string[] {
 /** Validates a study file's content against the disk; `file` names it and is where its relative paths start. */
 export function parseStudy(value: unknown, file: string): Study {
   const problems = shapeProblems(StudyFile, value);
-  if (problems.length > 0) throw new StudyError(file, problems);
   const written = value as StudyFile;
+  // Without its two lists there is nothing more to look at; with them, every entry of the right shape is checked
+  // against the disk too, so one refusal names every problem.
+  if (!Array.isArray(written?.cases) || !Array.isArray(written.agents)) throw new StudyError(file, problems);
   const base = dirname(file);
-  const cases = written.cases.map((entry) => resolveCase(entry, base, problems));
-  const agents = written.agents.map((entry) => resolveAgent(entry, file, problems));
+  const wellFormed = <T>(list: T[], key: "cases" | "agents"): T[] => list.filter((entry) => shapeProblems(((StudyFile as Node).properties?.[key] as Node).items as TSchema, entry).length === 0);
+  const cases = wellFormed(written.cases, "cases").map((entry) => resolveCase(entry, base, problems));
+  const agents = wellFormed(written.agents, "agents").map((entry) => resolveAgent(entry, file, problems));
   problems.push(...duplicates("case", cases.map((entry) => entry.id)), ...duplicates("agent", agents.map((entry) => entry.id)));
   const models = new Set(agents.map((agent) => agent.model));
-  for (const model of Object.keys(written.models ?? {})) if (!models.has(model)) problems.push(`models has ${show(model)}, which no agent uses; the agents' models are ${[...models].map(show).join(", ")}`);
+  for (const model of Object.keys(typeof written.models === "object" ? (written.models ?? {}) : {})) if (!models.has(model)) problems.push(`models has ${show(model)}, which no agent uses; the agents' models are ${[...models].map(show).join(", ")}`);
   if (problems.length > 0) throw new StudyError(file, problems);
   const concurrency = Object.fromEntries(Object.entries(written.models ?? {}).flatMap(([model, settings]) => (settings.concurrency === undefined ? [] : [[model, settings.concurrency]])));
   return {

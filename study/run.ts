@@ -52,6 +52,18 @@ export interface StudyOutcome {
 /** Bytes of a check's output kept in its record (the tail). */
 const CHECK_OUTPUT_CHARS = 2000;
 
+/**
+ * How many of `trials` can run at once, as schedule runs them: at most `limit`, and of each model at most its own
+ * concurrency; "2 at once (m: at most 2)" names the models whose own bound holds it under `limit`.
+ */
+export function atOnce(trials: Trial[], limit: number, perModel: Record<string, number>): string {
+  const counts = new Map<string, number>();
+  for (const trial of trials) counts.set(trial.agent.model, (counts.get(trial.agent.model) ?? 0) + 1);
+  const bounded = [...counts].filter(([model]) => (perModel[model] ?? Number.POSITIVE_INFINITY) < Math.min(limit, counts.get(model) ?? 0));
+  const most = Math.min(limit, [...counts].reduce((sum, [model, count]) => sum + Math.min(count, perModel[model] ?? Number.POSITIVE_INFINITY), 0));
+  return `${most} at once${bounded.length > 0 ? ` (${bounded.map(([model]) => `${model}: at most ${perModel[model]}`).join(", ")})` : ""}`;
+}
+
 /** Runs `run` over `trials`, at most `limit` at once and at most `perModel[model]` of a model's. */
 function schedule(trials: Trial[], limit: number, perModel: Record<string, number>, run: (trial: Trial) => Promise<void>): Promise<void> {
   const queue = [...trials];
@@ -263,7 +275,7 @@ export async function runStudy(study: Study, given: RunOptions): Promise<StudyOu
   const all = options.shard ? shardOf(trialsOf(study), options.shard) : trialsOf(study);
   const pending = all.filter((trial) => !(latest.has(trial.key) && isFinished(latest.get(trial.key) as TrialRecord)));
   const skipped = all.length - pending.length;
-  progress(`${all.length} trials${options.shard ? ` (shard ${options.shard.index}/${options.shard.count})` : ""}: ${skipped} finished earlier, ${pending.length} to run, ${options.concurrency} at once\n`);
+  progress(`${plural(all.length, "trial")}${options.shard ? ` (shard ${options.shard.index}/${options.shard.count})` : ""}: ${skipped} finished earlier, ${pending.length} to run, ${atOnce(pending, options.concurrency, study.concurrency)}\n`);
   const ledger = createVisionLedger();
   // What earlier runs into this folder learned holds for this one: a model refused a picture sends none again.
   for (const record of earlier) if (record.wastedRequests > 0) ledger.refused(record.model);
@@ -280,7 +292,8 @@ export async function runStudy(study: Study, given: RunOptions): Promise<StudyOu
     if (record.cost === null) totals.costKnown = false;
     else totals.cost += record.cost;
     const trialLine = `${verdictOf(record)}, ${plural(record.turns, "turn")}, ${grouped(billedOf(record) ?? 0)} tokens, ${dollars(record.cost)}, ${seconds(record.wallMs)}`;
-    const soFar = `${totals.passes} passed, ${grouped(totals.tokens)} tokens, ${totals.costKnown ? dollars(totals.cost) : `${dollars(totals.cost)} + unknown`} so far`;
+    const cost = totals.costKnown ? dollars(totals.cost) : totals.cost === 0 ? "cost unknown" : `${dollars(totals.cost)} + unknown`;
+    const soFar = `${totals.passes} passed, ${grouped(totals.tokens)} tokens, ${cost} so far`;
     progress(`[${skipped + records.length}/${all.length}] ${trial.key} ${trialLine}; ${soFar}\n`);
   });
   await drainPool(out);

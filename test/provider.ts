@@ -68,6 +68,8 @@ export interface FakeOptions {
   delayMs?: number;
   /** The model list answered at GET /v1/models (404 when absent). */
   models?: object[];
+  /** The port to listen on (a free one when absent): where a printed example points. */
+  port?: number;
 }
 
 /** What the server saw besides the requests themselves. */
@@ -125,7 +127,7 @@ export async function fakeModel(script: Step[] | ((request: Received) => Step), 
       setTimeout(() => answer(step, { body, headers: request.headers }, response, options, held), options.delayMs ?? 0);
     });
   });
-  await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
+  await new Promise<void>((resolve, reject) => http.once("error", reject).listen(options.port ?? 0, "127.0.0.1", resolve));
   const port = (http.address() as AddressInfo).port;
   const baseURL = `http://127.0.0.1:${port}/v1`;
   return {

@@ -69,7 +69,7 @@ describe("gg call", () => {
     const config = join(ws.root, "config.json");
     writeFileSync(config, JSON.stringify([{ id: "search", enabled: false }]));
     const run = gg(["call", "search", '{"query":"x"}', "--workspace", ws.root, "--config", config]);
-    expect(run).toMatchObject({ status: 2, stdout: "", stderr: expect.stringMatching(/^gg: No tool "search" in this configuration; the tools are read_file, .*shell\n$/) });
+    expect(run).toMatchObject({ status: 2, stdout: "", stderr: expect.stringMatching(/^gg: No tool "search" in this configuration; the tools are read_file, .*shell \(gg tools describes them\)\n$/) });
     expect(gg(["call", "nosuch", "{}", "--workspace", ws.root])).toMatchObject({ status: 2, stderr: expect.stringContaining('No tool "nosuch"') });
     const json = gg(["call", "nosuch", "{}", "--workspace", ws.root, "--json"]);
     expect(json.status).toBe(2);

@@ -132,3 +132,54 @@ describe("a runner whose thread a program holds", () => {
     }
   });
 });
+
+/** Starts gg with `args` on `workspace`, its stdout and stderr kept as they come. */
+function watched(args: string[], workspace: string) {
+  const gg = spawn(process.execPath, [bin, ...args, "--workspace", workspace], { stdio: ["ignore", "pipe", "pipe"] });
+  const output = { stdout: "", stderr: "" };
+  gg.stdout?.on("data", (chunk: Buffer) => (output.stdout += chunk.toString()));
+  gg.stderr?.on("data", (chunk: Buffer) => (output.stderr += chunk.toString()));
+  const exited = new Promise<number | string | null>((resolve) => gg.once("exit", (code, sig) => resolve(code ?? sig)));
+  return { gg, output, exited };
+}
+
+describe("Ctrl-C says what the run did", () => {
+  test("gg run: a log shows while the program runs; SIGINT prints the cancelled line with the calls made, exit 130, the command stopped", async () => {
+    using ws = tempWorkspace();
+    const marker = uniqueSleep();
+    writeFileSync(join(ws.root, "p.js"), `console.log("starting");\nawait gg.files.writeFile("a.txt", "x");\nawait gg.shell.shell("sleep ${marker}");\nconsole.log("never");\n`);
+    const { gg, output, exited } = watched(["run", join(ws.root, "p.js"), "--budget", "600"], ws.root);
+    try {
+      expect(await within(20, () => survivors(marker).length >= 2)).toBe(true);
+      // Streamed: printed before the program ended.
+      expect(await within(10, () => output.stdout.includes("starting\n"))).toBe(true);
+      gg.kill("SIGINT");
+      expect(await exited).toBe(130);
+      expect(output.stdout).toBe("starting\n");
+      expect(output.stderr).toMatch(/^gg: error\[cancelled\]: The run was cancelled by Ctrl-C \(SIGINT\), after 2 gg calls: files\.writeFile ok, shell\.shell unfinished; the commands it started were stopped\n$/);
+      expect(await within(10, () => survivors(marker).length === 0)).toBe(true);
+    } finally {
+      reap(gg, marker);
+    }
+  });
+
+  test("gg agent: SIGINT prints the summary so far and ends the transcript with a cancelled end record, exit 130", async () => {
+    using ws = tempWorkspace();
+    const marker = uniqueSleep();
+    await using server = await fakeModel(() => ({ tool_calls: [call("a", "shell", { command: `sleep ${marker}` })] }));
+    const transcript = join(ws.root, "runs", "x.jsonl");
+    const { gg, output, exited } = watched(["agent", "--model", "m", "--arm", "tools", "--task", "sleep", "--base-url", server.baseURL, "--catalog", catalog(ws.root), "--transcript", transcript], ws.root);
+    try {
+      expect(await within(20, () => survivors(marker).length >= 2)).toBe(true);
+      gg.kill("SIGINT");
+      expect(await exited).toBe(130);
+      expect(output.stderr).toMatch(/^run {5}0 turns in [\d.]+ s\ncalls {3}none\nfiles {3}1 modified \(runs\/x\.jsonl\)\ntokens {2}none billed\n/m);
+      expect(output.stderr).toContain("gg: error[cancelled]: The run was cancelled by Ctrl-C (SIGINT) in turn 1; the commands it started were stopped");
+      const last = JSON.parse(readFileSync(transcript, "utf8").trim().split("\n").at(-1) as string) as { type: string; report: { ok: boolean; error: { code: string } } };
+      expect(last).toMatchObject({ type: "end", report: { ok: false, error: { code: "cancelled" } } });
+      expect(await within(10, () => survivors(marker).length === 0)).toBe(true);
+    } finally {
+      reap(gg, marker);
+    }
+  });
+});

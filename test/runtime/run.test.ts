@@ -86,6 +86,21 @@ describe("running a program", () => {
     expect((await ws.run("const a = 1;\nexport const b = a;")).error).toMatchObject({ code: "syntax-error", line: 2, message: expect.stringContaining("export statements do not exist") });
   });
 
+  test.for([
+    ["setTimeout(() => 1, 10)", "there are no timers"],
+    ["setInterval(() => 1, 10)", "there are no timers"],
+    ["require('fs')", "there are no modules"],
+    ["process.exit(0)", "there is no process object"],
+    ["await fetch('http://127.0.0.1:9')", "there is no network"],
+  ])("a Node or browser global (%s) fails with a hint of what the sandbox has instead", async ([program, instead]) => {
+    using ws = engineWorkspace();
+    const { error } = await ws.run(program as string);
+    expect(error).toMatchObject({ code: "program-error", line: 1, message: expect.stringMatching(/^ReferenceError: \w+ is not defined; a program runs in a sandbox with only the ES library and the gg global: /) });
+    expect(error?.message).toContain(instead as string);
+    // Any other name is the program's own mistake: no hint.
+    expect((await ws.run("return nothingHere")).error?.message).toBe("ReferenceError: nothingHere is not defined");
+  });
+
   test("a program that does not compile reports syntax-error with its position", async () => {
     using ws = engineWorkspace();
     expect((await ws.run("const ok = 1;\nlet x: = 2;")).error).toMatchObject({ code: "syntax-error", line: 2, column: 8 });

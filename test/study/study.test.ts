@@ -221,6 +221,16 @@ describe("gg study", () => {
         "",
       ].join("\n"),
     );
+    // Problems of shape and of the disk together: all named in one refusal.
+    ws.put({ "both.json": JSON.stringify({ cases: [{ id: "a", workspace: "missing", task: "t" }, { id: "a", workspace: "folder", task: "t" }], agents: [{ id: "x", model: "m", arm: "cli" }], color: "red" }) });
+    const both = await gg("study", "run", join(ws.root, "both.json"));
+    expect(both.status).toBe(2);
+    expect(both.stderr.split("\n").filter((line) => line.startsWith("  - "))).toEqual([
+      expect.stringContaining('the study has an unknown field "color"'),
+      `  - agents[0].arm is "cli"; it must be "tools" or "code"`,
+      expect.stringMatching(/^ {2}- case "a": workspace .*missing is not an existing folder$/),
+      `  - case "a" is listed more than once; ids name trials, so each must be unique`,
+    ]);
     const disk = await gg("study", "run", join(ws.root, "disk.json"));
     expect(disk.status).toBe(2);
     const problems = disk.stderr.split("\n").filter((line) => line.startsWith("  - "));

@@ -1,0 +1,61 @@
+// Small things a person meets in a second hour with gg, each through main() as the command line runs it: refusals
+// that say what to type, one exit status for bad arguments, and help that answers the question asked.
+import { spawnSync } from "node:child_process";
+import { join } from "node:path";
+import { expect, test } from "vitest";
+import { main } from "../../cli/main.ts";
+import { tempWorkspace } from "../workspace.ts";
+
+async function gg(...args: string[]) {
+  let [stdout, stderr] = ["", ""];
+  const status = await main(args, (text) => (stdout += text), (text) => (stderr += text));
+  return { status, stdout, stderr };
+}
+
+test("--base-url without a scheme is refused saying it needs http:// or https://", async () => {
+  expect(await gg("agent", "--model", "m", "--arm", "tools", "--task", "t", "--base-url", "127.0.0.1:8089")).toMatchObject({ status: 2, stderr: "gg: Cannot use --base-url 127.0.0.1:8089: it needs http:// or https://, e.g. http://127.0.0.1:8089\n" });
+});
+
+test("gg call: a misspelt tool gets the nearest name; a JSON string, malformed JSON and a misfit all exit 2", async () => {
+  using ws = tempWorkspace();
+  expect((await gg("call", "raed_file", "--workspace", ws.root)).stderr).toMatch(/^gg: No tool "raed_file" in this configuration \(did you mean read_file\?\); the tools are .* \(gg tools describes them\)\n$/);
+  expect(await gg("call", "read_file", '"a.txt"', "--workspace", ws.root)).toMatchObject({ status: 2, stderr: expect.stringContaining("arguments must be object") });
+  expect((await gg("call", "read_file", "{x", "--workspace", ws.root)).status).toBe(2);
+  expect(await gg("call", "search", '{"pattern": "x"}', "--workspace", ws.root)).toMatchObject({ status: 2, stderr: expect.stringContaining('unknown parameter "pattern"') });
+  // A call that ran and failed is still exit 1.
+  expect((await gg("call", "read_file", '{"path": "missing.txt"}', "--workspace", ws.root)).status).toBe(1);
+});
+
+test("help: study without commander's own help line, study run describes the file, agent its defaults, call points to gg tools", async () => {
+  expect((await gg("help", "study")).stdout).not.toContain("display help for command");
+  expect((await gg("help", "study", "run")).stdout).toMatch(/The study file \(JSON[^]*cases[^]*agents[^]*repeats/);
+  const agent = (await gg("help", "agent")).stdout.replace(/\s+/g, " ");
+  expect(agent).toContain("(default 50)");
+  expect(agent).toContain("(default 1800)");
+  expect(agent).toContain("needs no API key");
+  expect((await gg("help", "call")).stdout.replace(/\s+/g, " ")).toContain("gg tools lists the tools and their parameters");
+  expect(await gg("docs", "--json")).toMatchObject({ status: 2, stdout: expect.stringContaining('"ok":false') });
+});
+
+test("a tree says (1 entry not shown) for one, and the seed's (N entries not shown) for more", async () => {
+  using ws = tempWorkspace();
+  ws.put({ "one/a.txt": "", "two/a.txt": "", "two/b.txt": "" });
+  const tree = await ws.text("tree", { depth: 1 });
+  expect(tree).toContain("one/ (1 entry not shown)");
+  expect(tree).toContain("two/ (2 entries not shown)");
+});
+
+/** The Node on PATH, when it is older than 24 (a machine's own Node beside the pinned one). */
+const olderNode = ((): string | undefined => {
+  // Outside node_modules: npm puts the pinned Node first on a test's PATH.
+  const dirs = (process.env.PATH ?? "").split(":").filter((dir) => dir !== "" && !dir.includes("node_modules"));
+  const found = spawnSync("node", ["--version"], { encoding: "utf8", env: { ...process.env, PATH: dirs.join(":") } });
+  return found.status === 0 && Number(/^v(\d+)/.exec(found.stdout)?.[1]) < 24 ? spawnSync("sh", ["-c", "command -v node"], { encoding: "utf8", env: { PATH: dirs.join(":") } }).stdout.trim() : undefined;
+})();
+
+test.skipIf(olderNode === undefined)("the library under an older Node says gg needs Node 24 and how to get it, not isolated-vm's missing build", () => {
+  const index = join(import.meta.dirname, "../../dist/index.js");
+  const script = `const { createRuntime } = await import(${JSON.stringify(index)}); try { createRuntime({ workspace: "." }); } catch (error) { console.log(error.message); }`;
+  const run = spawnSync(olderNode as string, ["--input-type=module", "-e", script], { encoding: "utf8" });
+  expect(run.stdout).toMatch(/^Cannot run programs on Node \d+\.\d+\.\d+: gg needs Node 24 or later .*install Node 24/);
+});
