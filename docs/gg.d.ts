@@ -178,6 +178,17 @@ interface Breakdown {
   total: number;
 }
 
+/** A name earlier programs of the session left in the realm. */
+interface HeldName {
+  name: string;
+  /** What the name holds now: function, class, array, map, set, object, string, number, boolean, undefined, ... */
+  kind: string;
+  /** A guess at the bytes it holds: strings, numbers and the objects reached through data properties. */
+  bytes: number;
+  /** True when the guess stopped at 5000 values: it holds more. */
+  partial: boolean;
+}
+
 /** Why a gg call failed. */
 type ErrorCode = "invalid-argument" | "not-found" | "no-match" | "ambiguous" | "permission-denied" | "io-error" | "launch-failed" | "timeout" | "over-cap" | "conflict" | "denied";
 
@@ -228,5 +239,7 @@ declare const gg: {
     evictFileView(path: string): Promise<Closed>;
     /** Tokens in the context window per band: system, messages, tool results, file views, images. */
     breakdown(): Promise<Breakdown>;
+    /** What earlier programs of this session left in the realm: each top-level name and globalThis property, its kind and a guess at its size. */
+    state(): Promise<HeldName[]>;
   };
 };

@@ -50,12 +50,14 @@ export function topLevelNames(source: string, language: Language): TopLevelName[
 }
 
 /**
- * The head line's call handing the shim the program's bindings: `[name, getter, setter?]` each. Closures made before
+ * The head line's call handing the shim the program's bindings: `[name, getter, setter]` each (a const's refuses). Closures made before
  * the body runs see its bindings (hoisted, uninitialized until their declaration runs: the shim keeps only those
  * initialized when the program ends).
  */
 export function keepCall(names: readonly TopLevelName[]): string {
-  const entries = names.map(({ name, constant }) => `[${JSON.stringify(name)}, () => ${name}${constant ? "" : `, (value) => { ${name} = value; }`}]`);
+  const refusal = (name: string): string => JSON.stringify(`Assignment to constant variable '${name}', declared by an earlier program; declare it again (const or let) to replace it`);
+  const setter = (name: string, constant: boolean): string => (constant ? `() => { throw new TypeError(${refusal(name)}); }` : `(value) => { ${name} = value; }`);
+  const entries = names.map(({ name, constant }) => `[${JSON.stringify(name)}, () => ${name}, ${setter(name, constant)}]`);
   return `__gg_keep([${entries.join(", ")}]);`;
 }
 
