@@ -40,9 +40,10 @@ export function createEngine(options: EngineOptions, firstViewId = 1, approve: A
     options.baseline,
     firstViewId,
   );
-  const sandbox = createSandbox({ context, views }, options.keepState === true);
   // Against the gg global this agent holds; the compiler loads on the first check and stays warm.
   const checker = createChecker(renderDts(context.config));
+  // In a session that keeps state, the checker follows the realm: what ran in it is declared for the next check.
+  const sandbox = createSandbox({ context, views }, options.keepState === true, { ran: checker.ran, ended: checker.forget });
   return {
     views,
     run: async (source: string, run: RunOptions = {}, observer?: RunObserver, cancel?: AbortSignal): Promise<RunReport> => {

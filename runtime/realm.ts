@@ -17,14 +17,37 @@ let compiler: typeof ts | undefined;
 /** TypeScript's parser, loaded on the first program of a session that keeps state (synchronous: compiling is). */
 export const typescript = (): typeof ts => (compiler ??= createRequire(import.meta.url)("typescript") as typeof ts);
 
-/** The top-level statements of `source` that declare something, as TypeScript parses the program. */
-export function topLevelStatements(source: string, language: Language): ts.Statement[] {
+/** The top-level statements of `source` that declare something, as TypeScript parses the program, and its file. */
+function topLevelStatements(source: string, language: Language): { file: ts.SourceFile; statements: ts.Statement[] } {
   const tsc = typescript();
   const file = tsc.createSourceFile(`program.${language}`, source, tsc.ScriptTarget.ES2024, false, language === "ts" ? tsc.ScriptKind.TS : tsc.ScriptKind.JS);
-  return file.statements.filter((statement) => {
+  const statements = file.statements.filter((statement) => {
     if (tsc.canHaveModifiers(statement) && tsc.getModifiers(statement)?.some((modifier) => modifier.kind === tsc.SyntaxKind.DeclareKeyword)) return false;
     return tsc.isVariableStatement(statement) || tsc.isFunctionDeclaration(statement) || tsc.isClassDeclaration(statement) || tsc.isEnumDeclaration(statement) || tsc.isInterfaceDeclaration(statement) || tsc.isTypeAliasDeclaration(statement);
   });
+  return { file, statements };
+}
+
+/**
+ * The top-level declarations of a TypeScript program as written, each with the names it declares, types included:
+ * what a later program's type-check is given of it (check.ts).
+ */
+export function topLevelDeclarations(source: string): { names: string[]; text: string }[] {
+  const tsc = typescript();
+  const { file, statements } = topLevelStatements(source, "ts");
+  return statements.map((statement) => {
+    const names = tsc.isVariableStatement(statement)
+      ? statement.declarationList.declarations.flatMap((declaration) => bindingNames(declaration.name))
+      : [(statement as ts.DeclarationStatement).name?.getText(file) ?? ""];
+    return { names: names.filter((name) => name !== ""), text: source.slice(statement.getStart(file), statement.end) };
+  });
+}
+
+/** The identifiers a binding name or pattern binds. */
+function bindingNames(node: ts.BindingName): string[] {
+  const tsc = typescript();
+  if (tsc.isIdentifier(node)) return [node.text];
+  return node.elements.flatMap((element) => (tsc.isOmittedExpression(element) ? [] : bindingNames(element.name)));
 }
 
 /** The value names the top-level declarations of `source` bind (types bind none at run time), each once. */
@@ -32,10 +55,9 @@ export function topLevelNames(source: string, language: Language): TopLevelName[
   const tsc = typescript();
   const names = new Map<string, boolean>();
   const bind = (node: ts.BindingName, constant: boolean): void => {
-    if (tsc.isIdentifier(node)) names.set(node.text, constant);
-    else for (const element of node.elements) if (!tsc.isOmittedExpression(element)) bind(element.name, constant);
+    for (const name of bindingNames(node)) names.set(name, constant);
   };
-  for (const statement of topLevelStatements(source, language)) {
+  for (const statement of topLevelStatements(source, language).statements) {
     if (tsc.isVariableStatement(statement)) {
       const flags = statement.declarationList.flags;
       // `using` bindings are disposed as the program ends: nothing of them is left to keep.

@@ -92,7 +92,7 @@ interface RunFrame {
  * isolate, the session's realm, where each program's top-level bindings stay for the next (realm.ts). The next
  * isolate is prepared as soon as a run ends that needs one, so a program's start costs only its own compilation.
  */
-export function createSandbox(given: GgEnv, keeps = false) {
+export function createSandbox(given: GgEnv, keeps = false, realmEvents: { ran?(source: string): void; ended?(): void } = {}) {
   let spare: Promise<Prepared | undefined> | undefined;
   /** The session's realm, between its programs. */
   let realm: Prepared | undefined;
@@ -117,14 +117,19 @@ export function createSandbox(given: GgEnv, keeps = false) {
   const end = (): void => {
     if (realm) discard(realm);
     realm = undefined;
+    realmEvents.ended?.();
   };
   /** After a run in `prepared`: the realm is kept, unless the program was stopped; else the next isolate is made. */
-  const after = (prepared: Prepared, how: SandboxRun, frame: RunFrame): void => {
+  const after = (prepared: Prepared, source: string, how: SandboxRun, frame: RunFrame): void => {
     if (keeps && !frame.stopped) {
       realm = prepared;
+      realmEvents.ran?.(source);
       return;
     }
-    if (keeps) lost = `the program before this one was stopped (${frame.stopped?.code}), which ended the realm it ran in, so this one starts a new realm`;
+    if (keeps) {
+      lost = `the program before this one was stopped (${frame.stopped?.code}), which ended the realm it ran in, so this one starts a new realm`;
+      realmEvents.ended?.();
+    }
     realm = undefined;
     // Disposing this isolate and creating the next one are synchronous work: both wait until the report is out.
     spare = new Promise((resolve) =>
@@ -154,7 +159,7 @@ export function createSandbox(given: GgEnv, keeps = false) {
       try {
         return await execute(prepared, program, how, env, frame);
       } finally {
-        after(prepared, how, frame);
+        after(prepared, source, how, frame);
       }
     },
     /** Ends the realm without a word: the caller asked for a fresh one. */

@@ -42,6 +42,19 @@ describe("a session's realm", () => {
     expect((await ws.run("return 1;", limits)).stateLost).toBeUndefined();
   });
 
+  test("--check knows what earlier programs declared, with their inferred types; redeclaring replaces", async () => {
+    using ws = engineWorkspace({ keepState: true });
+    const check = { check: true };
+    expect(await ws.run("const hits = [{ path: 'a.ts', line: 3 }];\ninterface Hit { path: string; line: number }\nfunction lines(list: Hit[]) { return list.map((hit) => hit.line); }\nreturn 1;", check)).toMatchObject({ ok: true });
+    expect(await ws.run("const total: number = lines(hits).reduce((a, b) => a + b, 0);\nreturn total;", check)).toMatchObject({ ok: true, result: 3 });
+    const wrong = await ws.run("const name: number = hits[0].path;\nreturn name;", check);
+    expect(wrong.error).toMatchObject({ code: "type-error", line: 1 });
+    expect(wrong.error?.message).toMatch(/Type 'string' is not assignable to type 'number'/);
+    // Declared again with another type: the later program sees the new one.
+    expect(await ws.run("const hits = 'none';\nreturn hits.length;", check)).toMatchObject({ ok: true, result: 4 });
+    expect((await ws.run("return hits.toUpperCase();", check))).toMatchObject({ ok: true, result: "NONE" });
+  });
+
   test("without keepState (gg run) each program starts empty", async () => {
     using ws = engineWorkspace();
     expect(await ws.run("const x = 1;\nreturn x;")).toMatchObject({ ok: true, result: 1 });
