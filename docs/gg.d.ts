@@ -181,12 +181,10 @@ interface Breakdown {
 /** A name earlier programs of the session left in the realm. */
 interface HeldName {
   name: string;
-  /** What the name holds now: function, class, array, map, set, object, string, number, boolean, undefined, ... */
+  /** function, class, array, map, set, object, or typeof a primitive. */
   kind: string;
-  /** A guess at the bytes it holds: strings, numbers and the objects reached through data properties. */
+  /** A guess at its size: a lower bound past 5000 values. */
   bytes: number;
-  /** True when the guess stopped at 5000 values: it holds more. */
-  partial: boolean;
 }
 
 /** Why a gg call failed. */
@@ -239,7 +237,7 @@ declare const gg: {
     evictFileView(path: string): Promise<Closed>;
     /** Tokens in the context window per band: system, messages, tool results, file views, images. */
     breakdown(): Promise<Breakdown>;
-    /** What earlier programs of this session left in the realm: each top-level name and globalThis property, its kind and a guess at its size. */
+    /** What earlier programs left: top-level names and globalThis properties, kinds, sizes. */
     state(): Promise<HeldName[]>;
   };
 };

@@ -170,7 +170,7 @@ const breakdown: GgFunction = {
 const state: GgFunction = {
   module: "context",
   name: "state",
-  brief: "What earlier programs of this session left in the realm: each top-level name and globalThis property, its kind and a guess at its size.",
+  brief: "What earlier programs left: top-level names and globalThis properties, kinds, sizes.",
   note: () => "Under gg agent and gg mcp, a program's top-level declarations stay for the next program; under gg run, each program starts empty.",
   positional: [],
   parameters: nothing,

@@ -87,9 +87,8 @@ export function keepCall(names: readonly TopLevelName[]): string {
 export const HeldName = Type.Object(
   {
     name: Type.String(),
-    kind: Type.String({ description: "What the name holds now: function, class, array, map, set, object, string, number, boolean, undefined, ..." }),
-    bytes: Type.Integer({ description: "A guess at the bytes it holds: strings, numbers and the objects reached through data properties." }),
-    partial: Type.Boolean({ description: "True when the guess stopped at 5000 values: it holds more." }),
+    kind: Type.String({ description: "function, class, array, map, set, object, or typeof a primitive." }),
+    bytes: Type.Integer({ description: "A guess at its size: a lower bound past 5000 values." }),
   },
   { $id: "HeldName", description: "A name earlier programs of the session left in the realm." },
 );
@@ -106,7 +105,7 @@ export function readHeld(json: unknown): HeldName[] {
   if (!Array.isArray(list)) return [];
   return list.flatMap((item: Partial<Record<keyof HeldName, unknown>>) =>
     item && typeof item.name === "string" && typeof item.kind === "string" && typeof item.bytes === "number"
-      ? [{ name: item.name.slice(0, 200), kind: item.kind.slice(0, 20), bytes: Math.max(0, Math.round(item.bytes)), partial: item.partial === true }]
+      ? [{ name: item.name.slice(0, 200), kind: item.kind.slice(0, 20), bytes: Math.max(0, Math.round(item.bytes)) }]
       : [],
   );
 }

@@ -54,7 +54,7 @@ const sizeOf = (root) => {
       if (property && "value" in property) stack[stack.length] = property.value;
     }
   }
-  return { bytes, partial: stack.length > 0 };
+  return bytes;
 };
 // The builtins as the shim left them: each program of a session starts and ends with them restored, so what one
 // program did to a prototype or a builtin global can break neither the next program nor its gg.
@@ -104,8 +104,7 @@ const describeRealm = () => {
     let value;
     try { value = get(); } catch { return; }
     apply(setAdd, listed, [name]);
-    const size = sizeOf(value);
-    list[list.length] = record({ name, kind: kindOf(value), bytes: size.bytes, partial: size.partial });
+    list[list.length] = record({ name, kind: kindOf(value), bytes: sizeOf(value) });
   };
   const entries = kept || [];
   for (let i = 0; i < entries.length; i++) add(entries[i][0], entries[i][1]);
