@@ -5,7 +5,9 @@
 import { createRequire } from "node:module";
 import { type Static, Type } from "typebox";
 import type ts from "typescript";
-import type { Language } from "./compile.ts";
+
+/** A program's language (compile.ts's Language, spelled here so neither file imports the other). */
+type Language = "ts" | "js";
 
 /** One top-level name of a program: whether it is a const (no setter). */
 export interface TopLevelName {
