@@ -494,7 +494,7 @@ async function drive(options: AgentOptions): Promise<Omit<AgentReport, "filesCha
   const maxTurns = options.maxTurns ?? 50;
   const specs = (options.specs ?? []).map((path) => ({ path, limit: linesIn(options.workspace, path) }));
   let tools = options.arm === "tools" ? createTools({ workspace: options.workspace, config, ...calls }) : undefined;
-  const runtime = options.arm === "code" ? createRuntime({ workspace: options.workspace, config, ...calls, ...(specs.length > 0 ? { specs } : {}) }) : undefined;
+  const runtime = options.arm === "code" ? createRuntime({ workspace: options.workspace, config, ...calls, ...(specs.length > 0 ? { specs } : {}), keepState: true }) : undefined;
   const functionsOf = (held: typeof tools): ChatCompletionTool[] | undefined =>
     held?.definitions().map((tool) => ({ type: "function", function: { name: tool.name, description: tool.description, parameters: tool.parameters as Record<string, unknown> } }));
   const conversation: Conversation = {

@@ -87,7 +87,7 @@ export function programRules(options: Pick<PromptOptions, "delivery" | "limits">
     handIn,
     "A program is an async function body (top-level await and return, no import) using the gg global; its logs and returned JSON come back, or its error.",
     `Limits: ${limits.budgetSecs} s${limits.cpuSecs < limits.budgetSecs ? ` (${limits.cpuSecs} s of CPU)` : ""}, ${limits.memoryMb} MB heap, ${output}; no timers, network or Node APIs.`,
-    "Compute in the program; return only what you need to see.",
+    "Compute in the program; return only what you need to see. Top-level declarations persist (gg.context.state()).",
     "gg calls reject with an Error whose code says why. Relative paths start at the workspace root.",
   ];
 }

@@ -6,7 +6,7 @@ import type { RunReport } from "../runtime/index.ts";
 
 /** The text of a run report for the model. */
 export function reportText(report: RunReport): string {
-  const parts: string[] = [];
+  const parts: string[] = report.stateLost ? [report.stateLost] : [];
   if (report.logs.length > 0 || report.logsDropped > 0) {
     const lines = report.logs.map((entry) => `${entry.level === "log" ? "" : `[${entry.level}] `}${entry.text}`);
     if (report.logsDropped > 0) lines.push(`[${report.logsDropped} more entries dropped at the log limit]`);

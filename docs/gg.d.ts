@@ -178,6 +178,15 @@ interface Breakdown {
   total: number;
 }
 
+/** A name earlier programs of the session left in the realm. */
+interface HeldName {
+  name: string;
+  /** function, class, array, map, set, object, or typeof a primitive. */
+  kind: string;
+  /** A guess at its size: a lower bound past 5000 values. */
+  bytes: number;
+}
+
 /** Why a gg call failed. */
 type ErrorCode = "invalid-argument" | "not-found" | "no-match" | "ambiguous" | "permission-denied" | "io-error" | "launch-failed" | "timeout" | "over-cap" | "conflict" | "denied";
 
@@ -228,5 +237,7 @@ declare const gg: {
     evictFileView(path: string): Promise<Closed>;
     /** Tokens in the context window per band: system, messages, tool results, file views, images. */
     breakdown(): Promise<Breakdown>;
+    /** What earlier programs left: top-level names and globalThis properties, kinds, sizes. */
+    state(): Promise<HeldName[]>;
   };
 };

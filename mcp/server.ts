@@ -45,6 +45,7 @@ const RunProgram = Type.Object(
     language: Type.Optional(Type.Enum(["ts", "js"], { description: 'TypeScript or JavaScript. Default "ts".' })),
     budget: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 86400, description: `Wall-clock budget in seconds. Default ${DEFAULT_LIMITS.budgetSecs}.` })),
     check: Type.Optional(Type.Boolean({ description: "Type-check a TypeScript program first; with type errors it does not run. Default false." })),
+    reset: Type.Optional(Type.Boolean({ description: "Start from an empty realm: forget what earlier programs of this session declared. Default false." })),
   },
   { additionalProperties: false },
 );
@@ -82,7 +83,8 @@ export function createMcpServer(options: McpOptions) {
   const approve = elicitingApprove(server, config);
   const tools = createTools({ workspace: options.workspace, config, ...agent, approve });
   const held = new Set(tools.names());
-  const runtime = createRuntime({ workspace: options.workspace, config, ...agent, approve });
+  // The session's programs share one realm: each one's top-level declarations stay for the next.
+  const runtime = createRuntime({ workspace: options.workspace, config, ...agent, approve, keepState: true });
   /** The views the model was already shown (by id, unique for the runtime's life), so a run sends only those it opened. */
   const shown = new Set<number>();
   /** run_program and the opening turn run one at a time, each with the views it reads, so a report and the views line up. */
@@ -124,6 +126,7 @@ export function createMcpServer(options: McpOptions) {
     const run: RunOptions = { ...(args.language ? { language: args.language } : {}), ...(args.budget ? { budget: args.budget } : {}), ...(args.check ? { check: true } : {}) };
     const problems = runProblems(run);
     if (problems.length > 0) return failure("invalid-argument", `Cannot run the program with these arguments: ${problems.join("; ")}`);
+    if (args.reset) await runtime.reset();
     const report = await runtime.run(args.source, run, { signal });
     const contents: ViewContent[] = report.views.some((view) => !shown.has(view.id)) ? await runtime.views() : [];
     const content: CallToolResult["content"] = [{ type: "text", text: reportText(report) }];

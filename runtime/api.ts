@@ -10,12 +10,15 @@ import { CALLS, enabledCalls } from "../bindings/index.ts";
 import { readFile } from "../bindings/read_file.ts";
 import { GgError } from "../host/errors.ts";
 import { Breakdown } from "./context.ts";
+import { HeldName } from "./realm.ts";
 import { Closed, OpenedView, ViewSummary, type Views } from "./views.ts";
 
 /** What a gg function runs with. */
 export interface GgEnv {
   context: CallContext;
   views: Views;
+  /** What the session's realm holds, when its programs keep state. */
+  held?: () => HeldName[];
 }
 
 /** One function of the gg global. */
@@ -164,13 +167,26 @@ const breakdown: GgFunction = {
   run: (_args, env) => env.views.breakdown(),
 };
 
+const state: GgFunction = {
+  module: "context",
+  name: "state",
+  brief: "What earlier programs left: top-level names and globalThis properties, kinds, sizes.",
+  note: () => "Under gg agent and gg mcp, a program's top-level declarations stay for the next program; under gg run, each program starts empty.",
+  positional: [],
+  parameters: nothing,
+  result: Type.Array(HeldName),
+  errors: [],
+  sync: true,
+  run: (_args, env) => env.held?.() ?? [],
+};
+
 /** The functions of the gg global under `config`: a disabled capability's functions do not exist. */
 export function ggFunctions(config: Configuration): GgFunction[] {
   const enabled = enabledCalls(config);
   const calls = enabled.map(fromCall);
   // Opening a view is read_file's read: it exists for an agent that holds read-file's calls, classic or batch.
   const views = enabled.some((call) => call.capability === readFile.capability) ? [openFile] : [];
-  return [...calls, ...views, close, list, evictFileView, breakdown];
+  return [...calls, ...views, close, list, evictFileView, breakdown, state];
 }
 
 /** Turns positional arguments and a trailing options object into one arguments object, or says why it cannot. */

@@ -7,6 +7,7 @@ import { type Approval, type CallOrigin, Undecided } from "../bindings/gate.ts";
 import { argumentsObject, forPrograms, type GgEnv, type GgFunction, ggFunctions } from "./api.ts";
 import { type CompiledProgram, mapStack } from "./compile.ts";
 import { recordedApproval } from "./pending.ts";
+import { type HeldName, readHeld } from "./realm.ts";
 import { CALL_RECORDS, type CallRecord, type LogEntry, type RunObserver, type RunReport } from "./report.ts";
 import { SHIM, UNSENT_CHARS } from "./shim.ts";
 
@@ -68,6 +69,8 @@ export interface Prepared {
   memoryMb: number;
   resultChars: number;
   slot: { run?: RunState };
+  /** What the realm held when its last program ended (a session that keeps state). */
+  held: HeldName[];
 }
 
 /**
@@ -174,8 +177,12 @@ export async function prepare(env: GgEnv, memoryMb: number, resultChars: number)
   );
   const context = await isolate.createContext();
   const layout = JSON.stringify(functions.map((fn) => [fn.module, fn.name, fn.sync]));
-  await context.evalClosure(SHIM, [dispatcher, dispatcherSync, emit, layout, resultChars]);
-  return { isolate, context, dispatchers: [dispatcher, dispatcherSync], memoryMb, resultChars, slot };
+  const prepared: Prepared = { isolate, context, dispatchers: [dispatcher, dispatcherSync], memoryMb, resultChars, slot, held: [] };
+  const held = new ivm.Callback((json: unknown) => {
+    prepared.held = readHeld(json);
+  }, { sync: true });
+  await context.evalClosure(SHIM, [dispatcher, dispatcherSync, emit, layout, resultChars, held]);
+  return prepared;
 }
 
 /** Retires a prepared isolate: its bridge serves no run, its dispatchers are released, and it is disposed. */

@@ -4,6 +4,7 @@
 import { dirname } from "node:path";
 import type ts from "typescript";
 import { PROGRAM_HEAD, PROGRAM_TAIL } from "./compile.ts";
+import { topLevelDeclarations } from "./realm.ts";
 
 /** One type error, at the program's own 1-based line and column. */
 export interface TypeProblem {
@@ -55,20 +56,41 @@ function positionIn(source: string, offset: number): { line: number; column: num
 
 const PROGRAM = "/gg/program.ts";
 const TYPES = "/gg/gg.d.ts";
+/** The declarations earlier programs of a session left in its realm, as one script: their names are global to it. */
+const EARLIER = "/gg/earlier.ts";
 
-/** A checker for programs of an agent whose gg global `declarations` (gg.d.ts) describe. */
+/**
+ * A checker for programs of an agent whose gg global `declarations` (gg.d.ts) describe; in a session that keeps
+ * state, told of each program that ran, so a later program is checked knowing what the earlier ones declared.
+ */
 export function createChecker(declarations: string) {
-  let compiler: Promise<(source: string) => CheckOutcome> | undefined;
+  let compiler: Promise<(source: string, earlier: string) => CheckOutcome> | undefined;
+  /** The latest top-level declaration of each name, in the order they were made. */
+  const earlier = new Map<string, string>();
   return {
     /** Type-checks `source` (the body of an async function). */
     async check(source: string): Promise<CheckOutcome> {
       compiler ??= load(declarations);
-      return (await compiler)(source);
+      // A statement declaring several names is kept once; declaring a name again replaces its statement.
+      return (await compiler)(source, [...new Set(earlier.values())].join("\n"));
+    },
+    /** A program ran in the session's realm: its top-level declarations are there for the next. */
+    ran(source: string): void {
+      for (const { names, text } of topLevelDeclarations(source)) {
+        for (const name of names) {
+          earlier.delete(name);
+          earlier.set(name, text);
+        }
+      }
+    },
+    /** The realm ended: the next program starts empty. */
+    forget(): void {
+      earlier.clear();
     },
   };
 }
 
-async function load(declarations: string): Promise<(source: string) => CheckOutcome> {
+async function load(declarations: string): Promise<(source: string, earlier: string) => CheckOutcome> {
   const { default: typescript } = await import("typescript");
   const options: ts.CompilerOptions = {
     strict: true,
@@ -87,9 +109,11 @@ async function load(declarations: string): Promise<(source: string) => CheckOutc
   // Parsed once: the library and the gg global never change under a checker.
   const kept = new Map<string, ts.SourceFile>([[TYPES, typescript.createSourceFile(TYPES, declarations, typescript.ScriptTarget.ES2024, false)]]);
   let program: ts.SourceFile | undefined;
+  let earlierFile: ts.SourceFile | undefined;
   const host: ts.CompilerHost = {
     getSourceFile(name, target) {
       if (name === PROGRAM) return program;
+      if (name === EARLIER) return earlierFile;
       let file = kept.get(name);
       if (!file) {
         const text = typescript.sys.readFile(name);
@@ -106,14 +130,18 @@ async function load(declarations: string): Promise<(source: string) => CheckOutc
     getCanonicalFileName: (name) => name,
     useCaseSensitiveFileNames: () => true,
     getNewLine: () => "\n",
-    fileExists: (name) => name === PROGRAM || kept.has(name) || typescript.sys.fileExists(name),
-    readFile: (name) => (name === PROGRAM ? program?.text : kept.get(name)?.text ?? typescript.sys.readFile(name)),
+    fileExists: (name) => name === PROGRAM || name === EARLIER || kept.has(name) || typescript.sys.fileExists(name),
+    readFile: (name) => (name === PROGRAM ? program?.text : name === EARLIER ? earlierFile?.text : kept.get(name)?.text ?? typescript.sys.readFile(name)),
   };
   let previous: ts.Program | undefined;
-  return (source) => {
+  return (source, earlier) => {
     // The program is checked as it runs: the body of an async function, so return and await are legal at its top.
     program = typescript.createSourceFile(PROGRAM, `${PROGRAM_HEAD}${source}${PROGRAM_TAIL}`, typescript.ScriptTarget.ES2024, false);
-    const checked = typescript.createProgram({ rootNames: [TYPES, PROGRAM], options, host, ...(previous ? { oldProgram: previous } : {}) });
+    // Earlier declarations are checked as the script they make (their own errors are not this program's): the
+    // program's own declarations shadow them, so declaring a name again is no error.
+    if (earlierFile?.text !== earlier) earlierFile = earlier === "" ? undefined : typescript.createSourceFile(EARLIER, earlier, typescript.ScriptTarget.ES2024, false);
+    const rootNames = earlierFile ? [TYPES, EARLIER, PROGRAM] : [TYPES, PROGRAM];
+    const checked = typescript.createProgram({ rootNames, options, host, ...(previous ? { oldProgram: previous } : {}) });
     previous = checked;
     const diagnostics = [...checked.getSyntacticDiagnostics(program), ...checked.getSemanticDiagnostics(program)];
     const problems = diagnostics.slice(0, TYPE_PROBLEMS_SHOWN).map((diagnostic): TypeProblem => ({ ...positionIn(source, (diagnostic.start ?? 0) - PROGRAM_HEAD.length), message: messageOf(typescript, diagnostic) }));

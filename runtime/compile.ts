@@ -3,6 +3,7 @@
 import { originalPositionFor, TraceMap } from "@jridgewell/trace-mapping";
 import { transformSync } from "esbuild";
 import { clampMessage } from "../host/errors.ts";
+import { keepCall, topLevelNames } from "./realm.ts";
 
 /** The language of a program. */
 export type Language = "ts" | "js";
@@ -31,10 +32,14 @@ export const PROGRAM_HEAD = "(async () => {\n";
 /** What goes after a program's body. */
 export const PROGRAM_TAIL = "\n})()";
 
-/** Compiles a program, or returns why it does not compile. */
-export function compileProgram(source: string, language: Language): CompiledProgram | CompileFailure {
+/**
+ * Compiles a program, or returns why it does not compile. A program that `keeps` its top-level bindings hands them to
+ * the sandbox's realm from its head line (see realm.ts), so its own lines stay where they are.
+ */
+export function compileProgram(source: string, language: Language, keeps = false): CompiledProgram | CompileFailure {
   try {
-    const out = transformSync(`${PROGRAM_HEAD}${source}${PROGRAM_TAIL}`, {
+    const head = keeps ? `${PROGRAM_HEAD.trimEnd()} ${keepCall(topLevelNames(source, language))}\n` : PROGRAM_HEAD;
+    const out = transformSync(`${head}${source}${PROGRAM_TAIL}`, {
       loader: language,
       sourcemap: "external",
       sourcefile: `program.${language}`,

@@ -21,6 +21,8 @@ export interface EngineOptions extends ToolsOptions {
   textOnly?: boolean;
   /** Files the opening turn opens whole as views (a test case's specs), each with the limit that reads it whole. */
   specs?: readonly { path: string; limit: number }[];
+  /** Programs share one realm: each one's top-level declarations stay for the next, as in a notebook (realm.ts). */
+  keepState?: boolean;
 }
 
 /**
@@ -38,9 +40,10 @@ export function createEngine(options: EngineOptions, firstViewId = 1, approve: A
     options.baseline,
     firstViewId,
   );
-  const sandbox = createSandbox({ context, views });
   // Against the gg global this agent holds; the compiler loads on the first check and stays warm.
   const checker = createChecker(renderDts(context.config));
+  // In a session that keeps state, the checker follows the realm: what ran in it is declared for the next check.
+  const sandbox = createSandbox({ context, views }, options.keepState === true, { ran: checker.ran, ended: checker.forget });
   return {
     views,
     run: async (source: string, run: RunOptions = {}, observer?: RunObserver, cancel?: AbortSignal): Promise<RunReport> => {
@@ -65,7 +68,11 @@ export function createEngine(options: EngineOptions, firstViewId = 1, approve: A
       context.config = { ...context.config, vision: false };
       views.withdrawPictures();
     },
-    /** Frees the isolate kept ready for the next program. */
+    /** Ends the realm of a session that keeps state: the next program starts empty. */
+    reset(): void {
+      sandbox.reset();
+    },
+    /** Frees the isolates kept: the realm, and the one ready for the next program. */
     close: (): Promise<void> => sandbox.close(),
   };
 }

@@ -109,6 +109,10 @@ function superviseRunner(given: EngineOptions) {
   let closed = false;
   /** Set by describePictures: every runner from then on describes pictures. */
   let textOnly = false;
+  /** Programs run in the current runner: its realm holds their state, when programs keep it. */
+  let programs = 0;
+  /** Why the realm was lost with a runner: said in the next program's report. */
+  let lost: string | undefined;
   /** Answers awaited from the runner for `ask`, by request id. */
   const requests = new Map<number, (answer: unknown) => void>();
 
@@ -167,6 +171,8 @@ function superviseRunner(given: EngineOptions) {
   /** Runner `child` ended: the run under way is reported with what it did, and the next run starts a fresh runner. */
   const onExit = (child: ChildProcess, own: Journal, code: number | null, signal: NodeJS.Signals | null): void => {
     if (runner === child) runner = undefined;
+    if (options.keepState && programs > 0 && !closed) lost = `gg's runner process ended (${signal ?? `exit code ${code}`}) and was restarted, and the realm ended with it`;
+    programs = 0;
     // The views died with the runner: a question about them gets the answer of a runtime that has none.
     for (const answer of requests.values()) answer([]);
     requests.clear();
@@ -210,15 +216,19 @@ function superviseRunner(given: EngineOptions) {
       runner?.send(message);
     };
     watching = watch;
-    return new Promise<RunReport>((resolve) => {
+    const said = lost;
+    lost = undefined;
+    programs++;
+    const report = await new Promise<RunReport>((resolve) => {
       pending = awaitRun(id, runLimits(run).budgetSecs, signal, { cancel, giveUp, done: resolve });
       const message: ToRunner = { type: "run", id, source, run };
       runner?.send(message);
     });
+    return said && !report.stateLost ? { ...report, stateLost: `The state earlier programs left is gone: ${said}. Run again what this program needs from them.` } : report;
   };
 
   /** Asks the runner about its views; `startRunner` starts a runner there is none of (else: the answer of none). */
-  const ask = async <T>(question: "views" | "opening" | "text-only", startRunner: boolean): Promise<T> => {
+  const ask = async <T>(question: "views" | "opening" | "text-only" | "reset", startRunner: boolean): Promise<T> => {
     if (closed || (!runner && !startRunner)) return [] as T;
     await connected();
     const child = runner;
@@ -299,6 +309,10 @@ export function createRuntime(options: EngineOptions) {
     textOnly: async (): Promise<void> => {
       supervisor.describePictures();
       await serially(() => supervisor.ask<void>("text-only", false));
+    },
+    /** Ends the realm of a runtime whose programs keep state (keepState): the next program starts empty. */
+    reset: async (): Promise<void> => {
+      await serially(() => supervisor.ask<void>("reset", false));
     },
     /** Stops the runner process (a busy one after the grace) and refuses further runs. */
     close: (): void => supervisor.close(),

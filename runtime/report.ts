@@ -56,6 +56,8 @@ export interface RunReport {
   callsDropped: number;
   /** The views open at the end, with their token costs. */
   views: ViewSummary[];
+  /** In a session whose programs keep state: why the realm earlier programs built was lost before this one ran. */
+  stateLost?: string;
   /** Wall-clock and CPU milliseconds, peak heap bytes, and for a checked program the milliseconds its check took. */
   usage: { wallMs: number; cpuMs: number; peakHeapBytes: number; checkMs?: number };
 }

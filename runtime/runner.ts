@@ -12,7 +12,7 @@ import type { OpenedView } from "./views.ts";
 import type { ViewContent } from "./window.ts";
 
 /** Messages from the embedding process. */
-export type ToRunner = { type: "init"; options: EngineOptions; journal: string; firstViewId: number; asks: boolean } | { type: "run"; id: number; source: string; run: RunOptions } | { type: "views" | "opening" | "text-only"; id: number }
+export type ToRunner = { type: "init"; options: EngineOptions; journal: string; firstViewId: number; asks: boolean } | { type: "run"; id: number; source: string; run: RunOptions } | { type: "views" | "opening" | "text-only" | "reset"; id: number }
   | { type: "cancel"; id: number }
   | { type: "approval"; id: number; answer: ApprovalAnswer };
 /** Messages to the embedding process. */
@@ -92,6 +92,7 @@ process.on("message", (message: ToRunner) => {
     const { id, type } = message;
     queue = queue.then(() => {
       if (type === "text-only") active.textOnly();
+      if (type === "reset") active.reset();
       send({ type: "answer", id, answer: type === "views" ? active.views.contents() : type === "opening" ? active.openingTurn() : [] });
     });
     return;

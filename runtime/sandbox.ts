@@ -84,28 +84,70 @@ interface RunFrame {
   inFlight: Map<CallRecord, number>;
   /** The report, with `error` if given, the calls still in flight, the views and the wall time. */
   finish(error?: RunError): RunReport;
+  /** Set when the program was stopped (a limit, a cancel): its isolate is in no state to run another. */
+  stopped?: RunError;
 }
 
 /**
- * Runs programs with the gg functions of `env`, one fresh isolate each. The next isolate is prepared as soon as a
- * run ends, so a program's start costs only its own compilation.
+ * Runs programs with the gg functions of `env`, one fresh isolate each; or, when the sandbox `keeps` state, all in one
+ * isolate, the session's realm, where each program's top-level bindings stay for the next (realm.ts). The next
+ * isolate is prepared as soon as a run ends that needs one, so a program's start costs only its own compilation.
  */
-export function createSandbox(env: GgEnv) {
+export function createSandbox(given: GgEnv, keeps = false, realmEvents: { ran?(source: string): void; ended?(): void } = {}) {
   let spare: Promise<Prepared | undefined> | undefined;
+  /** The session's realm, between its programs. */
+  let realm: Prepared | undefined;
+  /** Why the realm was lost since the last program: said in the next one's report. */
+  let lost: string | undefined;
+  const env: GgEnv = keeps ? { ...given, held: () => realm?.held ?? [] } : given;
   const make = (limits: Limits): Promise<Prepared | undefined> => prepare(env, limits.memoryMb, limits.resultChars).catch(() => undefined);
+  const fits = (ready: Prepared, limits: Limits): boolean => !ready.isolate.isDisposed && ready.memoryMb === limits.memoryMb && ready.resultChars === limits.resultChars;
   const take = async (limits: Limits): Promise<Prepared> => {
+    if (realm && fits(realm, limits)) return realm;
+    if (realm) {
+      lost = `this program's memory or result limit differs from the realm's (${realm.memoryMb} MB, ${realm.resultChars} characters), so it starts a new realm`;
+      end();
+    }
     const ready = await spare;
     spare = undefined;
-    if (ready && !ready.isolate.isDisposed && ready.memoryMb === limits.memoryMb && ready.resultChars === limits.resultChars) return ready;
+    if (ready && fits(ready, limits)) return ready;
     if (ready) discard(ready);
     return prepare(env, limits.memoryMb, limits.resultChars);
+  };
+  /** Ends the realm: what it held is gone. */
+  const end = (): void => {
+    if (realm) discard(realm);
+    realm = undefined;
+    realmEvents.ended?.();
+  };
+  /** After a run in `prepared`: the realm is kept, unless the program was stopped; else the next isolate is made. */
+  const after = (prepared: Prepared, source: string, how: SandboxRun, frame: RunFrame): void => {
+    if (keeps && !frame.stopped) {
+      realm = prepared;
+      realmEvents.ran?.(source);
+      return;
+    }
+    if (keeps) {
+      lost = `the program before this one was stopped (${frame.stopped?.code}), which ended the realm it ran in, so this one starts a new realm`;
+      realmEvents.ended?.();
+    }
+    realm = undefined;
+    // Disposing this isolate and creating the next one are synchronous work: both wait until the report is out.
+    spare = new Promise((resolve) =>
+      setImmediate(() => {
+        discard(prepared);
+        resolve(make(how.limits));
+      }),
+    );
   };
   return {
     /** Runs `source` once under `limits` and reports what happened. Never throws. */
     async run(source: string, how: SandboxRun): Promise<RunReport> {
       const frame = startFrame(env);
+      if (lost) frame.report.stateLost = `The state earlier programs left is gone: ${lost}. Run again what this program needs from them.`;
+      lost = undefined;
       if (how.cancel?.aborted) return frame.finish(CANCELLED);
-      const program = compileProgram(source, how.language);
+      const program = compileProgram(source, how.language, keeps);
       if (!("code" in program)) return frame.finish({ code: "syntax-error", ...program, message: `The program does not compile: ${program.message}` });
       const refused = await typeCheck(source, how, frame);
       if (refused) return frame.finish(refused);
@@ -118,17 +160,17 @@ export function createSandbox(env: GgEnv) {
       try {
         return await execute(prepared, program, how, env, frame);
       } finally {
-        // Disposing this isolate and creating the next one are synchronous work: both wait until the report is out.
-        spare = new Promise((resolve) =>
-          setImmediate(() => {
-            discard(prepared);
-            resolve(make(how.limits));
-          }),
-        );
+        after(prepared, source, how, frame);
       }
     },
-    /** Disposes the isolate kept ready for the next program. */
+    /** Ends the realm without a word: the caller asked for a fresh one. */
+    reset(): void {
+      end();
+      lost = undefined;
+    },
+    /** Disposes the isolates kept: the realm, and the one ready for the next program. */
     async close(): Promise<void> {
+      end();
       const ready = await spare;
       spare = undefined;
       if (ready) discard(ready);
@@ -179,6 +221,10 @@ async function typeCheck(source: string, { check, cancel, limits }: SandboxRun, 
 async function execute(prepared: Prepared, program: CompiledProgram, how: SandboxRun, env: GgEnv, frame: RunFrame): Promise<RunReport> {
   const { limits, observer = {}, cancel } = how;
   const { report, finish } = frame;
+  const stop = (error: RunError): RunReport => {
+    frame.stopped = error;
+    return finish(error);
+  };
   const { isolate, context } = prepared;
   const watchdog = watch(isolate, limits, frame.started, cancel, report);
   // Commands end a little before the run does (5% of the budget, at most 1 s), so a program sees their timeout.
@@ -210,9 +256,9 @@ async function execute(prepared: Prepared, program: CompiledProgram, how: Sandbo
     const stopped = watchdog.stopped();
     if (settled === ABANDONED && stopped) {
       observer.abandoned?.();
-      return finish({ ...stopped, message: `${stopped.message} (its isolate did not stop when told to, so gg's runner is restarted, and the views of earlier programs are lost)` });
+      return stop({ ...stopped, message: `${stopped.message} (its isolate did not stop when told to, so gg's runner is restarted, and the views of earlier programs are lost)` });
     }
-    if (stopped) return finish(stopped);
+    if (stopped) return stop(stopped);
     const heap = isolate.getHeapStatisticsSync();
     report.usage.peakHeapBytes = Math.max(report.usage.peakHeapBytes, heap.used_heap_size);
     const read = readSettled(settled, program, limits);
@@ -222,12 +268,12 @@ async function execute(prepared: Prepared, program: CompiledProgram, how: Sandbo
     return finish();
   } catch (error) {
     const stopped = watchdog.stopped();
-    if (stopped) return finish(stopped);
+    if (stopped) return stop(stopped);
     const message = error instanceof Error ? error.message : String(error);
     // The synchronous run's own timeout: the program never waited, so the watchdog could not run.
-    if (/execution timed out/i.test(message)) return finish(sync.error);
+    if (/execution timed out/i.test(message)) return stop(sync.error);
     // Past the memory limit isolated-vm disposes the isolate: the program's promise is then "abandoned".
-    if (/memory limit/i.test(message) || isolate.isDisposed) return finish(limitErrors(limits).memoryLimit);
+    if (/memory limit/i.test(message) || isolate.isDisposed) return stop(limitErrors(limits).memoryLimit);
     // A rejection nothing handled (isolated-vm copies its message and stack, not a gg error's code), a syntax
     // error V8 finds that esbuild did not, or the isolate failing under us.
     const stack = error instanceof Error && typeof error.stack === "string" ? error.stack : "";

@@ -8,15 +8,143 @@ const LOG_ENTRY_CHARS = 8192;
 /** Characters of the reason a program's arguments could not become JSON, as the guest sends it. */
 export const UNSENT_CHARS = 300;
 
+/** Names gg.context.state lists at most, and value nodes it walks per name to guess a size. */
+const HELD_NAMES = 200;
+const SIZE_NODES = 5000;
+
+// The realm of a session: a program's head line hands its top-level bindings to __gg_keep; as it ends, each one
+// initialized becomes an accessor on globalThis (a const's has no setter), and the host is told what the realm holds
+// beyond what the shim found there: names, kinds and a guessed size, from data properties only (no getter runs).
+const REALM = `const builtins = new SetCtor(ownKeys(globalThis));
+apply(setAdd, builtins, ["__gg_keep"]);
+apply(setAdd, builtins, ["__gg_settle"]);
+let kept = null;
+defineProperty(globalThis, "__gg_keep", fixed((entries) => {
+  restore();
+  kept = entries;
+}));
+const kindOf = (value) => {
+  if (typeof value === "function") return apply(sliceString, apply(functionText, value, []), [0, 5]) === "class" ? "class" : "function";
+  if (value === null) return "null";
+  if (typeof value !== "object") return typeof value;
+  if (isArray(value)) return "array";
+  if (value instanceof MapCtor) return "map";
+  if (value instanceof SetCtor) return "set";
+  return "object";
+};
+const sizeOf = (root) => {
+  const stack = [root], seen = new SetCtor();
+  let bytes = 0, nodes = 0;
+  while (stack.length > 0 && nodes < ${SIZE_NODES}) {
+    const value = stack[stack.length - 1];
+    stack.length--;
+    nodes++;
+    if (typeof value === "string") { bytes += 16 + value.length; continue; }
+    if (typeof value !== "object" && typeof value !== "function") { bytes += 8; continue; }
+    if (value === null || apply(setHas, seen, [value])) continue;
+    apply(setAdd, seen, [value]);
+    bytes += 32;
+    if (ArrayBufferView(value)) { bytes += value.byteLength; continue; }
+    if (value instanceof MapCtor) { bytes += 64 * apply(mapSizeGetter, value, []); continue; }
+    if (value instanceof SetCtor) { bytes += 32 * apply(sizeGetter, value, []); continue; }
+    const names = keys(value);
+    for (let i = 0; i < names.length; i++) {
+      const property = getOwnPropertyDescriptor(value, names[i]);
+      bytes += 16;
+      if (property && "value" in property) stack[stack.length] = property.value;
+    }
+  }
+  return bytes;
+};
+// The builtins as the shim left them: each program of a session starts and ends with them restored, so what one
+// program did to a prototype or a builtin global can break neither the next program nor its gg.
+const pristine = [];
+const snapshot = (target) => {
+  if (target === null || (typeof target !== "object" && typeof target !== "function") || apply(setHas, seenBuiltins, [target])) return;
+  apply(setAdd, seenBuiltins, [target]);
+  const names = ownKeys(target), descriptors = [];
+  for (let i = 0; i < names.length; i++) descriptors[i] = getOwnPropertyDescriptor(target, names[i]);
+  pristine[pristine.length] = { target, names, descriptors, proto: getPrototypeOf(target), extensible: isExtensible(target) };
+  // The global's builtins, and of every object kept its prototype chain and its constructor's prototype: not each
+  // method (a function's own length and name), which would make restoring cost more than a program's start.
+  for (let i = 0; i < descriptors.length; i++) {
+    if ((target === globalThis || names[i] === "prototype") && "value" in descriptors[i]) snapshot(descriptors[i].value);
+  }
+  snapshot(getPrototypeOf(target));
+};
+const seenBuiltins = new SetCtor();
+snapshot(globalThis);
+for (const extra of [[][Symbol.iterator](), new MapCtor().entries(), new SetCtor().values(), ""[Symbol.iterator](), (function* () {})(), (async function* () {})(), async () => {}, /./[Symbol.matchAll]("")]) snapshot(extra);
+const restore = () => {
+  for (let p = 0; p < pristine.length; p++) {
+    const { target, names, descriptors, proto, extensible } = pristine[p];
+    if (getPrototypeOf(target) !== proto) setPrototypeOf(target, proto);
+    const had = new SetCtor();
+    for (let i = 0; i < names.length; i++) {
+      apply(setAdd, had, [names[i]]);
+      try { defineProperty(target, names[i], descriptors[i]); } catch {}
+    }
+    if (target === globalThis) {
+      delete globalThis.WebAssembly;
+      delete globalThis.SharedArrayBuffer;
+      delete globalThis.Atomics;
+      continue;
+    }
+    const now = ownKeys(target);
+    for (let i = 0; i < now.length; i++) if (!apply(setHas, had, [now[i]])) try { delete target[now[i]]; } catch {}
+    if (!extensible) preventExtensions(target);
+  }
+};
+// gg.context.state's list, made as it is called (so no getter or trap of the realm runs unasked): the names the
+// realm holds beyond the shim's, and the current program's own top-level bindings that are set.
+const describeRealm = () => {
+  const list = [], listed = new SetCtor();
+  const add = (name, get) => {
+    if (list.length >= ${HELD_NAMES} || apply(setHas, listed, [name])) return;
+    let value;
+    try { value = get(); } catch { return; }
+    apply(setAdd, listed, [name]);
+    list[list.length] = record({ name, kind: kindOf(value), bytes: sizeOf(value) });
+  };
+  const entries = kept || [];
+  for (let i = 0; i < entries.length; i++) add(entries[i][0], entries[i][1]);
+  const names = ownKeys(globalThis);
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i];
+    if (typeof name !== "string" || apply(setHas, builtins, [name])) continue;
+    const property = getOwnPropertyDescriptor(globalThis, name);
+    add(name, () => (property.get ? property.get() : property.value));
+  }
+  return stringify(list);
+};
+const commit = () => {
+  if (kept === null) return;
+  const entries = kept;
+  kept = null;
+  generation++;
+  try {
+    restore();
+    for (let i = 0; i < entries.length; i++) {
+      const entry = entries[i], name = entry[0], get = entry[1], set = entry[2];
+      try { get(); } catch { continue; }
+      try { defineProperty(globalThis, name, { get, set, enumerable: true, configurable: true }); } catch {}
+    }
+  } catch {}
+};`;
+
 /**
- * The shim's source, run once per isolate before the program with $0 to $4: the two dispatchers, the console
- * callback, the gg functions' layout as JSON and the result limit in characters. It captures what it needs, then
+ * The shim's source, run once per isolate before the program with $0 to $5: the two dispatchers, the console
+ * callback, the gg functions' layout as JSON, the result limit in characters, and the callback told what the realm
+ * holds after each program of a session that keeps state. It captures what it needs, then
  * never exposes the dispatchers.
  */
 export const SHIM = `'use strict';
-const dispatch = $0, dispatchSync = $1, emit = $2, layout = JSON.parse($3), resultLimit = $4;
+const dispatch = $0, dispatchSync = $1, emit = $2, layout = JSON.parse($3), resultLimit = $4, held = $5;
 const { stringify, parse } = JSON;
-const { freeze, defineProperty, getPrototypeOf, setPrototypeOf } = Object;
+const { freeze, defineProperty, getPrototypeOf, setPrototypeOf, getOwnPropertyDescriptor, keys, isExtensible, preventExtensions } = Object;
+const ownKeys = Reflect.ownKeys, isArray = Array.isArray, functionText = Function.prototype.toString;
+const SetCtor = Set, setHas = Set.prototype.has, setAdd = Set.prototype.add, MapCtor = Map, ArrayBufferView = ArrayBuffer.isView;
+const sizeGetter = getOwnPropertyDescriptor(Set.prototype, "size").get, mapSizeGetter = getOwnPropertyDescriptor(Map.prototype, "size").get;
 const { construct, apply } = Reflect;
 const sliceString = String.prototype.slice;
 const PromiseCtor = Promise, promiseThen = Promise.prototype.then;
@@ -78,11 +206,19 @@ const callSync = async (index, args) => {
   const reply = parse(dispatchSync.applySync(undefined, send(index, args), syncOptions));
   return reply.defer === true ? callAsync(index, args) : answer(reply);
 };
-const callAsync = async (index, args) => answer(parse(await dispatch.apply(undefined, send(index, args), options)));
+// A reply that comes after its program ended (a session's realm lives on) never resumes it: it was dropped.
+let generation = 0;
+const callAsync = async (index, args) => {
+  const mine = generation;
+  const reply = await dispatch.apply(undefined, send(index, args), options);
+  return mine === generation ? answer(parse(reply)) : new PromiseCtor(() => {});
+};
 const gg = {};
 layout.forEach(([module, name, sync], index) => {
   gg[module] = gg[module] || {};
-  gg[module][name] = sync ? (...args) => callSync(index, args) : (...args) => callAsync(index, args);
+  // gg.context.state answers with what the guest describes just before the call (see describeRealm).
+  const call = module === "context" && name === "state" ? (...args) => { held(describeRealm()); return callSync(index, args); } : (...args) => callSync(index, args);
+  gg[module][name] = sync ? call : (...args) => callAsync(index, args);
 });
 for (const module of Object.keys(gg)) freeze(gg[module]);
 defineProperty(globalThis, "gg", fixed(freeze(gg)));
@@ -120,11 +256,21 @@ const settled = (value) => {
   return '{"ok":true,"result":' + json + "}";
 };
 const threw = (thrown) => stringify(record({ ok: false, thrown: describe(thrown) }));
+${REALM}
 // The program's promise is followed with the then captured above, never one the program can replace.
 defineProperty(globalThis, "__gg_settle", fixed((program) => new PromiseCtor((resolve) => {
   apply(promiseThen, program, [
-    (value) => { try { resolve(settled(value)); } catch (error) { resolve(threw(error)); } },
-    (thrown) => resolve(threw(thrown)),
+    (value) => {
+      let out;
+      try { out = settled(value); } catch (error) { out = threw(error); }
+      commit();
+      resolve(out);
+    },
+    (thrown) => {
+      const out = threw(thrown);
+      commit();
+      resolve(out);
+    },
   ]);
 })));
 `;

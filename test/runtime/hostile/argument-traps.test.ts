@@ -36,7 +36,7 @@ function outsideDir(): { path: string } & Disposable {
 
 describe("hostile: argument traps", () => {
   test("a getter in the options runs once, in the guest: the host reads only the snapshot it was given", async () => {
-    using ws = engineWorkspace();
+    using ws = engineWorkspace({ keepState: true });
     ws.put({ "a.txt": "alpha\n" });
     const report = await ws.run(`${OUTCOME}
       let reads = 0;
@@ -51,7 +51,7 @@ describe("hostile: argument traps", () => {
   });
 
   test("an object, array or number where a string is expected is refused on the host with invalid-argument", async () => {
-    using ws = engineWorkspace();
+    using ws = engineWorkspace({ keepState: true });
     ws.put({ "a.txt": "alpha\n" });
     const report = await ws.run(`${OUTCOME}
       return [
@@ -73,7 +73,7 @@ describe("hostile: argument traps", () => {
   });
 
   test("a Proxy whose traps throw is refused with invalid-argument naming the trap's error; nothing runs on the host", async () => {
-    using ws = engineWorkspace();
+    using ws = engineWorkspace({ keepState: true });
     const report = await ws.run(`${OUTCOME}
       const boom = (trap: string) => () => { throw new Error("trap " + trap); };
       const { proxy: revoked, revoke } = Proxy.revocable({}, {});
@@ -93,7 +93,7 @@ describe("hostile: argument traps", () => {
   });
 
   test("a Proxy whose traps log: every trap runs in the guest before the call, and the host writes only the plain snapshot", async () => {
-    using ws = engineWorkspace();
+    using ws = engineWorkspace({ keepState: true });
     const report = await ws.run(`${OUTCOME}
       const traps: string[] = [];
       let gets = 0;
@@ -115,7 +115,7 @@ describe("hostile: argument traps", () => {
   });
 
   test("Symbol.toPrimitive is ignored and toJSON's odd results arrive as JSON: the host validates what arrives", async () => {
-    using ws = engineWorkspace();
+    using ws = engineWorkspace({ keepState: true });
     ws.put({ "a.txt": "alpha\n" });
     const report = await ws.run(`${OUTCOME}
       return {
@@ -145,7 +145,7 @@ describe("hostile: argument traps", () => {
   });
 
   test("functions and symbols arrive as null: a missing required argument is invalid-argument, an optional one is dropped", async () => {
-    using ws = engineWorkspace();
+    using ws = engineWorkspace({ keepState: true });
     ws.put({ "a.txt": "alpha\n" });
     const report = await ws.run(`${OUTCOME}
       return [
@@ -166,7 +166,7 @@ describe("hostile: argument traps", () => {
   });
 
   test("a BigInt cannot be serialised: refused with invalid-argument before anything runs on the host", async () => {
-    using ws = engineWorkspace();
+    using ws = engineWorkspace({ keepState: true });
     const report = await ws.run(`${OUTCOME}
       return [await outcome(() => g.files.readFile(1n)), await outcome(() => g.files.readFile("a.txt", { offset: 2n ** 70n }))];`);
     expect(report.result).toEqual([unsent("TypeError: Do not know how to serialize a BigInt)"), unsent("TypeError: Do not know how to serialize a BigInt)")]);
@@ -174,7 +174,7 @@ describe("hostile: argument traps", () => {
   });
 
   test("arguments JSON cannot carry (a BigInt, a cycle, 5,000-deep nesting, a throwing getter or Proxy trap) reject every gg.files and gg.shell call with invalid-argument and a bounded message", async () => {
-    using ws = engineWorkspace();
+    using ws = engineWorkspace({ keepState: true });
     ws.put({ "a.txt": "alpha\n" });
     const report = await ws.run(`${OUTCOME}
       const cyclic: any = { a: 1 }; cyclic.self = cyclic;
@@ -217,7 +217,7 @@ describe("hostile: argument traps", () => {
   });
 
   test("an unserialisable argument the program does not catch ends the run with invalid-argument, not a plain TypeError", async () => {
-    using ws = engineWorkspace();
+    using ws = engineWorkspace({ keepState: true });
     const report = await ws.run("const cyclic: any = {}; cyclic.self = cyclic; await gg.shell.shell('echo', cyclic as never);");
     expect(report.ok).toBe(false);
     expect(report.error).toMatchObject({ code: "invalid-argument", message: expect.stringContaining("Cannot call gg.shell.shell: its arguments cannot be sent as JSON (TypeError: Converting circular structure to JSON") });
@@ -225,7 +225,7 @@ describe("hostile: argument traps", () => {
   });
 
   test("a 70 MB string argument is refused with invalid-argument (or stops the run at its memory limit), and nothing is written", async () => {
-    using ws = engineWorkspace();
+    using ws = engineWorkspace({ keepState: true });
     const report = await ws.run(`${OUTCOME}
       const huge = "x".repeat(70 * 1024 * 1024);
       return await outcome(() => g.files.writeFile("big.txt", huge));`);
@@ -241,7 +241,7 @@ describe("hostile: argument traps", () => {
   });
 
   test("100,000-deep arrays and objects overflow the guest's stack while serialising: refused with invalid-argument", async () => {
-    using ws = engineWorkspace();
+    using ws = engineWorkspace({ keepState: true });
     const report = await ws.run(`${OUTCOME}
       let array: any = []; for (let i = 0; i < 100000; i++) array = [array];
       let object: any = {}; for (let i = 0; i < 100000; i++) object = { a: object };
@@ -252,7 +252,7 @@ describe("hostile: argument traps", () => {
   });
 
   test("a deep value the guest can serialise crosses to the host and is refused there, its record cut at 300 characters", async () => {
-    using ws = engineWorkspace();
+    using ws = engineWorkspace({ keepState: true });
     const report = await ws.run(`${OUTCOME}
       let deep: any = 1; for (let i = 0; i < 2000; i++) deep = [deep];
       return [await outcome(() => g.files.readFile(deep)), await outcome(() => g.files.readFile("a.txt", { offset: deep })), await outcome(() => g.files.readFile("a.txt", { extra: deep }))];`);
@@ -262,7 +262,7 @@ describe("hostile: argument traps", () => {
   });
 
   test("sparse arrays: holes arrive as null, so extra positions are too many arguments and holes in values are refused", async () => {
-    using ws = engineWorkspace();
+    using ws = engineWorkspace({ keepState: true });
     ws.put({ "a.txt": "alpha\n" });
     const report = await ws.run(`${OUTCOME}
       const holes: any[] = []; holes[3] = "a.txt";
@@ -287,7 +287,7 @@ describe("hostile: argument traps", () => {
   });
 
   test("a sparse array too long to serialise is refused with invalid-argument, or stops the run at its memory limit", async () => {
-    using ws = engineWorkspace();
+    using ws = engineWorkspace({ keepState: true });
     const report = await ws.run(`${OUTCOME}
       const sparse: any[] = []; sparse.length = 2 ** 30;
       return await outcome(() => g.files.readFile("a.txt", { offset: sparse }));`, { limits: { memoryMb: 64, budgetSecs: 20 } });
@@ -302,7 +302,7 @@ describe("hostile: argument traps", () => {
   });
 
   test("__proto__ and constructor keys stay plain keys: the host refuses them as unknown parameters, and nothing outside the workspace is written", async () => {
-    using ws = engineWorkspace();
+    using ws = engineWorkspace({ keepState: true });
     using outside = outsideDir();
     ws.put({ "a.txt": "alpha\n" });
     const target = JSON.stringify(join(outside.path, "pwned.txt"));
@@ -332,7 +332,7 @@ describe("hostile: argument traps", () => {
   });
 
   test("every failed call in these traps carries a code from the closed set", async () => {
-    using ws = engineWorkspace();
+    using ws = engineWorkspace({ keepState: true });
     const report = await ws.run(`${OUTCOME}
       const attempts = [() => g.files.readFile({}), () => g.files.listDir(1), () => g.shell.shell(["ls"]), () => g.views.openFile(null), () => g.context.breakdown("x"), () => g.files.search({ query: 1 })];
       return Promise.all(attempts.map((fn) => outcome(fn)));`);

@@ -15,7 +15,7 @@ const NODE_NAMES = ["process", "require", "module", "exports", "global", "Buffer
 
 describe("hostile: code built from strings", () => {
   test("Function('return process')() finds none of Node's globals: each name is unbound in the guest", async () => {
-    using ws = engineWorkspace();
+    using ws = engineWorkspace({ keepState: true });
     const report = await ws.run(`${ATTEMPT}
       const names = ${JSON.stringify(NODE_NAMES)};
       return Object.fromEntries(names.map((name) => [name, [attempt(() => Function("return " + name)()), attempt(() => (0, eval)(name)), Function("return typeof " + name)()]]));`);
@@ -25,7 +25,7 @@ describe("hostile: code built from strings", () => {
   });
 
   test("(() => {}).constructor('return this')() is the guest's own global, holding only ECMAScript builtins, console and gg", async () => {
-    using ws = engineWorkspace();
+    using ws = engineWorkspace({ keepState: true });
     const report = await ws.run(`
       const g = (() => {}).constructor("return this")();
       return { same: g === globalThis, names: Object.getOwnPropertyNames(g), symbols: Object.getOwnPropertySymbols(g).map(String), chain: (() => { const out = []; for (let p = Object.getPrototypeOf(g); p !== null && p !== Object.prototype; p = Object.getPrototypeOf(p)) out.push(Reflect.ownKeys(p).map(String)); return out; })() };`);
@@ -40,7 +40,7 @@ describe("hostile: code built from strings", () => {
       ...["ArrayBuffer", "SharedArrayBuffer", "Atomics", "DataView", "Uint8Array", "Int8Array", "Uint16Array", "Int16Array", "Uint32Array", "Int32Array", "BigUint64Array", "BigInt64Array"],
       ...["Uint8ClampedArray", "Float16Array", "Float32Array", "Float64Array", "Map", "BigInt", "Set", "Iterator", "WeakMap", "WeakSet", "Proxy", "Reflect", "FinalizationRegistry", "WeakRef"],
       ...["decodeURI", "decodeURIComponent", "encodeURI", "encodeURIComponent", "escape", "unescape", "eval", "isFinite", "isNaN", "DisposableStack", "AsyncDisposableStack", "WebAssembly"],
-      ...["console", "gg", "__gg_settle"],
+      ...["console", "gg", "__gg_settle", "__gg_keep"],
     ]);
     expect(result.names.filter((name) => !allowed.has(name))).toEqual([]);
     expect(result.symbols).toEqual([]);
@@ -48,7 +48,7 @@ describe("hostile: code built from strings", () => {
   });
 
   test("gg.files.readFile.constructor is the guest's Function: the code it builds sees no process", async () => {
-    using ws = engineWorkspace();
+    using ws = engineWorkspace({ keepState: true });
     const report = await ws.run(`${ATTEMPT}
       const fn: any = gg.files.readFile;
       return {
@@ -63,7 +63,7 @@ describe("hostile: code built from strings", () => {
   });
 
   test("globalThis.constructor.constructor is the guest's Function, whatever path reaches it", async () => {
-    using ws = engineWorkspace();
+    using ws = engineWorkspace({ keepState: true });
     const report = await ws.run(`
       // Runs the built function to completion (iterating a generator, awaiting a promise): "threw <Name>" or "typeof <value>".
       const settle = async (F: any, body: string): Promise<string> => {
@@ -92,7 +92,7 @@ describe("hostile: code built from strings", () => {
   });
 
   test("the async-function constructor's body rejects in the guest: process is unbound there too", async () => {
-    using ws = engineWorkspace();
+    using ws = engineWorkspace({ keepState: true });
     const report = await ws.run(`
       const AsyncFunction: any = (async () => {}).constructor;
       try { await AsyncFunction("return process")(); return "reached process"; } catch (e: any) { return e.name; }`);
@@ -100,7 +100,7 @@ describe("hostile: code built from strings", () => {
   });
 
   test("import('node:fs') and other dynamic imports reject inside the guest, and the program can catch them", async () => {
-    using ws = engineWorkspace();
+    using ws = engineWorkspace({ keepState: true });
     const report = await ws.run(`
       const out: Record<string, string> = {};
       for (const specifier of ["node:fs", "fs", "node:child_process", "isolated-vm", "data:text/javascript,export default 1", "./program.js"]) {
@@ -116,14 +116,14 @@ describe("hostile: code built from strings", () => {
   });
 
   test("an uncaught import('node:fs') fails only the run, with program-error", async () => {
-    using ws = engineWorkspace();
+    using ws = engineWorkspace({ keepState: true });
     const report = await ws.run("const fs = await import('node:fs');\nreturn typeof fs.readFileSync;");
     expect(report).toMatchObject({ ok: false, error: { code: "program-error" } });
     await expectEngineStillWorks(ws);
   });
 
   test("require, module, exports and process are unbound in the program itself", async () => {
-    using ws = engineWorkspace();
+    using ws = engineWorkspace({ keepState: true });
     const report = await ws.run("return [typeof require, typeof module, typeof exports, typeof process, typeof global, typeof Buffer, typeof (globalThis as any).ivm, typeof (globalThis as any)._ivm];");
     expect(report.result).toEqual(Array(8).fill("undefined"));
     const direct = await ws.run("return require('node:fs');");

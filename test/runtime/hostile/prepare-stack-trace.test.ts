@@ -53,7 +53,7 @@ describe("hostile: Error.prepareStackTrace", () => {
   });
 
   test("frames of a failed gg call (prepareStackTrace returns the CallSites) reach no isolated-vm object", async () => {
-    using ws = engineWorkspace();
+    using ws = engineWorkspace({ keepState: true });
     const report = await ws.run(`${COLLECT}
       try { await gg.files.readFile("missing.txt"); } catch (e: any) { collect("readFile", e.stack); roots.push(["error", e]); }
       try { await gg.files.editFile("missing.txt", "a", "b"); } catch (e: any) { collect("editFile", e.stack); }
@@ -67,7 +67,7 @@ describe("hostile: Error.prepareStackTrace", () => {
   });
 
   test("frames of an error thrown inside a function gg calls back (a getter, toJSON, a Proxy trap) reach no isolated-vm object", async () => {
-    using ws = engineWorkspace();
+    using ws = engineWorkspace({ keepState: true });
     const report = await ws.run(`${COLLECT}
       const hostile: [string, unknown][] = [
         ["getter", { get path() { throw new Error("from a getter"); } }],
@@ -93,7 +93,7 @@ describe("hostile: Error.prepareStackTrace", () => {
   });
 
   test("a frame variant that reads getTypeName, getMethodName, getEvalOrigin and isNative finds nothing host-side either", async () => {
-    using ws = engineWorkspace();
+    using ws = engineWorkspace({ keepState: true });
     const report = await ws.run(`
       Error.stackTraceLimit = Infinity;
       Error.prepareStackTrace = (_e: unknown, frames: any[]) => frames.map((f) => ({
@@ -111,7 +111,7 @@ describe("hostile: Error.prepareStackTrace", () => {
   });
 
   test("a prepareStackTrace that runs while gg reports the program's own uncaught error sees only guest objects", async () => {
-    using ws = engineWorkspace();
+    using ws = engineWorkspace({ keepState: true });
     const report = await ws.run(`${COLLECT}
       Error.prepareStackTrace = function (this: unknown, _error: unknown, frames: any[]) {
         collect("uncaught", frames);
@@ -130,7 +130,7 @@ describe("hostile: Error.prepareStackTrace", () => {
   });
 
   test("a prepareStackTrace that throws or returns a hostile object leaves the report intact", async () => {
-    using ws = engineWorkspace();
+    using ws = engineWorkspace({ keepState: true });
     const throwing = await ws.run("Error.prepareStackTrace = () => { throw new Error('no stack for you'); };\nthrow new Error('first');");
     expect(throwing.error?.code).toBe("program-error");
     const hostile = await ws.run("Error.prepareStackTrace = () => ({ toString() { throw new Error('x'); } });\nawait gg.files.readFile('missing.txt');");
@@ -139,7 +139,7 @@ describe("hostile: Error.prepareStackTrace", () => {
   });
 
   test("Function.caller from a sloppy getter the shim calls is null: the shim's functions stay unreachable", async () => {
-    using ws = engineWorkspace();
+    using ws = engineWorkspace({ keepState: true });
     const report = await ws.run(`
       const seen: unknown[] = [];
       const options = {};
@@ -152,7 +152,7 @@ describe("hostile: Error.prepareStackTrace", () => {
   });
 
   test("everything reachable from globalThis and gg (functions, prototypes, constructors, promises, errors) is free of isolated-vm objects", async () => {
-    using ws = engineWorkspace();
+    using ws = engineWorkspace({ keepState: true });
     const report = await ws.run(`${FIND_IVM}
       const roots: [string, unknown][] = Reflect.ownKeys(globalThis).map((key) => ["globalThis." + String(key), Reflect.getOwnPropertyDescriptor(globalThis, key)?.value]);
       roots.push(["gg", gg], ["console", console]);

@@ -12,7 +12,7 @@ import { expectClosedError, expectEngineStillWorks, FIND_IVM } from "./hostile.t
 
 describe("hostile: prototype pollution", () => {
   test("Object.prototype.ok, .value, .error and .code set by the program change nothing gg calls resolve or reject with", async () => {
-    using ws = engineWorkspace();
+    using ws = engineWorkspace({ keepState: true });
     ws.put({ "a.txt": "alpha\n" });
     const report = await ws.run(`
       Object.assign(Object.prototype, { ok: true, value: "forged value", error: { code: "timeout", message: "forged" }, code: "forged-code", result: "forged" });
@@ -25,7 +25,7 @@ describe("hostile: prototype pollution", () => {
   });
 
   test("Array.prototype index accessors do not leak into the arguments gg sends", async () => {
-    using ws = engineWorkspace();
+    using ws = engineWorkspace({ keepState: true });
     ws.put({ "a.txt": "alpha\n" });
     const report = await ws.run(`
       for (let i = 0; i < 4; i++) Object.defineProperty(Array.prototype, i, { get() { return "/etc/passwd"; }, set() {}, configurable: true });
@@ -41,7 +41,7 @@ describe("hostile: prototype pollution", () => {
   });
 
   test("Array.prototype.toJSON sabotaging the arguments fails the call with invalid-argument, inside the closed set", async () => {
-    using ws = engineWorkspace();
+    using ws = engineWorkspace({ keepState: true });
     const report = await ws.run(`
       (Array.prototype as any).toJSON = () => undefined;
       try { await gg.files.listDir(); return "called"; } catch (e: any) { return e.code; }`);
@@ -49,7 +49,7 @@ describe("hostile: prototype pollution", () => {
   });
 
   test("JSON.parse and JSON.stringify replaced by the program: gg keeps its own copies and sends the real arguments", async () => {
-    using ws = engineWorkspace();
+    using ws = engineWorkspace({ keepState: true });
     ws.put({ "a.txt": "alpha\n" });
     const report = await ws.run(`
       const real = JSON.stringify;
@@ -66,7 +66,7 @@ describe("hostile: prototype pollution", () => {
   });
 
   test("Promise.prototype.then and constructor replaced: gg calls still settle, and the promises the program intercepts are plain guest promises", async () => {
-    using ws = engineWorkspace();
+    using ws = engineWorkspace({ keepState: true });
     ws.put({ "a.txt": "alpha\n" });
     const report = await ws.run(`${FIND_IVM}
       const intercepted: [string, unknown][] = [];
@@ -91,7 +91,7 @@ describe("hostile: prototype pollution", () => {
   });
 
   test("Error replaced by the program: a gg failure still rejects with a real Error carrying its code, and an uncaught one reports it", async () => {
-    using ws = engineWorkspace();
+    using ws = engineWorkspace({ keepState: true });
     const caught = await ws.run(`
       const RealError = Error;
       (globalThis as any).Error = function FakeError() { return { fake: true }; };
@@ -102,7 +102,7 @@ describe("hostile: prototype pollution", () => {
   });
 
   test("gg, gg.files and gg.files.readFile cannot be reassigned, deleted or redefined, nor can the settle hook", async () => {
-    using ws = engineWorkspace();
+    using ws = engineWorkspace({ keepState: true });
     ws.put({ "a.txt": "alpha\n" });
     const report = await ws.run(`
       const fake = async () => "forged";
@@ -131,7 +131,7 @@ describe("hostile: prototype pollution", () => {
   });
 
   test("the console global cannot be rebound or deleted: gg's frozen console keeps reaching the report", async () => {
-    using ws = engineWorkspace();
+    using ws = engineWorkspace({ keepState: true });
     const report = await ws.run(`
       const kept = console;
       (globalThis as any).console = { log() { throw new Error("never runs"); } };
@@ -144,7 +144,7 @@ describe("hostile: prototype pollution", () => {
   });
 
   test("Object.prototype.toJSON cannot put an error code outside the closed set, or a non-string message, into the report", async () => {
-    using ws = engineWorkspace();
+    using ws = engineWorkspace({ keepState: true });
     // The shim serialises its own settle message with JSON.stringify, which honours an inherited toJSON; objects with
     // a null prototype stop the recursion, so the program chooses the whole message the host parses.
     const report = await ws.run(`
@@ -157,7 +157,7 @@ describe("hostile: prototype pollution", () => {
   });
 
   test("a report forged through Object.prototype.toJSON cannot crash `gg run`, the embedding process", () => {
-    using ws = engineWorkspace();
+    using ws = engineWorkspace({ keepState: true });
     // A message (or line) that is an object whose toString is not callable: formatting it throws in whoever prints it.
     writeFileSync(
       join(ws.root, "forge.ts"),
@@ -173,7 +173,7 @@ describe("hostile: prototype pollution", () => {
   });
 
   test("Object.prototype.toJSON cannot pass a result over the result limit", async () => {
-    using ws = engineWorkspace();
+    using ws = engineWorkspace({ keepState: true });
     const report = await ws.run(`
       (Object.prototype as any).toJSON = function () { return { __proto__: null, ok: true, result: "z".repeat(200000) }; };
       throw new Error("the failure path has no size check");`, { limits: { resultChars: 50000 } });
@@ -182,7 +182,7 @@ describe("hostile: prototype pollution", () => {
   });
 
   test("Object.prototype.toJSON that recurses forever or returns nothing fails the run with program-error, not a host error", async () => {
-    using ws = engineWorkspace();
+    using ws = engineWorkspace({ keepState: true });
     const recursing = await ws.run("(Object.prototype as any).toJSON = function () { return {}; };\nthrow new Error('x');");
     expect(recursing.error).toMatchObject({ code: "program-error" });
     const empty = await ws.run("(Object.prototype as any).toJSON = function () { return null; };\nthrow new Error('x');");
@@ -190,8 +190,8 @@ describe("hostile: prototype pollution", () => {
     await expectEngineStillWorks(ws);
   });
 
-  test("nothing a program pollutes survives into the next run in the same engine, nor reaches the host's own realm", async () => {
-    using ws = engineWorkspace();
+  test("nothing a program pollutes survives into the next run of a session, nor reaches the host's own realm: only its own global stays", async () => {
+    using ws = engineWorkspace({ keepState: true });
     ws.put({ "a.txt": "alpha\n" });
     const polluting = await ws.run(`
       Object.assign(Object.prototype, { ok: true, value: "forged", polluted: "yes", then: undefined });
@@ -209,7 +209,8 @@ describe("hostile: prototype pollution", () => {
         json: JSON.stringify({ a: 1 }), errorIsNative: String(Error).includes("[native code]"), callIsNative: String(Function.prototype.call).includes("[native code]"),
         read: await gg.files.readFile("a.txt"),
       };`);
-    expect(clean.result).toEqual({ polluted: null, ok: null, index0: null, leftover: null, json: '{"a":1}', errorIsNative: true, callIsNative: true, read: "alpha\n" });
+    // Builtins are restored as each program ends; a global property of the program's own is the session's state.
+    expect(clean.result).toEqual({ polluted: null, ok: null, index0: null, leftover: "from the first run", json: '{"a":1}', errorIsNative: true, callIsNative: true, read: "alpha\n" });
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     expect(JSON.stringify({ a: 1 })).toBe('{"a":1}');
     expect((globalThis as Record<string, unknown>).leftover).toBeUndefined();

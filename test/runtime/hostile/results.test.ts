@@ -8,7 +8,7 @@ import { expectClosedError, expectEngineStillWorks, hostTripwires } from "./host
 
 describe("hostile: results and thrown values", () => {
   test("a huge result fails with result-too-large, and the report does not carry it", async () => {
-    using ws = engineWorkspace();
+    using ws = engineWorkspace({ keepState: true });
     const report = await ws.run("return { rows: Array.from({ length: 100000 }, (_, i) => 'row ' + i) };", { limits: { resultChars: 10000 } });
     expect(report.error).toMatchObject({ code: "result-too-large" });
     expect(report.result).toBeUndefined();
@@ -16,7 +16,7 @@ describe("hostile: results and thrown values", () => {
   });
 
   test("a result near the memory limit fails with result-too-large or memory-limit, and the host carries on", async () => {
-    using ws = engineWorkspace();
+    using ws = engineWorkspace({ keepState: true });
     const report = await ws.run("return 'x'.repeat(40 * 1024 * 1024);", { limits: { memoryMb: 64 } });
     expectClosedError(report);
     expect(["result-too-large", "memory-limit"]).toContain(report.error?.code);
@@ -24,19 +24,19 @@ describe("hostile: results and thrown values", () => {
   });
 
   test("a cyclic result fails with invalid-result, however deep the cycle", async () => {
-    using ws = engineWorkspace();
+    using ws = engineWorkspace({ keepState: true });
     const report = await ws.run("const a: any = { b: [{ c: {} }] }; a.b[0].c.back = a; return a;");
     expect(report.error).toMatchObject({ code: "invalid-result", message: expect.stringContaining("circular") });
   });
 
   test("a result whose toJSON throws fails with invalid-result naming the error", async () => {
-    using ws = engineWorkspace();
+    using ws = engineWorkspace({ keepState: true });
     const report = await ws.run("return { nested: { toJSON() { throw new Error('toJSON refuses'); } } };");
     expect(report.error).toMatchObject({ code: "invalid-result", message: expect.stringContaining("toJSON refuses") });
   });
 
   test("a result whose getter throws, or a Proxy whose trap throws, fails with invalid-result", async () => {
-    using ws = engineWorkspace();
+    using ws = engineWorkspace({ keepState: true });
     const getter = await ws.run("return { get x() { throw new Error('getter refuses'); } };");
     expect(getter.error).toMatchObject({ code: "invalid-result", message: expect.stringContaining("getter refuses") });
     const proxy = await ws.run("return new Proxy({}, { ownKeys() { throw new Error('trap refuses'); } });");
@@ -47,18 +47,18 @@ describe("hostile: results and thrown values", () => {
   });
 
   test("a thrown error whose message getter throws in the invalid-result path is still reported in the closed set", async () => {
-    using ws = engineWorkspace();
+    using ws = engineWorkspace({ keepState: true });
     const report = await ws.run("return { toJSON() { throw { get message() { throw new Error('inner'); } }; } };");
     expectClosedError(report);
   });
 
   test("a BigInt result fails with invalid-result", async () => {
-    using ws = engineWorkspace();
+    using ws = engineWorkspace({ keepState: true });
     expect((await ws.run("return { n: 10n };")).error).toMatchObject({ code: "invalid-result" });
   });
 
   test("functions, symbols and undefined in a result follow JSON: dropped from objects, null in arrays, null at the top", async () => {
-    using ws = engineWorkspace();
+    using ws = engineWorkspace({ keepState: true });
     const nested = await ws.run(`return {
       f() {}, s: Symbol("x"), u: undefined, [Symbol("key")]: 1,
       arr: [undefined, () => 1, Symbol("y")], n: NaN, inf: -Infinity, date: new Date(0), map: new Map([[1, 2]]), set: new Set([1]),
@@ -75,13 +75,13 @@ describe("hostile: results and thrown values", () => {
   });
 
   test("a thenable result is awaited like any returned promise; one that throws fails the run with program-error", async () => {
-    using ws = engineWorkspace();
+    using ws = engineWorkspace({ keepState: true });
     expect(await ws.run("return { then(resolve: (v: unknown) => void) { resolve(42); } };")).toMatchObject({ ok: true, result: 42 });
     expect((await ws.run("return { then() { throw new Error('then refuses'); } };")).error).toMatchObject({ code: "program-error", message: "then refuses" });
   });
 
   test("a result that never settles is stopped at the budget with timeout", async () => {
-    using ws = engineWorkspace();
+    using ws = engineWorkspace({ keepState: true });
     const report = await ws.run("await gg.files.listDir();\nreturn new Promise(() => {});", { limits: { budgetSecs: 1 } });
     expect(report.error?.code).toBe("timeout");
     expect(report.usage.wallMs).toBeGreaterThanOrEqual(1000);
@@ -89,13 +89,13 @@ describe("hostile: results and thrown values", () => {
   });
 
   test("a thrown string is reported as program-error saying it is not an Error", async () => {
-    using ws = engineWorkspace();
+    using ws = engineWorkspace({ keepState: true });
     const report = await ws.run("throw 'just a string';");
     expect(report.error).toMatchObject({ code: "program-error", message: expect.stringContaining("not an Error: just a string") });
   });
 
   test("thrown plain values of every kind are reported in the closed set", async () => {
-    using ws = engineWorkspace();
+    using ws = engineWorkspace({ keepState: true });
     for (const value of ["undefined", "null", "42", "Symbol('s')", "10n", "{ a: 1 }", "[1, 2]", "() => 1", "Object.create(null)"]) {
       const report = await ws.run(`throw ${value};`);
       expectClosedError(report);
@@ -104,7 +104,7 @@ describe("hostile: results and thrown values", () => {
   });
 
   test("a thrown object with throwing getters (message, code, name, toString) is reported as program-error", async () => {
-    using ws = engineWorkspace();
+    using ws = engineWorkspace({ keepState: true });
     const boom = "() => { throw new Error('getter refuses'); }";
     const plain = await ws.run(`throw { get message() { return (${boom})(); }, get code() { return (${boom})(); }, toString: ${boom}, toJSON: ${boom} };`);
     expect(plain.error).toMatchObject({ code: "program-error", message: expect.stringContaining("not an Error") });
@@ -114,7 +114,7 @@ describe("hostile: results and thrown values", () => {
   });
 
   test("a thrown Proxy whose every trap throws is reported as program-error", async () => {
-    using ws = engineWorkspace();
+    using ws = engineWorkspace({ keepState: true });
     const traps = ["get", "getPrototypeOf", "ownKeys", "getOwnPropertyDescriptor", "has", "apply"].map((trap) => `${trap}() { throw new Error('trap ${trap}'); }`).join(", ");
     const object = await ws.run(`throw new Proxy({}, { ${traps} });`);
     expect(object.error).toMatchObject({ code: "program-error" });
@@ -126,7 +126,7 @@ describe("hostile: results and thrown values", () => {
   });
 
   test("a thrown error's code is taken only from the closed set: anything else is program-error", async () => {
-    using ws = engineWorkspace();
+    using ws = engineWorkspace({ keepState: true });
     for (const code of ["'pwned'", "42", "{ toString() { return 'timeout'; } }", "['timeout']"]) {
       const report = await ws.run(`throw Object.assign(new Error('m'), { code: ${code} });`);
       expect(report.error?.code).toBe("program-error");
@@ -134,14 +134,14 @@ describe("hostile: results and thrown values", () => {
   });
 
   test("a thrown error with a non-string name or a hostile message is described with strings", async () => {
-    using ws = engineWorkspace();
+    using ws = engineWorkspace({ keepState: true });
     const report = await ws.run("const e = new Error('m'); Object.defineProperty(e, 'name', { value: { toString() { return 'Named'; } } }); Object.defineProperty(e, 'message', { value: 123 }); throw e;");
     expect(report.error).toMatchObject({ code: "program-error", message: "Named: 123" });
   });
 
   test("throwing from a hostile value leaves no unhandled rejection or exception on the host", async () => {
     using tripwires = hostTripwires();
-    using ws = engineWorkspace();
+    using ws = engineWorkspace({ keepState: true });
     await ws.run("throw new Proxy({}, { getPrototypeOf() { throw new Error('x'); } });");
     await ws.run("return { get x() { throw new Error('x'); } };");
     await ws.run("throw { toString() { throw new Error('x'); } };");

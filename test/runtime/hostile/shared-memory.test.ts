@@ -11,20 +11,20 @@ const MIB = 1024 * 1024;
 
 describe("hostile: shared memory", () => {
   test("SharedArrayBuffer and Atomics do not exist, so no program can block on shared memory or grow it", async () => {
-    using ws = engineWorkspace();
+    using ws = engineWorkspace({ keepState: true });
     const report = await ws.run("return [typeof SharedArrayBuffer, typeof Atomics, Object.getOwnPropertyNames(globalThis).filter((n) => /shared|atomics/i.test(n))]");
     expect(report.result).toEqual(["undefined", "undefined", []]);
   });
 
   test("Atomics.wait fails inside the program instead of blocking its thread", async () => {
-    using ws = engineWorkspace();
+    using ws = engineWorkspace({ keepState: true });
     const report = await ws.run("Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);", { limits: { budgetSecs: 2 } });
     expect(report.error).toMatchObject({ code: "program-error", message: expect.stringContaining("is not defined") });
     await expectEngineStillWorks(ws);
   });
 
   test("a resizable ArrayBuffer is refused with a RangeError in the program; a fixed one still works", async () => {
-    using ws = engineWorkspace();
+    using ws = engineWorkspace({ keepState: true });
     const report = await ws.run(`
       let resizable: string;
       try { new ArrayBuffer(1, { maxByteLength: 1024 }); resizable = "created"; } catch (e: any) { resizable = e.name; }
@@ -37,7 +37,7 @@ describe("hostile: shared memory", () => {
   });
 
   test("the native ArrayBuffer constructor cannot be found again to make a resizable buffer", async () => {
-    using ws = engineWorkspace();
+    using ws = engineWorkspace({ keepState: true });
     const report = await ws.run(`
       const candidates = [ArrayBuffer, new Uint8Array(1).buffer.constructor, Object.getPrototypeOf(new ArrayBuffer(1)).constructor, (new ArrayBuffer(1) as any).constructor[Symbol.species]];
       const made: string[] = [];
@@ -47,7 +47,7 @@ describe("hostile: shared memory", () => {
   });
 
   test("a typed array, ArrayBuffer or DataView passed to gg arrives as JSON and is refused with invalid-argument", async () => {
-    using ws = engineWorkspace();
+    using ws = engineWorkspace({ keepState: true });
     const report = await ws.run(`
       const sab = new ArrayBuffer(8);
       const attempts: [string, () => Promise<unknown>][] = [
@@ -67,7 +67,7 @@ describe("hostile: shared memory", () => {
   });
 
   test("a resizable ArrayBuffer cannot commit memory past the memory limit", async () => {
-    using ws = engineWorkspace();
+    using ws = engineWorkspace({ keepState: true });
     const { value: report, growthBytes } = await withRssGrowth(() =>
       ws.run(`const b = new ArrayBuffer(1, { maxByteLength: ${512 * MIB} });\nb.resize(${512 * MIB});\nnew Uint8Array(b).fill(7);\nreturn b.byteLength;`, { limits: { memoryMb: 32 } }),
     );

@@ -26,20 +26,20 @@ describe("hostile: unhandled rejections", () => {
   });
 
   test("Promise.reject(new Error('x')) never handled fails the run with program-error 'x', and nothing reaches the host", async () => {
-    using ws = engineWorkspace();
+    using ws = engineWorkspace({ keepState: true });
     const report = await ws.run("Promise.reject(new Error('x'));\nreturn 1;");
     expect(report).toMatchObject({ ok: false, error: { code: "program-error", message: "x" } });
     await expectEngineStillWorks(ws);
   });
 
   test("a rejection handled later in the same run is not reported", async () => {
-    using ws = engineWorkspace();
+    using ws = engineWorkspace({ keepState: true });
     const report = await ws.run("const p = Promise.reject(new Error('x'));\nawait null;\np.catch(() => {});\nreturn 1;");
     expect(report).toMatchObject({ ok: true, result: 1 });
   });
 
   test("an unhandled rejection of a value that is not an Error (a Proxy, a symbol, a function) is reported as program-error", async () => {
-    using ws = engineWorkspace();
+    using ws = engineWorkspace({ keepState: true });
     for (const value of ["new Proxy({}, { get() { throw new Error('trap'); }, getPrototypeOf() { throw new Error('trap'); } })", "Symbol('s')", "() => 1", "{ get message() { throw new Error('x'); } }"]) {
       const report = await ws.run(`Promise.reject(${value});\nreturn 1;`);
       expect(report).toMatchObject({ ok: false, error: { code: "program-error" } });
@@ -64,7 +64,7 @@ describe("hostile: unhandled rejections", () => {
   });
 
   test("an async function that rejects after the program returns: the run ends ok, or fails with that rejection, and the host stays quiet", async () => {
-    using ws = engineWorkspace();
+    using ws = engineWorkspace({ keepState: true });
     // Whether the rejection lands before the run's task ends depends on when the host's reply arrives.
     for (const awaits of [1, 2, 3]) {
       const report = await ws.run(`(async () => { ${"await gg.files.listDir(); ".repeat(awaits)}throw new Error("late"); })();\nreturn 1;`);
@@ -75,7 +75,7 @@ describe("hostile: unhandled rejections", () => {
   });
 
   test("a gg call whose rejection is never awaited: the run ends ok, or fails with that rejection, and the host stays quiet", async () => {
-    using ws = engineWorkspace();
+    using ws = engineWorkspace({ keepState: true });
     const report = await ws.run("gg.files.readFile('missing.txt');\nreturn 1;");
     if (report.ok) {
       expect(report.result).toBe(1);
@@ -87,7 +87,7 @@ describe("hostile: unhandled rejections", () => {
   });
 
   test("a gg call that rejects after the run is over (isolate disposed) is dropped without a host rejection", async () => {
-    using ws = engineWorkspace();
+    using ws = engineWorkspace({ keepState: true });
     const report = await ws.run("gg.shell.shell('sleep 5', { timeoutSecs: 0.3 });\nreturn 1;");
     expect(report).toMatchObject({ ok: true, result: 1 });
     await settle(600);
@@ -95,7 +95,7 @@ describe("hostile: unhandled rejections", () => {
   });
 
   test("a gg reply that arrives after the run is over is dropped: the program's continuation never runs", async () => {
-    using ws = engineWorkspace();
+    using ws = engineWorkspace({ keepState: true });
     const report = await ws.run("gg.shell.shell('sleep 0.3').then(() => gg.files.writeFile('continued.txt', 'x'));\nreturn 1;");
     expect(report).toMatchObject({ ok: true, result: 1 });
     await settle(800);
@@ -103,7 +103,7 @@ describe("hostile: unhandled rejections", () => {
   });
 
   test("a shell command the program does not await is stopped when the run ends, not left running unrecorded", async () => {
-    using ws = engineWorkspace();
+    using ws = engineWorkspace({ keepState: true });
     // The run reports ok at once, with no call recorded; the command is still running on the host.
     const report = await ws.run("gg.shell.shell('sleep 1; echo after the run > late.txt');\nreturn 1;", { limits: { budgetSecs: 30 } });
     expect(report).toMatchObject({ ok: true, result: 1 });

@@ -62,7 +62,7 @@ const unsendable = (r: Recipe): boolean =>
 
 describe("hostile: unsendable arguments", () => {
   test("any value passed to gg.files and gg.shell calls is answered or refused with a closed code and a bounded message; one JSON cannot carry, with invalid-argument", async () => {
-    using ws = engineWorkspace();
+    using ws = engineWorkspace({ keepState: true });
     ws.put({ "a.txt": "alpha\n" });
     await fc.assert(
       fc.asyncProperty(recipe, async (r) => {

@@ -9,20 +9,20 @@ const LOOP = `new Uint8Array(${JSON.stringify(WASM_INFINITE_LOOP)})`;
 
 describe("hostile: WebAssembly", () => {
   test("the WebAssembly global does not exist in a program", async () => {
-    using ws = engineWorkspace();
+    using ws = engineWorkspace({ keepState: true });
     const report = await ws.run("return [typeof WebAssembly, 'WebAssembly' in globalThis, Object.getOwnPropertyNames(globalThis).includes('WebAssembly')]");
     expect(report.result).toEqual(["undefined", false, false]);
   });
 
   test("compiling the infinite-loop module fails inside the program, never reaching a loop", async () => {
-    using ws = engineWorkspace();
+    using ws = engineWorkspace({ keepState: true });
     const report = await ws.run(`const m = new WebAssembly.Module(${LOOP});\nreturn 'compiled';`, { limits: { budgetSecs: 2 } });
     expect(report.error).toMatchObject({ code: "program-error", message: expect.stringContaining("WebAssembly is not defined"), line: 1 });
     await expectEngineStillWorks(ws);
   });
 
   test("no other path reaches WebAssembly: not through Function, eval, or another global", async () => {
-    using ws = engineWorkspace();
+    using ws = engineWorkspace({ keepState: true });
     const report = await ws.run(`
       const found: string[] = [];
       const probes: [string, () => unknown][] = [
@@ -38,7 +38,7 @@ describe("hostile: WebAssembly", () => {
   });
 
   test("a program that redefines WebAssembly gets only its own object, and the next run is clean", async () => {
-    using ws = engineWorkspace();
+    using ws = engineWorkspace({ keepState: true });
     expect((await ws.run("(globalThis as any).WebAssembly = { fake: true }; return (globalThis as any).WebAssembly.fake")).result).toBe(true);
     expect((await ws.run("return typeof WebAssembly")).result).toBe("undefined");
   });
