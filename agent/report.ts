@@ -21,5 +21,6 @@ export function reportText(report: RunReport): string {
     const calls = report.calls.map((call) => `${call.name} ${call.unfinished ? "unfinished" : call.ok ? "ok" : `failed (${call.code})`}`);
     if (calls.length > 0) parts.push(`Calls made before it ended: ${calls.join(", ")}${report.callsDropped > 0 ? `, and ${report.callsDropped} more` : ""}`);
   }
+  if (report.stale) parts.push(`Stale views:\n${report.stale.join("\n")}`);
   return parts.join("\n\n");
 }

@@ -167,7 +167,10 @@ export function createMcpServer(options: McpOptions) {
     const result = await tools.call(name, args, extra.signal);
     if (!result.ok) return failure(result.error.code, result.error.message);
     const pictures = (result.attachments ?? []).map((picture: Attachment) => imageBlock(picture.dataUrl));
-    return { content: [{ type: "text", text: result.text }, ...pictures] };
+    // A call that may change files names the open views it made stale (a runner that was never started has none).
+    const changed = tools.annotations(name)?.readOnlyHint ? [] : (await serially(() => runtime.views())).flatMap((view) => (view.changed ? [view.changed] : []));
+    const stale = changed.length > 0 ? [{ type: "text" as const, text: `Stale views:\n${changed.join("\n")}` }] : [];
+    return { content: [{ type: "text", text: result.text }, ...pictures, ...stale] };
   });
 
   handle(ListResourcesRequestSchema, () => ({ resources: RESOURCES.map((resource) => ({ ...resource })) }));

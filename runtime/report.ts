@@ -56,6 +56,8 @@ export interface RunReport {
   callsDropped: number;
   /** The views open at the end, with their token costs. */
   views: ViewSummary[];
+  /** Lines naming the open views whose files changed during the run (by the program or not): they show the text as it was. */
+  stale?: string[];
   /** Wall-clock and CPU milliseconds, peak heap bytes, and for a checked program the milliseconds its check took. */
   usage: { wallMs: number; cpuMs: number; peakHeapBytes: number; checkMs?: number };
 }

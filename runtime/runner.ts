@@ -92,7 +92,7 @@ process.on("message", (message: ToRunner) => {
     const { id, type } = message;
     queue = queue.then(() => {
       if (type === "text-only") active.textOnly();
-      send({ type: "answer", id, answer: type === "views" ? active.views.contents() : type === "opening" ? active.openingTurn() : [] });
+      send({ type: "answer", id, answer: type === "views" ? active.views.shown() : type === "opening" ? active.openingTurn() : [] });
     });
     return;
   }

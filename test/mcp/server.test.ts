@@ -103,6 +103,11 @@ describe("gg mcp", () => {
     // The views stay open for the next program, and only what a program opens comes back with it.
     const second = await mcp.call("run_program", { source: "return (await gg.views.list()).map((view) => view.path)" });
     expect(second.content).toEqual([{ type: "text", text: 'Returned:\n["notes.md","dot.png"]' }]);
+    // A tool call that changes a viewed file names the view it made stale, once; the view lists as stale.
+    const edited = await mcp.call("edit_file", { path: "notes.md", old: "first", new: "second" });
+    expect(edited.content.at(-1)).toEqual({ type: "text", text: "Stale views:\nnotes.md changed on disk since your view of turn 1; open it again to see it now" });
+    expect(text(await mcp.call("read_file", { path: "notes.md" }))).not.toContain("Stale views");
+    expect(text(await mcp.call("run_program", { source: "return (await gg.views.list()).map((view) => view.stale)" }))).toBe("Returned:\n[true,false]");
     const failed = await mcp.call("run_program", { source: "await gg.files.writeFile('w.txt', 'x');\nnull.x;" });
     expect(failed).toMatchObject({ isError: true, structuredContent: { ok: false, error: { code: "program-error", line: 2 } } });
     expect(text(failed)).toMatch(/^error\[program-error\]: .* \(line 2, column \d+\)\n\nCalls made before it ended: files\.writeFile ok$/);
