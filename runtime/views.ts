@@ -153,6 +153,7 @@ export function createViews(read: ViewRead, cwd: string, caps: ViewCaps = DEFAUL
       path: view.path,
       text: view.text,
       ...(view.window ? { window: view.window } : {}),
+      ...(view.stale ? { stale: true as const } : {}),
       ...(view.dataUrl ? { dataUrl: view.dataUrl, pictureTokens: costOf(view) - textTokens(view.text) } : {}),
     }));
 

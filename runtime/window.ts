@@ -17,6 +17,8 @@ export interface ViewContent {
   pictureTokens?: number;
   /** For a text window: the lines shown and the file's length in lines. */
   window?: { first: number; last: number; total: number };
+  /** Whether its file changed since it was read (it shows the text as it was). */
+  stale?: true;
   /** The line naming the view as stale, in the one answer whose check found its file changed. */
   changed?: string;
 }
