@@ -23,10 +23,11 @@ import { imageTokens, textTokens } from "../runtime/context.ts";
 import { type Baseline, type CallRecord, createRuntime, DEFAULT_LIMITS, type Runtime } from "../runtime/index.ts";
 import { recordedApproval } from "../runtime/pending.ts";
 import { pictureRemoved } from "../runtime/views.ts";
-import { type ViewMessages, type ViewPart, viewMessages } from "../runtime/window.ts";
+import { type ViewMessages, type ViewPart, viewHeading, viewMessages } from "../runtime/window.ts";
 import { type Arm, systemPrompt } from "./prompts.ts";
 import { type Answer, type ChatRequest, isPictureRefusal, type Provider, ProviderError, type Retry } from "./provider.ts";
 import { type Pricing, runCost } from "./pricing.ts";
+import { marksCache, withBreakpoints } from "./cache.ts";
 import { reportText } from "./report.ts";
 import { type Usage, usageOf } from "./usage.ts";
 import { type PictureOutcome, PROCESS_VISION, type VisionLedger } from "./vision.ts";
@@ -54,6 +55,11 @@ export interface AgentOptions {
   vision?: boolean;
   /** The model's prices, as the catalog has them: the report's cost is reckoned at them. */
   pricing?: Pricing;
+  /**
+   * Whether requests mark prompt-cache breakpoints (`cache_control`), for a provider that caches only where asked;
+   * default: by the model's id (see marksCache: Anthropic's and Gemini's models).
+   */
+  cacheMarks?: boolean;
   /** What runs sharing it learn of models' vision (a study's trials); default: every run in this process. */
   visionLedger?: VisionLedger;
   /**
@@ -270,13 +276,15 @@ interface Conversation {
   reports: WeakSet<ChatCompletionMessageParam>;
   /** Each picture sent, by its part: its cost for the estimate, and its path for the note that replaces it if refused. */
   pictures: Map<ChatCompletionContentPart, Picture>;
+  /** Messages of the opening turn (the system prompt, the task, specs read in the model's place): the stable prefix. */
+  stable: number;
 }
 
 /**
  * The next request's messages and gg's estimate of them per band: the opening turn's views right after the system
  * prompt, where they stay byte-identical from request to request, and the other views last.
  */
-function nextRequest(conversation: Conversation, laid: ViewMessages): { sent: ChatCompletionMessageParam[]; estimate: Bands } {
+function nextRequest(conversation: Conversation, laid: ViewMessages): { sent: ChatCompletionMessageParam[]; estimate: Bands; breakpoints: number[] } {
   const { messages, pictures, reports, functionTools } = conversation;
   const isResult = (message: ChatCompletionMessageParam): boolean => message.role === "tool" || reports.has(message);
   const sum = (list: ChatCompletionMessageParam[]): number => list.reduce((total, message) => total + tokensOf(message, pictures), 0);
@@ -288,7 +296,10 @@ function nextRequest(conversation: Conversation, laid: ViewMessages): { sent: Ch
     toolResults: sum(messages.filter(isResult)),
     views: sum([opening, later].filter((message) => message !== undefined)),
   };
-  return { sent: [...messages.slice(0, 1), ...(opening ? [opening] : []), ...messages.slice(1), ...(later ? [later] : [])], estimate };
+  const sent = [...messages.slice(0, 1), ...(opening ? [opening] : []), ...messages.slice(1), ...(later ? [later] : [])];
+  // Where a cache may end: the system prompt (after the tool definitions), the opening turn, the conversation so far.
+  const shift = opening ? 1 : 0;
+  return { sent, estimate, breakpoints: [0, conversation.stable - 1 + shift, messages.length - 1 + shift] };
 }
 
 /** `recorded` when it is the outcome of the call named `name` with `args` (a replay that has not strayed), else undefined. */
@@ -314,7 +325,7 @@ async function answerCall(
   const result = args === undefined
     ? { ok: false as const, error: { code: "invalid-argument" as const, message: `Cannot call ${call.function.name}: its arguments are not JSON; pass one JSON object` } }
     : await tools.call(call.function.name, args, undefined, recordedApproval(sameCall(recorded, call.function.name, args)?.approval));
-  const text = result.ok ? result.text : errorText(result.error);
+  const text = result.ok ? headed(call.function.name, args, result.data) + result.text : errorText(result.error);
   const sent = args === undefined ? call.function.arguments : args;
   const outcome: CallOutcome = { name: call.function.name, args: sent, ok: result.ok, ...(result.ok ? {} : { code: result.error.code }), hash: hashOf(text), ...(result.approval ? { approval: result.approval } : {}) };
   // A picture travels in its tool message, as multi-part content: the openai types allow text parts only there, which
@@ -328,6 +339,13 @@ async function answerCall(
   });
   const content = parts.length === 0 ? text : ([{ type: "text", text }, ...parts] as unknown as string);
   return { outcome, message: { role: "tool", tool_call_id: call.id, content } };
+}
+
+/** A read_file result's first line when it shows a window of its file: the path and the lines, as a view's heading says. */
+function headed(name: string, args: unknown, data: unknown): string {
+  const window = name === "read_file" && typeof data === "object" && data !== null && "window" in data ? (data.window as { first: number; last: number; total: number }) : undefined;
+  if (!window || (window.first <= 1 && window.last >= window.total)) return "";
+  return `${viewHeading(String((args as { path?: unknown }).path), window)}\n`;
 }
 
 /** Runs a code agent's program within what is left of the run's budget: its report, as the message that answers. */
@@ -388,14 +406,15 @@ export async function runAgent(options: AgentOptions): Promise<AgentReport> {
  * ledger) and answered `refused`, for the turn to be sent again without them; any other failure ends the run.
  */
 async function send(
-  sent: ChatCompletionMessageParam[],
+  { sent, breakpoints }: { sent: ChatCompletionMessageParam[]; breakpoints: number[] },
   turn: number,
   settle: ((outcome: PictureOutcome) => void) | undefined,
   { options, conversation, report, ledger }: { options: AgentOptions; conversation: Conversation; report: Omit<AgentReport, "filesChanged" | "totals">; ledger: VisionLedger },
 ): Promise<Answer | { refused: true } | { error: { code: "provider-error"; message: string } }> {
   try {
     const { functionTools } = conversation;
-    const request: ChatRequest = { model: options.model, messages: sent, ...(functionTools && functionTools.length > 0 ? { tools: functionTools } : {}) };
+    const messages = marksCache(options.model, options.cacheMarks) ? withBreakpoints(sent, breakpoints) : sent;
+    const request: ChatRequest = { model: options.model, messages, ...(functionTools && functionTools.length > 0 ? { tools: functionTools } : {}) };
     options.onRecord?.({ type: "request", turn, request });
     const answer = await options.provider.complete(request);
     settle?.("answered");
@@ -503,6 +522,7 @@ async function drive(options: AgentOptions): Promise<Omit<AgentReport, "filesCha
     messages: [{ role: "system", content: system }, { role: "user", content: options.task }],
     reports: new WeakSet(),
     pictures: new Map(),
+    stable: 2,
   };
   const { messages, pictures } = conversation;
   let sees = config.vision;
@@ -519,12 +539,17 @@ async function drive(options: AgentOptions): Promise<Omit<AgentReport, "filesCha
   try {
     if (runtime) await runtime.openingTurn();
     if (tools && specs.length > 0) await readSpecs(tools, specs, conversation);
+    conversation.stable = messages.length;
     for (let turn = 1; ; turn++) {
       if (turn > maxTurns) return { ...report, error: { code: "max-turns", message: `The run ended at its limit of ${plural(maxTurns, "turn")} without an answer` } };
       if (Date.now() > clock.deadline) return { ...report, error: { code: "timeout", message: `The run ended at its wall-clock budget of ${options.budgetSecs ?? 1800} s` } };
       // Learned by another run sharing the ledger.
       if (sees && ledger.textOnly(options.model)) await becomeTextOnly();
-      const { sent, estimate } = nextRequest(conversation, runtime ? viewMessages(await runtime.views(), sees) : { opening: [], later: [] });
+      const shown = runtime ? await runtime.views() : [];
+      // A view whose file changed from outside gg is named before the request's views, in the history: never rewritten.
+      const changed = shown.flatMap((view) => (view.changed ? [view.changed] : []));
+      if (changed.length > 0) messages.push({ role: "user", content: changed.join("\n") });
+      const { sent, estimate, breakpoints } = nextRequest(conversation, viewMessages(shown, sees));
       const total = bandsTotal(estimate);
       if (options.contextLength !== undefined && total > options.contextLength) {
         const bands = Object.entries(estimate).map(([band, tokens]) => `${band} ${tokens}`).join(", ");
@@ -539,7 +564,7 @@ async function drive(options: AgentOptions): Promise<Omit<AgentReport, "filesCha
         continue;
       }
       const started = performance.now();
-      const answer = await send(sent, turn, settle, { options, conversation, report, ledger });
+      const answer = await send({ sent, breakpoints }, turn, settle, { options, conversation, report, ledger });
       if ("error" in answer) return { ...report, error: answer.error };
       if ("refused" in answer) {
         // The learned stage: the same turn is sent again without pictures.

@@ -20,6 +20,7 @@ export function reportText(report: RunReport): string {
     parts.push(`${errorText({ code, message })}${where}`);
     if (report.calls.length > 0) parts.push(`Calls made before it ended: ${callsMade(report)}`);
   }
+  if (report.stale) parts.push(`Stale views:\n${report.stale.join("\n")}`);
   return parts.join("\n\n");
 }
 

@@ -6,7 +6,9 @@
 // window (the last request's window and the final answer; nothing is closed or evicted in these runs), and the tokens
 // every request carried, added up (what a provider bills as input). Then the fixed prefix of each arm (system prompt,
 // function definitions or opening turn) on four workspaces. Goals: code/tools billed <= 0.40 and entered <= 0.60 over
-// the suite, and a code prefix <= 1,000 tokens on every workspace.
+// the suite, and a code prefix <= 1,000 tokens on every workspace. Beside them, what a user pays with a prompt cache
+// ("cached"): each request's tokens with the prefix it shares with any earlier request of the same arm in the suite
+// (its messages as sent, tool definitions first, compared character by character) at a tenth, the cache-read price.
 // Rerun: `node bench/context.ts`. Env: GG_BENCH_CONTEXT (default $TMPDIR/gg-bench-context); GG_BENCH_BANDS=1 prints
 // every turn's bands.
 import { spawnSync } from "node:child_process";
@@ -202,7 +204,9 @@ const step = (history: ChatCompletionMessageParam[]): number => history.filter((
 function told(history: ChatCompletionMessageParam[], n = step(history) - 1): string[] {
   const replies = history.flatMap((message, index) => (message.role === "assistant" ? [index] : []));
   const after = history.slice((replies[n] ?? history.length) + 1, replies[n + 1] ?? history.length);
-  return after.filter((message) => message.role === "tool" || message.role === "user").map(textOf).filter((text) => !Object.values(VIEW_HEADINGS).some((heading) => text.startsWith(heading)));
+  // A windowed read's heading (`path lines a-b of n`) says what follows: the script reads what follows.
+  const body = (text: string): string => text.replace(/^\S+ lines \d+-\d+ of \d+\n/, "");
+  return after.filter((message) => message.role === "tool" || message.role === "user").map(textOf).map(body).filter((text) => !Object.values(VIEW_HEADINGS).some((heading) => text.startsWith(heading)));
 }
 
 /** The value a program returned, from its report. */
@@ -350,11 +354,45 @@ return { test: found.test, lines };`,
   },
 ];
 
-/** A provider that answers with a script, as a model would through the API. */
-function scripted(script: Script): Provider {
+/** The cache-read price as a share of the prompt price (Anthropic's, OpenAI's, Gemini's: about a tenth). */
+const CACHE_READ = 0.1;
+
+/** A provider's prompt cache for one arm: what share of each request (by characters) an earlier request began with. */
+function promptCache() {
+  const earlier: string[][] = [];
+  const shared = (a: string[], b: string[]): number => {
+    let chars = 0;
+    for (let i = 0; i < Math.min(a.length, b.length); i++) {
+      const [x, y] = [a[i] as string, b[i] as string];
+      if (x === y) {
+        chars += x.length;
+        continue;
+      }
+      let same = 0;
+      while (same < Math.min(x.length, y.length) && x[same] === y[same]) same++;
+      return chars + same;
+    }
+    return chars;
+  };
+  return {
+    /** The share of `request` a cache would hold, recording it for later requests. */
+    share(request: { tools?: unknown; messages: unknown[] }): number {
+      const parts = [JSON.stringify(request.tools ?? []), ...request.messages.map((message) => JSON.stringify(message))];
+      const total = parts.reduce((sum, part) => sum + part.length, 0);
+      const best = Math.max(0, ...earlier.map((before) => shared(before, parts)));
+      earlier.push(parts);
+      return total === 0 ? 0 : best / total;
+    },
+  };
+}
+const caches = { tools: promptCache(), code: promptCache() };
+
+/** A provider that answers with a script, as a model would through the API; `shares` gets each request's cached share. */
+function scripted(script: Script, cache?: ReturnType<typeof promptCache>, shares?: number[]): Provider {
   let id = 0;
   return {
     complete: async (request) => {
+      if (cache) shares?.push(cache.share(request));
       const reply = script(request.messages);
       const message: ChatCompletion.Choice["message"] =
         "content" in reply
@@ -373,17 +411,21 @@ interface Outcome {
   entered: number;
   /** Tokens every request carried, added up. */
   billed: number;
+  /** What they cost with a prompt cache, in tokens at the prompt price: each request's cached share at CACHE_READ. */
+  cached: number;
 }
 
 async function runArm(task: Task, arm: Arm, log: string): Promise<Outcome> {
   const root = workspace(task.on, log);
   try {
-    const report = await runAgent({ provider: scripted(task[arm]), model: "bench/scripted", arm, task: task.prompt, workspace: root });
+    const shares: number[] = [];
+    const report = await runAgent({ provider: scripted(task[arm], caches[arm], shares), model: "bench/scripted", arm, task: task.prompt, workspace: root });
     if (!report.ok) fail(`${task.name}, ${arm} arm: ${report.error?.code}: ${report.error?.message}`);
     const failed = report.calls.filter((call) => !call.ok && call.code !== "ambiguous");
     if (failed.length > 0) fail(`${task.name}, ${arm} arm: calls failed: ${failed.map((call) => `${call.name} (${call.code})`).join(", ")}`);
     const last = report.turns.at(-1);
-    return { report, files: contents(root), entered: (last ? bandsTotal(last.estimate) : 0) + textTokens(report.answer ?? ""), billed: bandsTotal(report.totals.estimate) };
+    const cached = report.turns.reduce((sum, turn, index) => sum + bandsTotal(turn.estimate) * (1 - (1 - CACHE_READ) * (shares[index] ?? 0)), 0);
+    return { report, files: contents(root), entered: (last ? bandsTotal(last.estimate) : 0) + textTokens(report.answer ?? ""), billed: bandsTotal(report.totals.estimate), cached: Math.round(cached) };
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
@@ -403,9 +445,9 @@ for (const spec of Object.values(PACKAGES)) fetchPackage(spec);
 const log = testLog();
 const columns = (cells: (string | number)[]): string => cells.map((cell, i) => (i === 0 ? String(cell).padEnd(26) : String(cell).padStart(11))).join("");
 console.log(`context economy: ${PACKAGES.three.spec} sources and a ${log.split("\n").length}-line test log, ${PACKAGES.lodash.spec}'s package; scripted agents through runAgent; gg's estimate in tokens`);
-console.log(columns(["task", "tools", "entered", "billed", "code", "entered", "billed", "entered", "billed"]));
-console.log(columns(["", "turns", "", "", "turns", "", "", "code/tools", "code/tools"]));
-const sum = { tools: { entered: 0, billed: 0 }, code: { entered: 0, billed: 0 } };
+console.log(columns(["task", "tools", "entered", "billed", "cached", "code", "entered", "billed", "cached", "entered", "billed", "cached"]));
+console.log(columns(["", "turns", "", "", "", "turns", "", "", "", "code/tools", "code/tools", "code/tools"]));
+const sum = { tools: { entered: 0, billed: 0, cached: 0 }, code: { entered: 0, billed: 0, cached: 0 } };
 /** The suite's last windows per band, per arm: where the tokens that entered went. */
 const bands = { tools: { system: 0, tools: 0, messages: 0, toolResults: 0, views: 0 }, code: { system: 0, tools: 0, messages: 0, toolResults: 0, views: 0 } };
 for (const task of TASKS) {
@@ -417,17 +459,21 @@ for (const task of TASKS) {
   for (const [arm, outcome] of [["tools", tools], ["code", code]] as const) {
     sum[arm].entered += outcome.entered;
     sum[arm].billed += outcome.billed;
+    sum[arm].cached += outcome.cached;
     const last = outcome.report.turns.at(-1)?.estimate;
     if (last) for (const band of Object.keys(bands[arm]) as (keyof Bands)[]) bands[arm][band] += last[band];
   }
-  console.log(columns([task.name, tools.report.turns.length, tools.entered, tools.billed, code.report.turns.length, code.entered, code.billed, percent(code.entered, tools.entered), percent(code.billed, tools.billed)]));
+  const row = (outcome: Outcome): (string | number)[] => [outcome.report.turns.length, outcome.entered, outcome.billed, outcome.cached];
+  console.log(columns([task.name, ...row(tools), ...row(code), percent(code.entered, tools.entered), percent(code.billed, tools.billed), percent(code.cached, tools.cached)]));
 }
-console.log(columns(["suite", "", sum.tools.entered, sum.tools.billed, "", sum.code.entered, sum.code.billed, percent(sum.code.entered, sum.tools.entered), percent(sum.code.billed, sum.tools.billed)]));
+const { tools: all, code: allCode } = sum;
+console.log(columns(["suite", "", all.entered, all.billed, all.cached, "", allCode.entered, allCode.billed, allCode.cached, percent(allCode.entered, all.entered), percent(allCode.billed, all.billed), percent(allCode.cached, all.cached)]));
 for (const arm of ["tools", "code"] as const) console.log(`${arm} arm's last windows, added up, by band: ${Object.entries(bands[arm]).map(([band, tokens]) => `${band} ${tokens}`).join(", ")}`);
 // No script closes a view: the code arm's views band is its opening turn and the views its programs opened.
 const work = (arm: "tools" | "code"): number => bands[arm].messages + bands[arm].toolResults;
 console.log(`the work alone (task, replies, tool results or program reports): tools ${work("tools")}, code ${work("code")}, code/tools ${percent(work("code"), work("tools"))}`);
-const ratio = { billed: sum.code.billed / sum.tools.billed, entered: sum.code.entered / sum.tools.entered };
+const ratio = { billed: sum.code.billed / sum.tools.billed, entered: sum.code.entered / sum.tools.entered, cached: sum.code.cached / sum.tools.cached };
+console.log(`with a prompt cache (shared prefixes at ${CACHE_READ} of the prompt price): code/tools ${ratio.cached.toFixed(2)}`);
 console.log(`goal: code/tools billed <= 0.40: ${ratio.billed.toFixed(2)}, ${ratio.billed <= 0.4 ? "met" : "not met"}; entered <= 0.60: ${ratio.entered.toFixed(2)}, ${ratio.entered <= 0.6 ? "met" : "not met"}`);
 
 // The fixed prefix on four workspaces: this repository, three.js's src/, lodash's package (flat), an empty folder.

@@ -166,6 +166,8 @@ interface ViewSummary {
   };
   /** Tokens this view costs the window now. */
   tokens: number;
+  /** Whether its file changed on disk since it was opened: the view shows the text as it was; open the file again to see it now. */
+  stale: boolean;
 }
 
 /** Tokens per band of the context window. */

@@ -58,6 +58,7 @@ const REPLY_VIEW_BYTES = 4 * 1024 * 1024;
 const RESOURCES = [
   { uri: "gg://docs/api.md", name: "api.md", mimeType: "text/markdown", description: "The gg global: every function with its signature, brief, parameters and errors, then the types." },
   { uri: "gg://types/gg.d.ts", name: "gg.d.ts", mimeType: "text/typescript", description: "The gg global as TypeScript declarations: what programs are type-checked against." },
+  { uri: "gg://views", name: "views", mimeType: "application/json", description: "The views programs opened in this session, oldest first: each one's path, its lines, and whether its file changed since (stale)." },
 ] as const;
 
 const PROMPTS = [
@@ -170,16 +171,23 @@ export function createMcpServer(options: McpOptions) {
     const result = await tools.call(name, args, extra.signal);
     if (!result.ok) return failure(result.error.code, result.error.message);
     const pictures = (result.attachments ?? []).map((picture: Attachment) => imageBlock(picture.dataUrl));
-    return { content: [{ type: "text", text: result.text }, ...pictures] };
+    // A call that may change files names the open views it made stale (a runner that was never started has none).
+    const changed = tools.annotations(name)?.readOnlyHint ? [] : (await serially(() => runtime.views())).flatMap((view) => (view.changed ? [view.changed] : []));
+    const stale = changed.length > 0 ? [{ type: "text" as const, text: `Stale views:\n${changed.join("\n")}` }] : [];
+    return { content: [{ type: "text", text: result.text }, ...pictures, ...stale] };
   });
 
   handle(ListResourcesRequestSchema, () => ({ resources: RESOURCES.map((resource) => ({ ...resource })) }));
   // Every resource has a fixed URI: a client that asks for templates learns there are none, rather than of a method gg lacks.
   handle(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: [] }));
-  handle(ReadResourceRequestSchema, (request) => {
+  handle(ReadResourceRequestSchema, async (request) => {
     const { uri } = request.params;
     const resource = RESOURCES.find((candidate) => candidate.uri === uri);
     if (!resource) throw rpcError(McpErrorCode.InvalidParams, `Cannot read the resource ${quote(uri)}: gg serves no resource of that URI; the resources are ${RESOURCES.map((candidate) => candidate.uri).join(", ")}`);
+    if (uri === "gg://views") {
+      const views = (await serially(() => runtime.views())).map((view) => ({ path: view.path, ...(view.window ? { window: view.window } : {}), stale: view.stale === true }));
+      return { contents: [{ uri, mimeType: resource.mimeType, text: JSON.stringify(views) }] };
+    }
     return { contents: [{ uri, mimeType: resource.mimeType, text: uri === "gg://docs/api.md" ? renderApiDoc(config) : renderDts(config) }] };
   });
 

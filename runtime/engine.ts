@@ -51,7 +51,8 @@ export function createEngine(options: EngineOptions, firstViewId = 1, approve: A
       if (refused) return refused;
       if (run.baseline) views.setBaseline(run.baseline);
       const language = run.language ?? "ts";
-      return sandbox.run(source, {
+      views.nextTurn();
+      const report = await sandbox.run(source, {
         language,
         limits: runLimits(run),
         ...(observer ? { observer } : {}),
@@ -60,6 +61,9 @@ export function createEngine(options: EngineOptions, firstViewId = 1, approve: A
         ...(cancel ? { cancel } : {}),
         ...(run.recorded ? { recorded: run.recorded } : {}),
       });
+      // What the program changed (by a write, an edit or a command) under an open view, named in its report.
+      const stale = views.check();
+      return stale.length > 0 ? { ...report, stale, views: views.list() } : report;
     },
     /** Opens the opening turn's views (see Runtime.openingTurn) and returns them. */
     openingTurn: (): OpenedView[] => openingTurn(context, views, options.specs),

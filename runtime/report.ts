@@ -58,6 +58,8 @@ export interface RunReport {
   views: ViewSummary[];
   /** In a session whose programs keep state: why the realm earlier programs built was lost before this one ran. */
   stateLost?: string;
+  /** Lines naming the open views whose files changed during the run (by the program or not): they show the text as it was. */
+  stale?: string[];
   /** Wall-clock and CPU milliseconds, peak heap bytes, and for a checked program the milliseconds its check took. */
   usage: { wallMs: number; cpuMs: number; peakHeapBytes: number; checkMs?: number };
 }

@@ -93,7 +93,7 @@ process.on("message", (message: ToRunner) => {
     queue = queue.then(() => {
       if (type === "text-only") active.textOnly();
       if (type === "reset") active.reset();
-      send({ type: "answer", id, answer: type === "views" ? active.views.contents() : type === "opening" ? active.openingTurn() : [] });
+      send({ type: "answer", id, answer: type === "views" ? active.views.shown() : type === "opening" ? active.openingTurn() : [] });
     });
     return;
   }

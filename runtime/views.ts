@@ -2,6 +2,8 @@
 // and keeps what it returned as a view, keyed by the file's absolute path (any spelling of it, shown as given). Reads
 // are append-only: opening a file again appends a view and retires the older copy's picture, so a picture travels
 // once per request. What one view may carry is bounded by the view caps, and an over-cap window is refused, never cut.
+// A view whose file changes afterwards is never rewritten: it is marked stale, and what is said next names it.
+import { statSync } from "node:fs";
 import { type Static, Type } from "typebox";
 import type { CallResult } from "../bindings/define.ts";
 import type { ReadData, ReadWindow } from "../bindings/read_file.ts";
@@ -54,6 +56,7 @@ export const ViewSummary = Type.Object(
       ),
     ),
     tokens: Type.Integer({ description: "Tokens this view costs the window now." }),
+    stale: Type.Boolean({ description: "Whether its file changed on disk since it was opened: the view shows the text as it was; open the file again to see it now." }),
   },
   { $id: "ViewSummary", description: "A view as programs and run reports see it." },
 );
@@ -77,6 +80,10 @@ export type Closed = Static<typeof Closed>;
 interface View extends Omit<ViewSummary, "tokens"> {
   /** The file's absolute path, one spelling of it: what retiring, closing and evicting match. */
   key: string;
+  /** The file's size, modification time and inode when it was read (a file view's): what tells a change cheaply. */
+  stamp?: string;
+  /** The turn (the run of a program, counted from 1; 0 the opening turn) that opened it. */
+  turn: number;
   text: string;
   /** The picture's bytes while it travels; dropped when it is retired, since a retired picture is never shown again. */
   dataUrl?: string;
@@ -110,6 +117,20 @@ function refuseOverCap(path: string, window: ReadWindow, text: string, caps: Vie
   throw new GgError("over-cap", `Cannot open a view of ${asked}: the window is over the view cap of ${caps.bytes} bytes; ask for fewer lines, e.g. gg.views.openFile(${quoted}, { offset: ${window.first}, limit: ${fit} })`);
 }
 
+/** What tells that a file changed: its size, modification time and inode; "gone" once it is not there. */
+function stampOf(key: string): string {
+  try {
+    const stats = statSync(key, { bigint: true });
+    return `${stats.size}:${stats.mtimeNs}:${stats.ctimeNs}:${stats.ino}`;
+  } catch {
+    return "gone";
+  }
+}
+
+/** The line that names a view gone stale: where it is from, and how to see the file now. */
+export const staleLine = (path: string, turn: number): string =>
+  `${shownPath(path)} changed on disk since your view of ${turn === 0 ? "the opening turn" : `turn ${turn}`}; open it again to see it now`;
+
 /** What a picture taken out of the window leaves in its place: where it was, and why it went. */
 export const pictureRemoved = (path: string): string => `[The picture of ${shownPath(path)} was removed: this model cannot see images.]`;
 
@@ -117,16 +138,40 @@ export const pictureRemoved = (path: string): string => `[The picture of ${shown
 export function createViews(read: ViewRead, cwd: string, caps: ViewCaps = DEFAULT_VIEW_CAPS, baseline: Baseline = {}, firstId = 1) {
   const views: View[] = [];
   let nextId = firstId;
+  let turn = 0;
   const summary = (view: View): ViewSummary => ({
     id: view.id,
     path: view.path,
     ...(view.window ? { window: view.window } : {}),
     ...(view.image ? { image: { ...view.image } } : {}),
     tokens: costOf(view),
+    stale: view.stale,
   });
 
   const contents = (): ViewContent[] =>
-    views.map((view) => ({ path: view.path, text: view.text, ...(view.dataUrl ? { dataUrl: view.dataUrl, pictureTokens: costOf(view) - textTokens(view.text) } : {}) }));
+    views.map((view) => ({
+      path: view.path,
+      text: view.text,
+      ...(view.window ? { window: view.window } : {}),
+      ...(view.stale ? { stale: true as const } : {}),
+      ...(view.dataUrl ? { dataUrl: view.dataUrl, pictureTokens: costOf(view) - textTokens(view.text) } : {}),
+    }));
+
+  /**
+   * Marks stale every view whose file changed since it was read, and returns the lines naming them: one per view, left
+   * out where a newer view of the same file is current (the model already sees the file as it is).
+   */
+  const check = (): { view: View; line: string }[] => {
+    const stamps = new Map<string, string>();
+    const now = (key: string): string => {
+      if (!stamps.has(key)) stamps.set(key, stampOf(key));
+      return stamps.get(key) as string;
+    };
+    const found = views.filter((view) => view.stamp !== undefined && !view.stale && now(view.key) !== view.stamp);
+    for (const view of found) view.stale = true;
+    const current = (view: View): boolean => views.some((other) => other.key === view.key && other.id > view.id && !other.stale);
+    return found.filter((view) => !current(view)).map((view) => ({ view, line: staleLine(view.path, view.turn) }));
+  };
 
   const remove = (path: string): Closed => {
     // A view gg opened itself (the opening turn's) is named by its gg:// label, never a path on disk.
@@ -150,7 +195,7 @@ export function createViews(read: ViewRead, cwd: string, caps: ViewCaps = DEFAUL
      */
     openText(label: string, text: string): OpenedView {
       if (!label.startsWith(GG_LABEL)) throw new GgError("invalid-argument", `Cannot open a view labelled ${quote(label)}: gg's own views are labelled ${GG_LABEL}...`);
-      const view: View = { id: nextId++, path: label, key: label, text };
+      const view: View = { id: nextId++, path: label, key: label, text, turn, stale: false };
       views.push(view);
       return { ...summary(view), text };
     },
@@ -164,6 +209,8 @@ export function createViews(read: ViewRead, cwd: string, caps: ViewCaps = DEFAUL
       const window = "window" in result.data ? result.data.window : undefined;
       if (window) refuseOverCap(path, window, result.text, caps);
       const key = pathKey(cwd, path);
+      // Taken after the read: a change between the two shows as stale, never as current.
+      const stamp = stampOf(key);
       for (const older of views) {
         if (older.key !== key || !older.image) continue;
         older.image.retired = true;
@@ -174,6 +221,9 @@ export function createViews(read: ViewRead, cwd: string, caps: ViewCaps = DEFAUL
         id: nextId++,
         path,
         key,
+        stamp,
+        turn,
+        stale: false,
         text: result.text,
         ...(window ? { window: { first: window.total === 0 ? 0 : window.first, last: window.last, total: window.total } } : {}),
         ...(image
@@ -224,6 +274,20 @@ export function createViews(read: ViewRead, cwd: string, caps: ViewCaps = DEFAUL
     },
     /** What the model is shown: each open view's text, and its picture while it is not retired. */
     contents,
+    /** Checks the open views (see check) and returns the lines naming those found stale now. */
+    check: (): string[] => check().map((found) => found.line),
+    /** Starts the next turn (a program's run): views opened from now on are of it. */
+    nextTurn(): void {
+      turn++;
+    },
+    /** The open views as the next request shows them, after a check: each found stale by it carries the line naming it. */
+    shown(): ViewContent[] {
+      const lines = new Map(check().map((found) => [found.view.id, found.line]));
+      return contents().map((content, index) => {
+        const line = lines.get((views[index] as View).id);
+        return line === undefined ? content : { ...content, changed: line };
+      });
+    },
     /**
      * Takes every picture out of the window, for a model found unable to see them: each view keeps its text, with a
      * note where its picture was, and stops being charged for it.

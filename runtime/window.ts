@@ -15,6 +15,12 @@ export interface ViewContent {
   dataUrl?: string;
   /** What the picture costs the window, in tokens, while it travels. */
   pictureTokens?: number;
+  /** For a text window: the lines shown and the file's length in lines. */
+  window?: { first: number; last: number; total: number };
+  /** Whether its file changed since it was read (it shows the text as it was). */
+  stale?: true;
+  /** The line naming the view as stale, in the one answer whose check found its file changed. */
+  changed?: string;
 }
 
 /** A part of a views message: a text, or a view's picture. */
@@ -31,13 +37,19 @@ export interface ViewMessages {
 /** The headings of the two views messages: what each begins with. */
 export const VIEW_HEADINGS = { opening: "# Opening turn", later: "# Open views" } as const;
 
+/** What a view holds, as its heading says it: the path, and for a text window its lines (`src/a.ts lines 40-64 of 210`). */
+export function viewHeading(path: string, window?: { first: number; last: number; total: number }): string {
+  if (!window) return shownPath(path);
+  return window.total === 0 ? `${shownPath(path)} (empty)` : `${shownPath(path)} lines ${window.first}-${window.last} of ${window.total}`;
+}
+
 /** The open views as the messages a request carries them in; `pictures` false leaves pictures out (a text-only model). */
 export function viewMessages(views: readonly ViewContent[], pictures = true): ViewMessages {
   const messages: ViewMessages = { opening: [], later: [] };
   for (const view of views) {
     const parts = view.path.startsWith(GG_LABEL) ? messages.opening : messages.later;
     if (parts.length === 0) parts.push({ text: VIEW_HEADINGS[parts === messages.opening ? "opening" : "later"] });
-    parts.push({ text: `## ${shownPath(view.path)}\n\n${view.text}` });
+    parts.push({ text: `## ${viewHeading(view.path, view.window)}\n\n${view.text}` });
     if (pictures && view.dataUrl) parts.push({ picture: { path: view.path, dataUrl: view.dataUrl, tokens: view.pictureTokens ?? 0 } });
   }
   return messages;

@@ -34,6 +34,8 @@ export interface ChatBody {
 export interface Received {
   body: ChatBody;
   headers: IncomingHttpHeaders;
+  /** The prefixes the server's Anthropic-like cache holds (see FakeOptions.anthropicCache). */
+  cache?: Set<string>;
 }
 
 /** An answer: the assistant message's fields, and its usage (the server's default when absent; none when null). */
@@ -70,6 +72,11 @@ export interface FakeOptions {
   models?: object[];
   /** The port to listen on (a free one when absent): where a printed example points. */
   port?: number;
+  /**
+   * Cache like Anthropic: a prefix a request marks with `cache_control` is written to the cache, and a later request
+   * starting with it reads it; usage counts each request at 4 bytes a token, reads and writes in prompt_tokens_details.
+   */
+  anthropicCache?: boolean;
 }
 
 /** What the server saw besides the requests themselves. */
@@ -89,7 +96,7 @@ function answer(step: Step, received: Received, response: ServerResponse, option
   if (typeof step === "function") return answer(step(received), received, response, options, held);
   if (step === "hold") return void held.push(response);
   if ("status" in step) return json(response, step.status, { error: { message: step.message ?? "refused", type: "invalid_request_error", code: step.status } }, step.headers);
-  const { usage = options.usage === undefined ? USAGE : options.usage, ...fields } = step;
+  const { usage = options.usage === undefined ? (options.anthropicCache ? cacheUsage(received) : USAGE) : options.usage, ...fields } = step;
   const message = { role: "assistant", content: null, ...fields };
   json(response, 200, { id: "c", object: "chat.completion", created: 0, model: received.body.model, choices: [{ index: 0, finish_reason: "stop", message }], ...(usage === null ? {} : { usage }) });
 }
@@ -102,6 +109,7 @@ export async function fakeModel(script: Step[] | ((request: Received) => Step), 
   const requests: ChatBody[] = [];
   const headers: IncomingHttpHeaders[] = [];
   const seen: Seen = { maxInFlight: 0, maxInFlightByModel: {}, pictures: {} };
+  const cache = new Set<string>();
   const held: ServerResponse[] = [];
   const inFlight = { all: 0, byModel: {} as Record<string, number> };
   const http = createServer((request, response) => {
@@ -124,7 +132,7 @@ export async function fakeModel(script: Step[] | ((request: Received) => Step), 
       });
       // A refused picture takes no step of the script: the model answers the request sent again.
       const step = picture(model, text, options, seen) ?? (Array.isArray(script) ? (script.shift() ?? OUT_OF_SCRIPT) : script);
-      setTimeout(() => answer(step, { body, headers: request.headers }, response, options, held), options.delayMs ?? 0);
+      setTimeout(() => answer(step, { body, headers: request.headers, cache }, response, options, held), options.delayMs ?? 0);
     });
   });
   await new Promise<void>((resolve, reject) => http.once("error", reject).listen(options.port ?? 0, "127.0.0.1", resolve));
@@ -147,6 +155,31 @@ export async function fakeModel(script: Step[] | ((request: Received) => Step), 
         http.close(() => resolve());
       }),
   };
+}
+
+/**
+ * A body's bytes up to the end of message `last`, without its marks: what a breakpoint there caches. A text content
+ * is the one text part it stands for, as Anthropic reads both.
+ */
+const prefixOf = (body: ChatBody, last: number): string => {
+  const messages = body.messages.slice(0, last + 1).map((message) => ({ ...message, content: typeof message.content === "string" ? [{ type: "text", text: message.content }] : message.content }));
+  return JSON.stringify([body.tools ?? [], messages]).replaceAll(/,?"cache_control":\{"type":"ephemeral"\}/g, "");
+};
+
+/** Usage as an Anthropic-like cache reports a request: the longest prefix cached before read, the longest marked one written. */
+function cacheUsage(received: Received): object {
+  const { body } = received;
+  const cache = received.cache ?? new Set<string>();
+  const marked = body.messages.flatMap((message, index) => (JSON.stringify(message.content ?? "").includes('"cache_control"') ? [prefixOf(body, index)] : []));
+  const tokens = (text: string): number => Math.ceil(Buffer.byteLength(text) / 4);
+  // A breakpoint also finds a prefix cached at an earlier message: Anthropic looks back from it for the longest hit.
+  const lastMark = body.messages.findLastIndex((message) => JSON.stringify(message.content ?? "").includes('"cache_control"'));
+  const hits = body.messages.slice(0, lastMark + 1).map((_, index) => prefixOf(body, index)).filter((prefix) => cache.has(prefix));
+  const read = Math.max(0, ...hits.map(tokens));
+  const longest = Math.max(0, ...marked.map(tokens));
+  for (const prefix of marked) cache.add(prefix);
+  const prompt = tokens(prefixOf(body, body.messages.length - 1));
+  return { prompt_tokens: prompt, completion_tokens: 10, total_tokens: prompt + 10, prompt_tokens_details: { cached_tokens: read, cache_write_tokens: Math.max(0, longest - read) } };
 }
 
 /** Tallies a request carrying a picture; the refusal when its model is refused pictures. */

@@ -90,7 +90,7 @@ describe("runAgent", () => {
     expect(first?.[2]?.content).toBe("Look at a.txt.");
     for (const later of [second, third]) expect(text(later?.slice(0, 3))).toBe(text(first));
     // The other views last: a.txt after the first program; gone after the second closed it.
-    expect(text(second?.at(-1)?.content)).toContain("## a.txt\\n\\nalpha");
+    expect(text(second?.at(-1)?.content)).toContain("## a.txt lines 1-1 of 1\\n\\nalpha");
     expect(second?.at(-2)?.content).toBe("Returned:\n1");
     expect(third?.at(-1)?.content).toBe('Returned:\n"closed"');
     expect(report.turns.map((turn, i) => turn.estimate.views === viewsText(server.requests[i]?.messages) && turn.estimate.views > 0)).toEqual([true, true, true]);

@@ -139,7 +139,7 @@ describe("gg mcp under bad input", () => {
       [call(6, "ping", undefined, { extra: 1 }), 6, -32600, /it has the member "extra", and a request holds only jsonrpc, id, method and params/],
       ['{"jsonrpc":"1.0","id":7,"method":"ping"}', 7, -32600, /its jsonrpc is "1\.0"/],
       [call(9, "tools/call", { name: "nope" }), 9, -32602, /^Cannot call the tool "nope": the session holds no tool of that name; the tools are read_file, /],
-      [call(10, "resources/read", { uri: "gg://nope" }), 10, -32602, /^Cannot read the resource "gg:\/\/nope": gg serves no resource of that URI; the resources are gg:\/\/docs\/api\.md, gg:\/\/types\/gg\.d\.ts$/],
+      [call(10, "resources/read", { uri: "gg://nope" }), 10, -32602, /^Cannot read the resource "gg:\/\/nope": gg serves no resource of that URI; the resources are gg:\/\/docs\/api\.md, gg:\/\/types\/gg\.d\.ts, gg:\/\/views$/],
       [call(11, "prompts/get", { name: "x".repeat(100_000) }), 11, -32602, /^Cannot get the prompt "x{120}…" \(100,000 characters\): gg serves no prompt of that name; the prompts are tools-agent, code-agent$/],
       [call(8, "nope/nope"), 8, -32601, /^Cannot handle "nope\/nope": gg does not serve that method; the methods served are initialize, ping, tools\/list, tools\/call, resources\/list, resources\/templates\/list, resources\/read, prompts\/list, prompts\/get$/],
     ];

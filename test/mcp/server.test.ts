@@ -103,6 +103,14 @@ describe("gg mcp", () => {
     // The views stay open for the next program, and only what a program opens comes back with it.
     const second = await mcp.call("run_program", { source: "return (await gg.views.list()).map((view) => view.path)" });
     expect(second.content).toEqual([{ type: "text", text: 'Returned:\n["notes.md","dot.png"]' }]);
+    // A tool call that changes a viewed file names the view it made stale, once; the view lists as stale.
+    const edited = await mcp.call("edit_file", { path: "notes.md", old: "first", new: "second" });
+    expect(edited.content.at(-1)).toEqual({ type: "text", text: "Stale views:\nnotes.md changed on disk since your view of turn 1; open it again to see it now" });
+    expect(text(await mcp.call("read_file", { path: "notes.md" }))).not.toContain("Stale views");
+    const resource = await mcp.client.readResource({ uri: "gg://views" });
+    const [views] = resource.contents;
+    expect(JSON.parse(views && "text" in views ? views.text : "")).toEqual([{ path: "notes.md", window: { first: 1, last: 2, total: 2 }, stale: true }, { path: "dot.png", stale: false }]);
+    expect(text(await mcp.call("run_program", { source: "return (await gg.views.list()).map((view) => view.stale)" }))).toBe("Returned:\n[true,false]");
     const failed = await mcp.call("run_program", { source: "await gg.files.writeFile('w.txt', 'x');\nnull.x;" });
     expect(failed).toMatchObject({ isError: true, structuredContent: { ok: false, error: { code: "program-error", line: 2 } } });
     expect(text(failed)).toMatch(/^error\[program-error\]: .* \(line 2, column \d+\)\n\nCalls made before it ended: files\.writeFile ok$/);
@@ -173,7 +181,7 @@ describe("gg mcp", () => {
     using ws = tempWorkspace();
     ws.put({ "src/a.ts": "" });
     await using mcp = await connect(ws.root);
-    expect((await mcp.client.listResources()).resources.map((resource) => resource.uri)).toEqual(["gg://docs/api.md", "gg://types/gg.d.ts"]);
+    expect((await mcp.client.listResources()).resources.map((resource) => resource.uri)).toEqual(["gg://docs/api.md", "gg://types/gg.d.ts", "gg://views"]);
     expect((await mcp.client.listResourceTemplates()).resourceTemplates).toEqual([]);
     const types = (await mcp.client.readResource({ uri: "gg://types/gg.d.ts" })).contents[0];
     expect(types && "text" in types ? types.text : "").toBe(readFileSync(join(import.meta.dirname, "../../docs/gg.d.ts"), "utf8"));

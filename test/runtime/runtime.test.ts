@@ -70,7 +70,7 @@ describe("createRuntime", () => {
     try {
       expect(await runtime.views()).toEqual([]);
       await runtime.run("await gg.views.openFile('a.txt'); await gg.views.openFile('b.txt'); await gg.views.close('a.txt');");
-      expect(await runtime.views()).toEqual([{ path: "b.txt", text: "beta\n" }]);
+      expect(await runtime.views()).toEqual([{ path: "b.txt", text: "beta\n", window: { first: 1, last: 1, total: 1 } }]);
       const report = await runtime.run("return await gg.context.breakdown()", { baseline: { system: 1200, messages: 300, toolResults: 40 } });
       expect(report.result).toMatchObject({ system: 1200, messages: 300, toolResults: 40, fileViews: 2, images: 0, total: 1542 });
     } finally {

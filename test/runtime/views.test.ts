@@ -22,7 +22,7 @@ describe("views", () => {
     const [before, view, after] = report.result as [{ total: number }, { tokens: number; window: object; text: string }, { fileViews: number; total: number }];
     expect(before.total).toBe(0);
     const { text, ...summary } = view;
-    expect(summary).toEqual({ id: 1, path: "a.txt", window: { first: 1, last: 2, total: 2 }, tokens: textTokens("alpha\nbeta\n") });
+    expect(summary).toEqual({ id: 1, path: "a.txt", window: { first: 1, last: 2, total: 2 }, tokens: textTokens("alpha\nbeta\n"), stale: false });
     expect(text).toBe("alpha\nbeta\n");
     expect(after).toMatchObject({ fileViews: textTokens("alpha\nbeta\n"), total: textTokens("alpha\nbeta\n") });
     expect(report.views).toEqual([summary]);
@@ -39,14 +39,14 @@ describe("views", () => {
     using ws = engineWorkspace();
     ws.put({ "empty.txt": "" });
     const report = await ws.run("return [await gg.views.openFile('empty.txt'), await gg.files.readFile('empty.txt', { offset: 1 })]");
-    expect(report.result).toEqual([{ id: 1, path: "empty.txt", window: { first: 0, last: 0, total: 0 }, tokens: 0, text: "" }, ""]);
+    expect(report.result).toEqual([{ id: 1, path: "empty.txt", window: { first: 0, last: 0, total: 0 }, tokens: 0, stale: false, text: "" }, ""]);
   });
 
   test("a windowed view carries read_file's paging footer, under the same line cap", async () => {
     using ws = engineWorkspace({ configEntries: [{ id: "read-file", implementation: "default-cap", params: { lineCap: 3 } }] });
     ws.put({ "n.txt": "1\n2\n3\n4\n5\n" });
     await ws.run("await gg.views.openFile('n.txt')");
-    expect(ws.engine.views.contents()).toEqual([{ path: "n.txt", text: "1\n2\n3\n[showing lines 1-3 of 5; continue with offset: 4]" }]);
+    expect(ws.engine.views.contents()).toEqual([{ path: "n.txt", text: "1\n2\n3\n[showing lines 1-3 of 5; continue with offset: 4]", window: { first: 1, last: 3, total: 5 } }]);
   });
 
   test("opening a path again appends a view; closing and evicting take them out and give the tokens back", async () => {
