@@ -14,7 +14,8 @@ const canonical = (value: unknown): string =>
 /** The identity of `study`: 16 hex digits of a SHA-256 of its cases, agents and limits. */
 export function studyIdentity(study: Study): string {
   const cases = study.cases.map((entry) => ({ id: entry.id, task: entry.task, specs: entry.specs, check: entry.check ?? null, commit: entry.git?.commit ?? null, subdir: entry.git?.subdir ?? null }));
-  const agents = study.agents.map((agent) => ({ id: agent.id, model: agent.model, arm: agent.arm, agent: agent.agent ?? null, config: agent.config }));
+  // ownFiles are where the study's files lie on this machine, not what the study is.
+  const agents = study.agents.map(({ id, model, arm, agent, config: { ownFiles: _where, ...config } }) => ({ id, model, arm, agent: agent ?? null, config }));
   const limits = { maxTurns: study.maxTurns ?? null, budgetSecs: study.budgetSecs ?? null };
   return createHash("sha256").update(canonical({ cases, agents, limits })).digest("hex").slice(0, 16);
 }

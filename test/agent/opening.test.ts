@@ -42,7 +42,7 @@ describe("runtime.openingTurn()", () => {
     try {
       const opened = await runtime.openingTurn();
       expect(opened.map((view) => view.path)).toEqual(["gg://workspace/tree", "gg://docs/files", "gg://docs/shell"]);
-      expect(opened[0]?.text).toBe("README.md\nsrc/\n  a.ts\n  deep/ (1 entries not shown)");
+      expect(opened[0]?.text).toBe("README.md\nsrc/\n  a.ts\n  deep/ (1 entry not shown)");
       // A line per function: its brief, then what its compact signature in the prompt does not say (defaults, limits).
       const files = (opened[1]?.text ?? "").split("\n");
       expect(files.map((line) => line.slice(0, line.indexOf(":")))).toEqual(["readFile", "writeFile", "editFile", "listDir", "tree", "search"]);
@@ -70,7 +70,7 @@ describe("runtime.openingTurn()", () => {
     try {
       const opened = await runtime.openingTurn();
       expect(opened.map((view) => view.path)).toEqual(["gg://workspace/tree", "gg://docs/shell", "gg://docs/views", "gg://docs/context"]);
-      expect(opened[0]?.text).toBe("a/\n  b/\n    c/ (1 entries not shown)");
+      expect(opened[0]?.text).toBe("a/\n  b/\n    c/ (1 entry not shown)");
       expect(opened[2]?.text).toMatch(/^openFile: Show a file to yourself/);
       // No tree (the reader holds no tree call) and no shell docs; views and context are every agent's.
       expect((await reader.openingTurn()).map((view) => view.path)).toEqual(["gg://docs/views", "gg://docs/context"]);

@@ -50,7 +50,7 @@ describe("agent allowlists", () => {
 
   test("what an agent does not hold is absent from the gg global, the docs and the types", () => {
     const reviewer = forAgent(parseConfiguration({ agents: [{ id: "reviewer", allow: ["search", "tree"] }] }), "reviewer");
-    expect(ggFunctions(reviewer).map((fn) => `${fn.module}.${fn.name}`)).toEqual(["files.tree", "files.search", "views.close", "views.list", "context.evictFileView", "context.breakdown"]);
+    expect(ggFunctions(reviewer).map((fn) => `${fn.module}.${fn.name}`)).toEqual(["files.tree", "files.search", "views.close", "views.list", "context.evictFileView", "context.breakdown", "context.state"]);
     for (const text of [renderApiDoc(reviewer), renderDts(reviewer)]) {
       for (const absent of ["readFile", "openFile", "writeFile", "editFile", "listDir", "shell(", "ShellResult", "WriteResult"]) expect(text).not.toContain(absent);
       expect(text).toContain("search(query: string");

@@ -63,12 +63,12 @@ describe("shell rules judge the commands a line runs", () => {
   it("loads the parser on first need, in a fresh process: the inline decision waits for it (undefined), then decides", () => {
     const root = join(import.meta.dirname, "../..");
     const script = `import { callContext } from "${root}/bindings/index.ts";
-import { decide, decideNow } from "${root}/bindings/gate.ts";
+import { decideNow, decision } from "${root}/bindings/gate.ts";
 import { shell } from "${root}/bindings/shell.ts";
 const context = callContext({ workspace: process.cwd(), config: ${JSON.stringify({ approvals: [{ call: "shell", when: { command: "git push*" }, verdict: "deny" }] })}, warm: false });
 const args = { command: "true && git push" };
 const first = decideNow(shell, args, context) ?? null;
-const decided = await decide(shell, args, context, { from: "tool", seq: 0 });
+const decided = await decision(shell, args, context, { from: "tool", seq: 0 });
 console.log(JSON.stringify([first, decided.verdict, decideNow(shell, args, context)?.verdict]));`;
     const run = spawnSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8" });
     expect([run.stderr, JSON.parse(run.stdout)]).toEqual(["", [null, "deny", "deny"]]);

@@ -31,7 +31,7 @@ describe("tree", () => {
   test("a single entry at the bound is counted in the singular", async () => {
     using ws = tempWorkspace();
     ws.put({ "a/b/c.txt": "" });
-    expect(await ws.text("tree", { depth: 1 })).toBe("a/ (1 entries not shown)");
+    expect(await ws.text("tree", { depth: 1 })).toBe("a/ (1 entry not shown)");
   });
 
   test("depth above 10 is answered at 10", async () => {
@@ -41,7 +41,7 @@ describe("tree", () => {
     const text = await ws.text("tree", { depth: 50 });
     expect(text).toBe(await ws.text("tree", { depth: 10 }));
     expect(text.split("\n")).toHaveLength(10);
-    expect(text.split("\n").at(-1)).toBe(`${"  ".repeat(9)}d9/ (1 entries not shown)`);
+    expect(text.split("\n").at(-1)).toBe(`${"  ".repeat(9)}d9/ (1 entry not shown)`);
   });
 
   test("depth 0 and negative depths are invalid-argument", async () => {

@@ -24,7 +24,7 @@ describe("without a terminal", () => {
     const args = ["call", "write_file", '{"path": "a.txt", "content": "x"}', "--config", "gg.json"];
     const denied = spawnSync(bin, args, { cwd: ws.root, encoding: "utf8" });
     expect(denied.status).toBe(1);
-    expect(denied.stdout).toMatch(/^error\[denied\]: Cannot run write_file: denied: no one to ask: there is no terminal to ask a person on, and --approve allow was not given; nothing of it ran/);
+    expect(denied.stdout).toMatch(/^error\[denied\]: Cannot run write_file: denied: no one to ask: there is no terminal to ask a person on, and --approve allow was not given; rule 1 \(writes need a person\) asked; nothing of it ran/);
     expect(existsSync(join(ws.root, "a.txt"))).toBe(false);
     expect(spawnSync(bin, [...args, "--approve", "allow"], { cwd: ws.root, encoding: "utf8" }).status).toBe(0);
     expect(readFileSync(join(ws.root, "a.txt"), "utf8")).toBe("x");

@@ -71,7 +71,7 @@ describe("gg study", () => {
     await using server = await fakeProvider({ wrong: "m2", delayMs: 20 });
     const out = join(ws.root, "results");
     const run = await gg("study", "run", file, "--out", out, "--concurrency", "4", "--base-url", server.baseURL, "--catalog", join(ws.root, "catalog.json"));
-    expect(run.stderr).toMatch(/^16 trials: 0 finished earlier, 16 to run, 4 at once\n/);
+    expect(run.stderr).toMatch(/^16 trials: 0 finished earlier, 16 to run, 4 at once \(m1: at most 1\)\n/);
     expect(run.stderr).toMatch(/\[16\/16\] \S+ (pass|fail), 2 turns, 2,200 tokens, /);
     expect(run.status, run.stderr).toBe(0);
     const lines = records(out);
