@@ -56,8 +56,10 @@ const sizeOf = (root) => {
   }
   return bytes;
 };
-// The builtins as the shim left them: each program of a session starts and ends with them restored, so what one
-// program did to a prototype or a builtin global can break neither the next program nor its gg.
+// The builtins as the shim left them: each program of a session starts with them restored, so what one program did
+// to a prototype or a builtin global can break neither the next program nor its gg. Not again as it ends: restoring
+// allocates, and a collection between a rejection nothing handles and the end of the program's task drops the
+// rejection (isolated-vm holds unhandled rejections weakly), which would then go unreported.
 const pristine = [];
 const snapshot = (target) => {
   if (target === null || (typeof target !== "object" && typeof target !== "function") || apply(setHas, seenBuiltins, [target])) return;
@@ -123,7 +125,6 @@ const commit = () => {
   kept = null;
   generation++;
   try {
-    restore();
     for (let i = 0; i < entries.length; i++) {
       const entry = entries[i], name = entry[0], get = entry[1], set = entry[2];
       try { get(); } catch { continue; }
