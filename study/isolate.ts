@@ -53,6 +53,8 @@ function gitOnce(args: string[], cwd?: string): Promise<string> {
 
 /** Attempts of a git command that found a lock taken (another process's shard on the same repository holds it briefly). */
 const LOCK_ATTEMPTS = 6;
+/** What git says when another process holds a lock: `Unable to create '….lock': File exists`, `cannot lock ref`, `could not lock config file`. */
+const LOCKED = /\.lock'?: File exists|(cannot|could not|unable to) lock/i;
 
 /** Runs git; its stdout, or a rejection carrying what it said on stderr. A lock another process holds is waited out. */
 export async function git(args: string[], cwd?: string): Promise<string> {
@@ -60,7 +62,7 @@ export async function git(args: string[], cwd?: string): Promise<string> {
     try {
       return await gitOnce(args, cwd);
     } catch (error) {
-      if (attempt === LOCK_ATTEMPTS || !/\.lock'?: File exists/.test((error as Error).message)) throw error;
+      if (attempt === LOCK_ATTEMPTS || !LOCKED.test((error as Error).message)) throw error;
       await sleep(50 * 2 ** attempt);
     }
   }

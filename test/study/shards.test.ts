@@ -106,6 +106,7 @@ describe("a study over several workers", () => {
     const merged = readRecords(out);
     const one = readRecords(join(ws.root, "whole"));
     expect(one).toHaveLength(24);
+    expect(one.flatMap((record) => (record.error ? [`${record.key}: ${record.error.message}`] : []))).toEqual([]);
     expect(merged.map((record) => record.key).sort()).toEqual([...new Set(merged.map((record) => record.key))].sort());
     expect(verdicts(merged)).toEqual(verdicts(one));
     for (const { key } of merged) {
