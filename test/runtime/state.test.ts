@@ -3,8 +3,11 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { runAgent } from "../../agent/loop.ts";
+import { differences, recordedCalls, replayOptions, type TranscriptEntry } from "../../agent/transcript.ts";
 import { parseConfiguration } from "../../bindings/config.ts";
 import { createMcpServer } from "../../mcp/server.ts";
 import { createRuntime } from "../../runtime/index.ts";
@@ -91,6 +94,28 @@ describe("state across a session's programs", () => {
     expect(report).toMatchObject({ ok: true, answer: "The total is 70." });
     const third = JSON.stringify(server.requests[2]?.messages.at(-1)?.content);
     expect(third).toContain("70");
+  });
+
+  test("a replay runs the recorded programs in order, so the realm is rebuilt: the second program's result matches the recording", async () => {
+    using ws = tempWorkspace();
+    ws.put({ "data.txt": "3\n4\n" });
+    await using server = await fakeModel([
+      { content: "```ts\nconst numbers = (await gg.files.readFile('data.txt')).trim().split('\\n').map(Number);\nreturn numbers.length;\n```" },
+      { content: "```ts\nawait gg.files.writeFile('total.txt', String(numbers.reduce((a, b) => a + b, 0)));\nreturn numbers;\n```" },
+      { content: "Wrote 7." },
+    ]);
+    const entries: TranscriptEntry[] = [];
+    const options = { model: "m", arm: "code" as const, task: "Total data.txt into total.txt.", workspace: ws.root };
+    const first = await runAgent({ ...options, provider: server.provider, onRecord: (entry) => entries.push(entry) });
+    expect(first).toMatchObject({ ok: true, answer: "Wrote 7." });
+    using again = tempWorkspace();
+    again.put({ "data.txt": "3\n4\n" });
+    const recorded = recordedCalls(entries);
+    const replay = await runAgent(replayOptions({ type: "start", ...options }, entries, again.root));
+    expect(replay).toMatchObject({ ok: true, answer: "Wrote 7." });
+    expect(readFileSync(join(again.root, "total.txt"), "utf8")).toBe("7");
+    expect(recorded).toHaveLength(2);
+    expect(differences(recorded, replay.calls)).toEqual([]);
   });
 
   test("MCP: run_program calls of one session share their realm, and reset starts afresh", async () => {
