@@ -4,8 +4,9 @@
 import { createHash } from "node:crypto";
 import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
+import { structuredPatch } from "diff";
 import type { ChatCompletion } from "openai/resources/chat/completions";
-import type { AgentOptions, AgentReport, CallOutcome, LoopRecord } from "./loop.ts";
+import { type AgentOptions, type AgentReport, type CallOutcome, hashOf, type LoopRecord } from "./loop.ts";
 import type { Arm } from "./prompts.ts";
 import type { Provider } from "./provider.ts";
 
@@ -91,8 +92,37 @@ export function replayProvider(entries: TranscriptEntry[]): Provider {
   };
 }
 
-/** Where a replay's outcomes differ from the recorded ones, call by call. */
-export function differences(recorded: CallOutcome[], replayed: CallOutcome[]): string[] {
+/** Lines of difference a replay shows for one call's result at most. */
+const DIFF_LINES = 40;
+
+/** The texts a run's requests told the model (tool results, programs' reports), by their hash: what a difference shows. */
+export function toldTexts(entries: readonly TranscriptEntry[]): Map<string, string> {
+  const texts = new Map<string, string>();
+  for (const entry of entries) {
+    if (entry.type !== "request") continue;
+    for (const message of entry.request.messages) {
+      if (message.role !== "tool" && message.role !== "user") continue;
+      const content: unknown = message.content;
+      const text = typeof content === "string" ? content : Array.isArray(content) ? (content as { type?: string; text?: string }[]).find((part) => part.type === "text")?.text : undefined;
+      if (text !== undefined) texts.set(hashOf(text), text);
+    }
+  }
+  return texts;
+}
+
+/** The lines that changed between two results, as a unified diff cut at {@link DIFF_LINES} lines. */
+function textDifference(then: string, now: string): string {
+  const lines = structuredPatch("then", "now", then, now, "", "", { context: 1 }).hunks.flatMap((hunk) => [`@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@`, ...hunk.lines]);
+  const shown = lines.slice(0, DIFF_LINES).map((line) => `  ${line}`);
+  if (lines.length > DIFF_LINES) shown.push(`  (${lines.length - DIFF_LINES} more lines of difference)`);
+  return ["  --- then", "  +++ now", ...shown].join("\n");
+}
+
+/**
+ * Where a replay's outcomes differ from the recorded ones, call by call. With the texts each run told the model
+ * ({@link toldTexts}), a different result shows the lines that changed; else its hashes.
+ */
+export function differences(recorded: CallOutcome[], replayed: CallOutcome[], told?: { then: Map<string, string>; now: Map<string, string> }): string[] {
   const found: string[] = [];
   for (let i = 0; i < Math.max(recorded.length, replayed.length); i++) {
     const then = recorded[i];
@@ -104,7 +134,10 @@ export function differences(recorded: CallOutcome[], replayed: CallOutcome[]): s
     const state = (outcome: CallOutcome): string => (outcome.ok ? "succeeded" : `failed with ${outcome.code}`);
     if (then.name !== now.name) found.push(`call ${i + 1}: ${then.name} then, ${now.name} now`);
     else if (then.ok !== now.ok || then.code !== now.code) found.push(`call ${i + 1} (${now.name}): ${state(then)} then, ${state(now)} now`);
-    else if (then.hash !== now.hash) found.push(`call ${i + 1} (${now.name}): a different result (sha256 ${then.hash.slice(0, 12)} then, ${now.hash.slice(0, 12)} now)`);
+    else if (then.hash !== now.hash) {
+      const [before, after] = [told?.then.get(then.hash), told?.now.get(now.hash)];
+      found.push(before !== undefined && after !== undefined ? `call ${i + 1} (${now.name}): a different result:\n${textDifference(before, after)}` : `call ${i + 1} (${now.name}): a different result (sha256 ${then.hash.slice(0, 12)} then, ${now.hash.slice(0, 12)} now)`);
+    }
   }
   return found;
 }

@@ -35,7 +35,7 @@ export function agentCommand(io: Io) {
         const extra = Object.keys(flags).filter((key) => !REPLAY_TAKES.has(key) && flags[key as keyof AgentOptions] !== undefined);
         if (extra.length > 0) refuse(`--replay takes only --workspace and --json (the transcript fixes the rest), got ${extra.map(optionName).join(", ")}`);
         const { replayCommand } = await import("./agent_run.ts");
-        return await replayCommand(flags.replay, workspaceOf(flags.workspace), flags.json === true, io.out, refuse);
+        return await replayCommand(flags.replay, flags.workspace === undefined ? undefined : workspaceOf(flags.workspace), flags.json === true, io.out, refuse);
       }
       if (flags.model === undefined) refuse("gg agent needs --model ID, e.g. --model openai/gpt-4o-mini");
       if (flags.arm === undefined) refuse("gg agent needs --arm tools or --arm code");
@@ -76,7 +76,7 @@ export function agentCommand(io: Io) {
     .addOption(options.budget("wall-clock budget of the whole run (default 1800)"))
     .addOption(new Option("--transcript <file>", "write the run as JSON Lines, for --replay"))
     .addOption(options.approve())
-    .addOption(new Option("--replay <file>", "re-execute a transcript's recorded answers on the workspace; exit 0 when every outcome matches"))
+    .addOption(new Option("--replay <file>", "re-execute a transcript's recorded answers on --workspace, else on the workspace it recorded; exit 0 when every outcome matches"))
     .addOption(options.json("print the agent report as one JSON object"));
 }
 

@@ -1,7 +1,7 @@
 // What gg agent does once its command line is accepted: drives a model through either arm on a workspace, with a
 // progress line per turn and per retry and a closing summary on stderr, and the answer on stdout (or the agent report
 // with --json); or replays a transcript. Loaded only by gg agent.
-import { readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import type { Configuration } from "../bindings/config.ts";
 import { errorText } from "../bindings/define.ts";
 import { type AgentReport, type CallOutcome, runAgent, totalsOf, type TurnRecord } from "../agent/loop.ts";
@@ -10,7 +10,7 @@ import type { Arm } from "../agent/prompts.ts";
 import { type Catalog, CatalogError, loadCatalog, modelInfo } from "../agent/catalog.ts";
 import type { Pricing } from "../agent/pricing.ts";
 import { apiKeyFor, openAIProvider, scrubberOf, withholdKey } from "../agent/provider.ts";
-import { differences, readTranscript, recordedCalls, replayOptions, TranscriptError, transcriptWriter } from "../agent/transcript.ts";
+import { differences, readTranscript, recordedCalls, replayOptions, TranscriptError, type TranscriptEntry, type TranscriptStart, toldTexts, transcriptWriter } from "../agent/transcript.ts";
 import { plural } from "../host/lines.ts";
 import { approverFor, type StandingAnswer } from "./approve.ts";
 import { UsageError } from "./command.ts";
@@ -153,8 +153,11 @@ function cancelledRun(sofar: { turns: TurnRecord[]; calls: CallOutcome[]; files?
   };
 }
 
-/** gg agent --replay: re-executes a transcript's recorded answers on `workspace`; exit 0 when every outcome matches. */
-export async function replayCommand(file: string, workspace: string, json: boolean, out: (text: string) => void, refuse: (message: string) => never): Promise<number> {
+/**
+ * gg agent --replay: re-executes a transcript's recorded answers on `workspace`, else on the workspace it recorded;
+ * exit 0 when every outcome matches.
+ */
+export async function replayCommand(file: string, workspace: string | undefined, json: boolean, out: (text: string) => void, refuse: (message: string) => never): Promise<number> {
   let transcript;
   try {
     transcript = readTranscript(file);
@@ -162,11 +165,27 @@ export async function replayCommand(file: string, workspace: string, json: boole
     if (!(error instanceof TranscriptError)) throw error;
     return refuse(error.message);
   }
-  const report = await runAgent(replayOptions(transcript.start, transcript.entries, workspace));
-  const found = [...tamperedCalls(report.calls), ...differences(recordedCalls(transcript.entries), report.calls)];
+  const replayed: TranscriptEntry[] = [];
+  const where = workspace ?? recordedWorkspace(transcript.start, refuse);
+  const report = await runAgent({ ...replayOptions(transcript.start, transcript.entries, where), onRecord: (entry) => replayed.push(entry) });
+  const told = { then: toldTexts(transcript.entries), now: toldTexts(replayed) };
+  const found = [...tamperedCalls(report.calls), ...differences(recordedCalls(transcript.entries), report.calls, told)];
   if (json) out(`${JSON.stringify({ matches: found.length === 0, differences: found, report })}\n`);
   else out(found.length === 0 ? `Replayed ${plural(report.turns.length, "turn")} and ${plural(report.calls.length, "call")}: every outcome matches the recording.\n` : `${found.join("\n")}\n`);
   return found.length === 0 ? 0 : 1;
+}
+
+/** The workspace a transcript recorded, when it is still a folder: a replay never runs its commands wherever it stands. */
+function recordedWorkspace(start: TranscriptStart, refuse: (message: string) => never): string {
+  if (start.workspace === undefined) return refuse("The transcript does not name the workspace it ran on (a study trial's folder does not outlive it, and older transcripts did not record it); name one with --workspace DIR");
+  let isDir = false;
+  try {
+    isDir = statSync(start.workspace).isDirectory();
+  } catch {
+    // Refused below.
+  }
+  if (!isDir) return refuse(`The transcript ran on ${start.workspace}, which is not a folder here; name the workspace to replay it on with --workspace DIR`);
+  return start.workspace;
 }
 
 /** A line for each call a replay refused as tampered (agent/loop.ts's calls, a program's own calls within them). */

@@ -1,6 +1,6 @@
 // The agent loop end to end: the official openai client against a local server speaking chat completions, which
 // answers with scripted replies and keeps every request it was sent.
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { type Bands, bandsTotal, programOf, runAgent } from "../../agent/loop.ts";
@@ -296,6 +296,45 @@ describe("transcripts and replay", () => {
     appendFileSync(file, "{not json\n");
     expect(spawnSync(process.execPath, [bin, "agent", "--replay", file], { encoding: "utf8" })).toMatchObject({ status: 2, stderr: expect.stringContaining("line 9 is not JSON") });
     rmSync(file);
+  });
+
+  test("a replay without --workspace runs on the workspace the transcript recorded, shows a changed result's lines, and refuses when that folder is gone or unnamed", async () => {
+    const { spawnSync } = await import("node:child_process");
+    const { renameSync, writeFileSync } = await import("node:fs");
+    using ws = tempWorkspace();
+    ws.put({ "notes.txt": "alpha\nbeta\ndelta\n" });
+    await using server = await fakeModel([{ tool_calls: [call("a", "read_file", { path: "notes.txt" })] }, { content: "Read." }]);
+    const bin = join(import.meta.dirname, "../../bin/gg.js");
+    const file = join(ws.root, "..", `transcript-${process.pid}-${Date.now()}-ws.jsonl`);
+    using elsewhere = tempWorkspace();
+    const gg = (...args: string[]) => spawnSync(process.execPath, [bin, ...args], { encoding: "utf8", cwd: elsewhere.root });
+    // Not spawnSync: the model answers from this process.
+    const { spawn } = await import("node:child_process");
+    const recording = spawn(process.execPath, [bin, "agent", "--model", "m", "--arm", "tools", "--task", "Read.", "--base-url", server.baseURL, "--workspace", ws.root, "--transcript", file], { cwd: elsewhere.root });
+    expect(await new Promise((resolve) => recording.on("exit", resolve))).toBe(0);
+    writeFileSync(join(ws.root, "notes.txt"), "alpha\ngamma\ndelta\n");
+    const changed = gg("agent", "--replay", file);
+    expect(changed.status, changed.stderr).toBe(1);
+    expect(changed.stdout).toMatch(/^call 1 \(read_file\): a different result:\n {2}--- then\n {2}\+\+\+ now\n {2}@@ [^\n]+ @@\n/);
+    expect(changed.stdout).toMatch(/^ {2}-.*beta$/m);
+    expect(changed.stdout).toMatch(/^ {2}\+.*gamma$/m);
+    expect(changed.stdout).not.toMatch(/^ {2}[-+].*(alpha|delta)$/m);
+    renameSync(ws.root, `${ws.root}-moved`);
+    try {
+      const gone = gg("agent", "--replay", file);
+      expect(gone).toMatchObject({ status: 2, stdout: "" });
+      expect(gone.stderr).toContain(`The transcript ran on ${ws.root}, which is not a folder here`);
+      expect(gone.stderr).toContain("--workspace");
+    } finally {
+      renameSync(`${ws.root}-moved`, ws.root);
+    }
+    const [start, ...rest] = readFileSync(file, "utf8").trim().split("\n");
+    const { workspace: _, ...unnamed } = JSON.parse(start as string) as { workspace?: string };
+    writeFileSync(file, [JSON.stringify(unnamed), ...rest].join("\n"));
+    const nameless = gg("agent", "--replay", file);
+    expect(nameless).toMatchObject({ status: 2, stdout: "" });
+    expect(nameless.stderr).toContain("does not name the workspace");
+    expect(readdirSync(elsewhere.root)).toEqual([]);
   });
 });
 
