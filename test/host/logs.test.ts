@@ -1,6 +1,7 @@
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { closeSync, existsSync, openSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { describe, expect, test } from "vitest";
 import { cleanShellLogs, LOG_RETENTION, listShellLogs, retainShellLogs, SHELL_LOG_DIR } from "../../host/logs.ts";
 import { createOutputSink, type OutputPolicy } from "../../host/output.ts";
@@ -21,14 +22,16 @@ function plant(dir: string, base: string, age: number, bytes = 10): string[] {
 }
 
 describe("shell log retention", () => {
-  // First in this file: the first command of a process applies the retention (later ones within a minute do not).
+  // In a process of its own: the first command of a process applies the retention (later ones within a minute do
+  // not), and the test files before this one in the worker started commands.
   test("starting a command removes logs last written over a week ago, and leaves younger ones", () => {
     const tag = `h18ret${process.pid}`;
     const old = plant(SHELL_LOG_DIR, `cmd-${tag}old-0001`, 8 * DAY);
     const young = plant(SHELL_LOG_DIR, `cmd-${tag}young-0001`, 6 * DAY);
     try {
-      const result = createOutputSink(offload, tag).finish();
-      for (const file of Object.values(result.files ?? {})) rmSync(file);
+      const output = pathToFileURL(join(import.meta.dirname, "../../host/output.ts")).href;
+      const command = `import { rmSync } from "node:fs"; import { createOutputSink } from ${JSON.stringify(output)};\nconst result = createOutputSink(${JSON.stringify(offload)}, ${JSON.stringify(tag)}).finish();\nfor (const file of Object.values(result.files ?? {})) rmSync(file);`;
+      expect(spawnSync(process.execPath, ["--input-type=module", "-e", command], { encoding: "utf8" })).toMatchObject({ status: 0, stderr: "" });
       expect(old.filter(existsSync)).toEqual([]);
       expect(young.filter(existsSync)).toEqual(young);
     } finally {
