@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { describe, expect, test } from "vitest";
+import { deepOr } from "../deep.ts";
 import { uniqueSleep } from "../processes.ts";
 import { tempWorkspace } from "../workspace.ts";
 
@@ -218,8 +219,7 @@ describe("write_file", () => {
     const target = join(ws.root, "big.txt");
     writeFileSync(target, contentA);
 
-
-    for (let round = 0; round < 8; round++) {
+    for (let round = 0; round < deepOr(8, 3); round++) {
       const child = spawnWriter(ws.root, size);
       let stderr = "";
       child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));

@@ -3,7 +3,7 @@
 import { mkdirSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { Value } from "typebox/value";
-import { describe, expect, test } from "vitest";
+import { afterAll, describe, expect, test } from "vitest";
 import { CALLS } from "../../bindings/index.ts";
 import { engineWorkspace, type EngineWorkspace } from "./engine.ts";
 
@@ -87,14 +87,40 @@ const BATCH_CASES: [string, Record<string, unknown>][] = [
   ["search", { pattern: "T.DO", regex: true, path: "src", glob: "src/**/*.ts" }],
 ];
 
+/** The laid-out workspaces the read-only cases share, one per surface, by configuration. */
+type Surfaces = [EngineWorkspace, EngineWorkspace];
+const shared = new Map<string, Surfaces>();
+afterAll(() => {
+  for (const pair of shared.values()) for (const ws of pair) ws[Symbol.dispose]();
+});
+
+/**
+ * A laid-out workspace per surface (a tool call's, a program's) under `config`: fresh for a call that changes the
+ * workspace (disposed with the result), else the pair the read-only cases share (laying out 1,100 files is most of a
+ * case's time).
+ */
+function surfacesFor(config: unknown, changes: boolean): { pair: Surfaces; [Symbol.dispose](): void } {
+  const key = JSON.stringify(config ?? null);
+  let pair = changes ? undefined : shared.get(key);
+  if (!pair) {
+    const laidOut = (): EngineWorkspace => {
+      const ws = engineWorkspace(config === undefined ? {} : { configEntries: config });
+      layout(ws);
+      return ws;
+    };
+    pair = [laidOut(), laidOut()];
+    if (!changes) shared.set(key, pair);
+  }
+  const own = pair;
+  return { pair, [Symbol.dispose]: () => changes && own.forEach((ws) => ws[Symbol.dispose]()) };
+}
+
 describe("typed results", () => {
   test.each(BATCH_CASES)("batch %s %j: the tool's text is the compact JSON of the data a program receives", async (name, args) => {
-    using viaTool = engineWorkspace({ configEntries: BATCH });
-    using viaProgram = engineWorkspace({ configEntries: BATCH });
-    layout(viaTool);
-    layout(viaProgram);
     const call = callNamed(name, true);
     if (!call) throw new Error(`no batch call ${name}`);
+    using surfaces = surfacesFor(BATCH, call.effects === true);
+    const [viaTool, viaProgram] = surfaces.pair;
     const tool = await viaTool.call(name, args, BATCH);
     const report = await viaProgram.run(program(name, args, true));
     expect(report.error).toBeUndefined();
@@ -103,15 +129,11 @@ describe("typed results", () => {
     expect(call.render(report.result, args)).toBe(tool.ok && tool.text);
   });
 
-
   test.each(CASES)("%s %j: the tool's text is the rendering of the data a program receives", async (name, args) => {
-    // Calls that change the workspace get a fresh one per surface.
-    using viaTool = engineWorkspace();
-    using viaProgram = engineWorkspace();
-    layout(viaTool);
-    layout(viaProgram);
     const call = CALLS.find((candidate) => candidate.name === name);
     if (!call) throw new Error(`no call ${name}`);
+    using surfaces = surfacesFor(undefined, call.effects === true);
+    const [viaTool, viaProgram] = surfaces.pair;
     const tool = await viaTool.call(name, args);
     const report = await viaProgram.run(program(name, args));
     expect(tool.ok).toBe(true);

@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, utimesSync, writeFile
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { currentBuilds, ENTRIES, swapTo } from "../../scripts/build.ts";
+import { deep } from "../deep.ts";
 import { tempWorkspace } from "../workspace.ts";
 
 const root = join(import.meta.dirname, "../..");
@@ -28,8 +29,9 @@ function fakeBuild(dir: string, name: string): void {
 }
 
 describe("scripts/build.ts", () => {
-  // A whole build (tsc and esbuild) with gg started over and over beside it: minutes on a loaded machine.
-  test("gg started while the build runs, swap included, answers every time; then dist/ is the new build and keeps the previous one", async () => {
+  // A whole build (tsc and esbuild) with gg started over and over beside it: minutes on a loaded machine, so in the
+  // deep run only (npm test builds before it runs the tests, through the same script).
+  test.runIf(deep)("gg started while the build runs, swap included, answers every time; then dist/ is the new build and keeps the previous one", async () => {
     const [before] = currentBuilds(dist);
     const building = run(process.execPath, [script]);
     let done = false;

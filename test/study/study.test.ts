@@ -141,23 +141,6 @@ describe("gg study", () => {
     nothingLeft(join(ws.root, "repo"), out);
   });
 
-  test("shards 1/3, 2/3 and 3/3 reported together equal one unsharded run: the same trials, the same verdicts", async () => {
-    using ws = tempWorkspace();
-    layout(ws);
-    const file = studyFile(ws.root, ws.put, { repeats: 1 });
-    await using server = await fakeProvider({ wrong: "m2" });
-    const common = ["--base-url", server.baseURL, "--catalog", join(ws.root, "catalog.json"), "--concurrency", "4"];
-    for (const shard of [1, 2, 3]) expect((await gg("study", "run", file, "--out", join(ws.root, `shard-${shard}`), "--shard", `${shard}/3`, ...common)).status).toBe(0);
-    expect((await gg("study", "run", file, "--out", join(ws.root, "whole"), ...common)).status).toBe(0);
-    const sizes = [1, 2, 3].map((shard) => records(join(ws.root, `shard-${shard}`)).length);
-    expect(sizes).toEqual([3, 3, 2]);
-    const report = async (...dirs: string[]) => {
-      const { trials, cells, pairs } = JSON.parse((await gg("study", "report", ...dirs, "--json")).stdout) as StudyReport;
-      return { trials: trials.map((trial) => [trial.key, trial.pass]), cells: cells.map(({ wallSecs: _, ...cell }) => cell), pairs };
-    };
-    expect(await report(...[1, 2, 3].map((shard) => join(ws.root, `shard-${shard}`)))).toEqual(await report(join(ws.root, "whole")));
-  });
-
   test("a model of unknown vision refused the specs' picture costs one request for the whole study, concurrent trials and a resumed run included; every trial still passes", async () => {
     using ws = tempWorkspace();
     ws.put({ "repo/": "" });
