@@ -4,6 +4,7 @@ import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { ConfigError, defaultConfiguration, parseConfiguration } from "../../bindings/config.ts";
+import { createEngine } from "../../runtime/engine.ts";
 import { createRuntime } from "../../runtime/index.ts";
 import { moduleDoc, searchDocs } from "../../runtime/docs.ts";
 import { tempWorkspace } from "../workspace.ts";
@@ -63,21 +64,20 @@ describe("runtime.openingTurn()", () => {
     using ws = tempWorkspace();
     ws.put({ "a/b/c/d.txt": "" });
     const config = { openingTurn: { treeDepth: 3, modules: ["shell", "views", "context"] }, agents: [{ id: "reader", allow: ["read_file"] }] };
-    const runtime = createRuntime({ workspace: ws.root, config });
-    const reader = createRuntime({ workspace: ws.root, config, agent: "reader" });
-    const none = createRuntime({ workspace: ws.root, config: { openingTurn: { modules: [] } } });
-    const treeless = createRuntime({ workspace: ws.root, config: { openingTurn: { treeTokens: 0 } } });
+    // Engines in this process: what the runtime's openingTurn asks its runner's engine for, without a runner each.
+    const engine = (file: object, agent?: string) => createEngine({ workspace: ws.root, config: parseConfiguration(file), ...(agent ? { agent } : {}) });
+    const [runtime, reader, none, treeless] = [engine(config), engine(config, "reader"), engine({ openingTurn: { modules: [] } }), engine({ openingTurn: { treeTokens: 0 } })];
     try {
-      const opened = await runtime.openingTurn();
+      const opened = runtime.openingTurn();
       expect(opened.map((view) => view.path)).toEqual(["gg://workspace/tree", "gg://docs/shell", "gg://docs/views", "gg://docs/context"]);
       expect(opened[0]?.text).toBe("a/\n  b/\n    c/ (1 entry not shown)");
       expect(opened[2]?.text).toMatch(/^openFile: Show a file to yourself/);
       // No tree (the reader holds no tree call) and no shell docs; views and context are every agent's.
-      expect((await reader.openingTurn()).map((view) => view.path)).toEqual(["gg://docs/views", "gg://docs/context"]);
-      expect((await none.openingTurn()).map((view) => view.path)).toEqual(["gg://workspace/tree"]);
-      expect((await treeless.openingTurn()).map((view) => view.path)).toEqual(["gg://docs/files", "gg://docs/shell"]);
+      expect(reader.openingTurn().map((view) => view.path)).toEqual(["gg://docs/views", "gg://docs/context"]);
+      expect(none.openingTurn().map((view) => view.path)).toEqual(["gg://workspace/tree"]);
+      expect(treeless.openingTurn().map((view) => view.path)).toEqual(["gg://docs/files", "gg://docs/shell"]);
     } finally {
-      for (const each of [runtime, reader, none, treeless]) each.close();
+      for (const each of [runtime, reader, none, treeless]) await each.close();
     }
   });
 
@@ -113,11 +113,11 @@ describe("runtime.openingTurn()", () => {
 
 describe("the opening tree's token budget", () => {
   const opening = async (root: string, openingTurn: object = {}) => {
-    const runtime = createRuntime({ workspace: root, config: { openingTurn: { modules: [], ...openingTurn } } });
+    const engine = createEngine({ workspace: root, config: parseConfiguration({ openingTurn: { modules: [], ...openingTurn } }) });
     try {
-      return (await runtime.openingTurn())[0];
+      return engine.openingTurn()[0];
     } finally {
-      runtime.close();
+      await engine.close();
     }
   };
 
