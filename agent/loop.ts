@@ -57,7 +57,7 @@ export interface AgentOptions {
   pricing?: Pricing;
   /**
    * Whether requests mark prompt-cache breakpoints (`cache_control`), for a provider that caches only where asked;
-   * default: by the model's id (see marksCache: Anthropic's and Gemini's models).
+   * default: the configuration's `model.cacheMarks`, else by the model's id (see marksCache: Anthropic's and Gemini's).
    */
   cacheMarks?: boolean;
   /** What runs sharing it learn of models' vision (a study's trials); default: every run in this process. */
@@ -278,6 +278,8 @@ interface Conversation {
   pictures: Map<ChatCompletionContentPart, Picture>;
   /** Messages of the opening turn (the system prompt, the task, specs read in the model's place): the stable prefix. */
   stable: number;
+  /** Whether requests carry prompt-cache breakpoints (see marksCache). */
+  cacheMarks: boolean;
 }
 
 /**
@@ -413,7 +415,7 @@ async function send(
 ): Promise<Answer | { refused: true } | { error: { code: "provider-error"; message: string } }> {
   try {
     const { functionTools } = conversation;
-    const messages = marksCache(options.model, options.cacheMarks) ? withBreakpoints(sent, breakpoints) : sent;
+    const messages = conversation.cacheMarks ? withBreakpoints(sent, breakpoints) : sent;
     const request: ChatRequest = { model: options.model, messages, ...(functionTools && functionTools.length > 0 ? { tools: functionTools } : {}) };
     options.onRecord?.({ type: "request", turn, request });
     const answer = await options.provider.complete(request);
@@ -523,6 +525,7 @@ async function drive(options: AgentOptions): Promise<Omit<AgentReport, "filesCha
     reports: new WeakSet(),
     pictures: new Map(),
     stable: 2,
+    cacheMarks: marksCache(options.model, options.cacheMarks ?? config.cacheMarks),
   };
   const { messages, pictures } = conversation;
   let sees = config.vision;

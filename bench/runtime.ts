@@ -1,13 +1,15 @@
 // Benchmark: programs in the sandbox. Program cold start (an idle runtime, then a trivial program, one fresh isolate
 // each, timed from run() to its report in the embedding process) median and p95; 1,000 sequential gg.files.readFile calls on small files against the same 1,000 reads made by
 // host code through the same host functions; the same with Promise.all; and the type-check of a 100-line program
-// (usage.checkMs of each run). Rerun: `node bench/runtime.ts`.
+// (usage.checkMs of each run); a session of 100 programs keeping state, the host's heap against the realm's. Rerun:
+// `node --expose-gc bench/runtime.ts`.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { invoke } from "../bindings/define.ts";
 import { callContext } from "../bindings/index.ts";
 import { readFile } from "../bindings/read_file.ts";
+import { createEngine } from "../runtime/engine.ts";
 import { createRuntime } from "../runtime/index.ts";
 
 const RUNS = Number(process.env.GG_BENCH_RUNS ?? 200);
@@ -24,6 +26,12 @@ for (let i = 0; i < FILES; i++) writeFileSync(join(workspace, "small", `f${i}.tx
 const runtime = createRuntime({ workspace });
 // A session's runtime, whose programs share one realm (gg agent, gg mcp): its start is measured beside a fresh isolate's.
 const session = createRuntime({ workspace, keepState: true });
+
+/** This process's heap in use after a full collection (node --expose-gc; without it, as it stands). */
+function heapAfterCollection(): number {
+  (globalThis as { gc?: () => void }).gc?.();
+  return process.memoryUsage().heapUsed;
+}
 
 async function timed(fn: () => Promise<unknown>): Promise<number> {
   const started = performance.now();
@@ -98,8 +106,22 @@ try {
   console.log(rows.join("\n"));
   console.log("\n## type-checking a 100-line program before it runs (goal: median of the second and later checks <= 100 ms)\n");
   console.log(`first check (loads the compiler) ${firstCheck} ms; later checks: median ${quantile(checks, 0.5)} ms, p95 ${quantile(checks, 0.95)} ms (20 checks)`);
+  // A session of 100 programs in this process (an engine, as the runner holds one), each leaving a name of about
+  // 80 KB in the realm: how much the host's own heap grew, against what the realm's heap holds.
+  const engine = createEngine({ workspace, keepState: true });
+  const hostBefore = heapAfterCollection();
+  let realmHeap = 0;
+  for (let i = 0; i < 100; i++) {
+    const report = await engine.run(`const held${i} = Array.from({ length: 10000 }, (_, k) => k + ${i});\nreturn held${i}.length;`);
+    if (!report.ok) throw new Error(`bench session program failed: ${report.error?.message}`);
+    realmHeap = report.usage.peakHeapBytes;
+  }
+  const hostGrowth = heapAfterCollection() - hostBefore;
+  await engine.close();
+  console.log("\n## a session of 100 programs, each leaving about 80 KB in the realm (goal: the host's heap grows less than the realm's)\n");
+  console.log(`the host's heap grew ${(hostGrowth / 1024 ** 2).toFixed(1)} MiB; the realm's heap holds ${(realmHeap / 1024 ** 2).toFixed(1)} MiB`);
   console.log(`\nmachine: ${cpus().length} cores, ${cpus()[0]?.model ?? "unknown cpu"}; node ${process.version}`);
-  console.log("reproduce: node bench/runtime.ts (part of npm run bench)");
+  console.log("reproduce: node --expose-gc bench/runtime.ts (part of npm run bench)");
 } finally {
   runtime.close();
   session.close();

@@ -47,6 +47,11 @@ export interface Configuration {
   capabilities: Record<CapabilityId, Capability>;
   /** Whether the model can see images: without it, read_file describes a picture instead of attaching it. */
   vision: boolean;
+  /**
+   * Whether requests mark prompt-cache breakpoints (cache_control), which Anthropic's models and Gemini's explicit
+   * cache need; undefined leaves it to the model's id (agent/cache.ts).
+   */
+  cacheMarks?: boolean;
   /** Each agent's allowlist, by agent id: the calls (tool names) it is given of those the capabilities enable. */
   agents: Record<string, readonly string[]>;
   /** The calls of the agent this configuration was selected for ({@link forAgent}); undefined gives every enabled call. */

@@ -216,6 +216,22 @@ function checkEntry(entry: unknown, index: number, seen: Set<string>, problems: 
   return capability && { ...capability, enabled };
 }
 
+/** What the configuration says of the model: whether it sees pictures, whether its requests mark cache breakpoints. */
+function parseModel(model: unknown, config: Configuration, problems: string[]): void {
+  if (!isRecord(model)) {
+    problems.push(`"model" must be an object like {"vision": false}`);
+    return;
+  }
+  const fields = ["vision", "cacheMarks"];
+  for (const key of Object.keys(model)) if (!fields.includes(key)) problems.push(`"model" has an unknown field "${key}"; its fields are ${quote(fields)}`);
+  for (const field of fields) {
+    const value = model[field];
+    if (value !== undefined && typeof value !== "boolean") problems.push(`"model.${field}" is ${show(value)}; use true or false`);
+  }
+  if (model.vision === false) config.vision = false;
+  if (typeof model.cacheMarks === "boolean") config.cacheMarks = model.cacheMarks;
+}
+
 /**
  * Validates a configuration: either an array of capability entries, or an object
  * `{"capabilities": [...], "model": {"vision": false}, "agents": [{"id": "reviewer", "allow": ["read_file"]}]}`, with
@@ -234,13 +250,7 @@ export function parseConfiguration(input: unknown): Configuration {
       if (!fields.includes(key)) problems.push(`the configuration has an unknown field "${key}"; the fields are ${quote(fields)}`);
     }
     entries = input.capabilities ?? [];
-    const model = input.model ?? {};
-    if (!isRecord(model)) problems.push(`"model" must be an object like {"vision": false}`);
-    else {
-      for (const key of Object.keys(model)) if (key !== "vision") problems.push(`"model" has an unknown field "${key}"; its field is "vision"`);
-      if (model.vision !== undefined && typeof model.vision !== "boolean") problems.push(`"model.vision" is ${show(model.vision)}; use true or false`);
-      else if (model.vision === false) config.vision = false;
-    }
+    parseModel(input.model ?? {}, config, problems);
   }
   if (!Array.isArray(entries)) {
     throw new ConfigError([...problems, "the capabilities must be a JSON array of entries like {\"id\": \"read-file\", \"enabled\": true}"]);

@@ -16,6 +16,7 @@ interface AgentOptions extends Common {
   budget?: number;
   transcript?: string;
   replay?: string;
+  cacheMarks?: boolean;
 }
 
 /** What --replay runs with; any other option is refused, since the transcript fixes it. */
@@ -39,7 +40,9 @@ export function agentCommand(io: Io) {
       }
       if (flags.model === undefined) refuse("gg agent needs --model ID, e.g. --model openai/gpt-4o-mini");
       if (flags.arm === undefined) refuse("gg agent needs --arm tools or --arm code");
-      const config = loadConfiguration(flags.config, flags.agent);
+      const loaded = loadConfiguration(flags.config, flags.agent);
+      // The command line's word on cache breakpoints goes in the configuration, which a transcript records.
+      const config = flags.cacheMarks === undefined ? loaded : { ...loaded, cacheMarks: flags.cacheMarks };
       const workspace = workspaceOf(flags.workspace);
       const { runAgentCommand, taskOf } = await import("./agent_run.ts");
       return await runAgentCommand(
@@ -74,6 +77,8 @@ export function agentCommand(io: Io) {
     .addOption(options.catalog())
     .addOption(new Option("--max-turns <n>", "the most model turns before the run stops (default 50)").argParser(positive(true)))
     .addOption(options.budget("wall-clock budget of the whole run (default 1800)"))
+    .addOption(new Option("--cache-marks", "mark prompt-cache breakpoints (cache_control) in every request, as Anthropic's models need (default: by the model's id, or the configuration's model.cacheMarks)"))
+    .addOption(new Option("--no-cache-marks", "never mark prompt-cache breakpoints"))
     .addOption(new Option("--transcript <file>", "write the run as JSON Lines, for --replay"))
     .addOption(options.approve())
     .addOption(new Option("--replay <file>", "re-execute a transcript's recorded answers on --workspace, else on the workspace it recorded; exit 0 when every outcome matches"))
