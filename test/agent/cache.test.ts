@@ -1,10 +1,14 @@
 // Prompt-cache breakpoints: a model whose provider caches only where asked (Anthropic's, here through an
 // OpenAI-compatible fake that caches like Anthropic) gets cache_control marks on the stable prefix and the
 // conversation's end; the next request reads the marked prefix from the cache, and the report prices it so.
+import { spawn } from "node:child_process";
+import { readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
 import { expect, test } from "vitest";
 import { marksCache } from "../../agent/cache.ts";
 import { runAgent } from "../../agent/loop.ts";
 import { requestCost } from "../../agent/pricing.ts";
+import { parseConfiguration } from "../../bindings/config.ts";
 import { call, fakeModel, type Message } from "../provider.ts";
 import { tempWorkspace } from "../workspace.ts";
 
@@ -54,4 +58,21 @@ test("a model that caches by itself gets no marks", async () => {
   await using server = await fakeModel([{ content: "Done." }]);
   await runAgent({ provider: server.provider, model: "openai/gpt-5", arm: "tools", task: "Nothing.", workspace: ws.root });
   expect(marks(server.requests[0]?.messages ?? [])).toEqual([]);
+});
+
+test("the configuration's model.cacheMarks decides over the model's id, and gg agent's --cache-marks over both, recorded in the transcript", async () => {
+  using ws = tempWorkspace();
+  await using server = await fakeModel([{ content: "Done." }, { content: "Done." }, { content: "Done." }]);
+  await runAgent({ provider: server.provider, model: "openai/gpt-5", arm: "tools", task: "Nothing.", workspace: ws.root, config: { model: { cacheMarks: true } } });
+  await runAgent({ provider: server.provider, model: "anthropic/claude-sonnet-4.5", arm: "tools", task: "Nothing.", workspace: ws.root, config: { model: { cacheMarks: false } } });
+  expect(server.requests.map((request) => marks(request.messages))).toEqual([[0, 1], []]);
+  expect(() => parseConfiguration({ model: { cacheMarks: "yes", speed: 1 } })).toThrow(/"model" has an unknown field "speed"; its fields are "vision", "cacheMarks"[\s\S]*"model.cacheMarks" is "yes"; use true or false/);
+  // The command line's word goes in the configuration a transcript records, so a replay marks the same way.
+  const transcript = join(ws.root, "..", `cache-marks-${process.pid}.jsonl`);
+  const agent = spawn(process.execPath, [join(import.meta.dirname, "../../bin/gg.js"), "agent", "--model", "anthropic/claude-sonnet-4.5", "--arm", "tools", "--task", "Nothing.", "--base-url", server.baseURL, "--workspace", ws.root, "--no-cache-marks", "--transcript", transcript]);
+  expect(await new Promise((resolve) => agent.on("exit", resolve))).toBe(0);
+  expect(marks(server.requests[2]?.messages ?? [])).toEqual([]);
+  const start = JSON.parse(readFileSync(transcript, "utf8").split("\n")[0] as string) as { config: { cacheMarks?: boolean } };
+  rmSync(transcript);
+  expect(start.config.cacheMarks).toBe(false);
 });
