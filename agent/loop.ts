@@ -23,7 +23,7 @@ import { imageTokens, textTokens } from "../runtime/context.ts";
 import { type Baseline, type CallRecord, createRuntime, DEFAULT_LIMITS, type Runtime } from "../runtime/index.ts";
 import { recordedApproval } from "../runtime/pending.ts";
 import { pictureRemoved } from "../runtime/views.ts";
-import { type ViewMessages, type ViewPart, viewHeading, viewMessages } from "../runtime/window.ts";
+import { resultHeading, type ViewMessages, type ViewPart, viewMessages } from "../runtime/window.ts";
 import { type Arm, systemPrompt } from "./prompts.ts";
 import { type Answer, type ChatRequest, isPictureRefusal, type Provider, ProviderError, type Retry } from "./provider.ts";
 import { type Pricing, runCost } from "./pricing.ts";
@@ -327,7 +327,7 @@ async function answerCall(
   const result = args === undefined
     ? { ok: false as const, error: { code: "invalid-argument" as const, message: `Cannot call ${call.function.name}: its arguments are not JSON; pass one JSON object` } }
     : await tools.call(call.function.name, args, undefined, recordedApproval(sameCall(recorded, call.function.name, args)?.approval));
-  const text = result.ok ? headed(call.function.name, args, result.data) + result.text : errorText(result.error);
+  const text = result.ok ? resultHeading(call.function.name, args, result.data) + result.text : errorText(result.error);
   const sent = args === undefined ? call.function.arguments : args;
   const outcome: CallOutcome = { name: call.function.name, args: sent, ok: result.ok, ...(result.ok ? {} : { code: result.error.code }), hash: hashOf(text), ...(result.approval ? { approval: result.approval } : {}) };
   // A picture travels in its tool message, as multi-part content: the openai types allow text parts only there, which
@@ -343,12 +343,6 @@ async function answerCall(
   return { outcome, message: { role: "tool", tool_call_id: call.id, content } };
 }
 
-/** A read_file result's first line when it shows a window of its file: the path and the lines, as a view's heading says. */
-function headed(name: string, args: unknown, data: unknown): string {
-  const window = name === "read_file" && typeof data === "object" && data !== null && "window" in data ? (data.window as { first: number; last: number; total: number }) : undefined;
-  if (!window || (window.first <= 1 && window.last >= window.total)) return "";
-  return `${viewHeading(String((args as { path?: unknown }).path), window)}\n`;
-}
 
 /** Runs a code agent's program within what is left of the run's budget: its report, as the message that answers. */
 async function runProgram(

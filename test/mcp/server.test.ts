@@ -64,6 +64,10 @@ describe("gg mcp", () => {
       expect(text(result)).toBe(expected.ok ? expected.text.replaceAll(mirror.root, ws.root) : "");
     }
     expect(readFileSync(join(ws.root, "a.txt"), "utf8")).toBe("alpha\ngamma\n");
+    // A read cut to a window says which lines it holds first, as a view's heading does (the tools arm's too).
+    const window = await mirror.call("read_file", { path: "a.txt", offset: 2, limit: 1 });
+    expect(window.ok && window.text).toContain("gamma");
+    expect(text(await mcp.call("read_file", { path: "a.txt", offset: 2, limit: 1 }))).toBe(`a.txt lines 2-2 of 2\n${window.ok ? window.text : ""}`);
   });
 
   test("a picture comes back as an image block; a failure as isError with its code", async () => {
