@@ -19,3 +19,6 @@ export async function within(seconds: number, probe: () => boolean): Promise<boo
   for (const until = Date.now() + seconds * 1000; Date.now() < until; await sleep(50)) if (probe()) return true;
   return probe();
 }
+
+/** A bound on one MCP tool call in tests, as vitest's on a test: the SDK's default, 60 s, is short of a loaded machine's. */
+export const CALL_TIMEOUT_MS = 300_000;

@@ -8,6 +8,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { type CallToolResult, type ElicitRequest, ElicitRequestSchema, type ElicitResult } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, test } from "vitest";
 import type { RunReport } from "../../runtime/index.ts";
+import { CALL_TIMEOUT_MS } from "../processes.ts";
 import { tempWorkspace } from "../workspace.ts";
 
 const bin = join(import.meta.dirname, "../../bin/gg.js");
@@ -30,7 +31,7 @@ async function connect(ws: ReturnType<typeof tempWorkspace>, config: object, ans
   await client.connect(transport);
   return {
     asked,
-    call: (name: string, args: Record<string, unknown>) => client.callTool({ name, arguments: args }) as Promise<CallToolResult>,
+    call: (name: string, args: Record<string, unknown>) => client.callTool({ name, arguments: args }, undefined, { timeout: CALL_TIMEOUT_MS }) as Promise<CallToolResult>,
     [Symbol.asyncDispose]: () => client.close(),
   };
 }

@@ -7,7 +7,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, test } from "vitest";
 import { createTools } from "../../bindings/index.ts";
-import { survivors, uniqueSleep } from "../processes.ts";
+import { CALL_TIMEOUT_MS, survivors, uniqueSleep } from "../processes.ts";
 import { tempWorkspace } from "../workspace.ts";
 
 const bin = join(import.meta.dirname, "../../bin/gg.js");
@@ -21,7 +21,7 @@ async function connect(workspace: string, ...extra: string[]) {
   return {
     client,
     pid: transport.pid,
-    call: (name: string, args: Record<string, unknown> = {}, signal?: AbortSignal) => client.callTool({ name, arguments: args }, undefined, signal ? { signal } : {}) as Promise<CallToolResult>,
+    call: (name: string, args: Record<string, unknown> = {}, signal?: AbortSignal) => client.callTool({ name, arguments: args }, undefined, { timeout: CALL_TIMEOUT_MS, ...(signal ? { signal } : {}) }) as Promise<CallToolResult>,
     async [Symbol.asyncDispose]() {
       await client.close();
     },
