@@ -85,9 +85,9 @@ function containerArgs(marker: string, env: Record<string, string>): string[] {
 }
 
 describe("a study over several workers", () => {
-  test("the Kubernetes example's command line, once per index with JOB_COMPLETION_INDEX set and all at once, merges to exactly the 24 trials of one process's run: keys, verdicts, report, transcripts and patches", async () => {
+  test("the Kubernetes example's command line, once per index with JOB_COMPLETION_INDEX set and all at once, merges to exactly the 12 trials of one process's run: keys, verdicts, report, transcripts and patches", async () => {
     using ws = tempWorkspace();
-    const file = layout(ws, { repeats: 6 });
+    const file = layout(ws, { repeats: 3 });
     await using server = await fakeProvider({ wrong: "m2" });
     const test = ["--base-url", server.baseURL, "--catalog", join(ws.root, "catalog.json"), "--concurrency", "4"];
     const completions = Number(/^\s*completions: (\d+)$/m.exec(manifest)?.[1]);
@@ -105,7 +105,7 @@ describe("a study over several workers", () => {
     const out = join(ws.root, "results/merged");
     const merged = readRecords(out);
     const one = readRecords(join(ws.root, "whole"));
-    expect(one).toHaveLength(24);
+    expect(one).toHaveLength(12);
     expect(one.flatMap((record) => (record.error ? [`${record.key}: ${record.error.message}`] : []))).toEqual([]);
     expect(merged.map((record) => record.key).sort()).toEqual([...new Set(merged.map((record) => record.key))].sort());
     expect(verdicts(merged)).toEqual(verdicts(one));
