@@ -184,6 +184,7 @@ const answers = {
   callers: (files: string[]): string => `${files.length} files call baseFlatten:\n${files.join("\n")}`,
   summary: (line: string): string => `chunk: ${line}`,
   greeting: "Hello. Ask me about this code base.",
+  shared: (first: number, second: number, shared: string[]): string => `cloneDeep needs ${first} modules and merge ${second}; the ${shared.length} they share are marked:\n${shared.join(", ")}`,
 };
 
 /** What a scripted model sends: a reply's text, or its tool calls. */
@@ -217,6 +218,13 @@ function returned<T>(history: ChatCompletionMessageParam[]): T {
   return JSON.parse(report.slice(report.indexOf("Returned:\n") + "Returned:\n".length)) as T;
 }
 
+/** The value program `n` (0-based) returned, from its report. */
+function returnedAt(history: ChatCompletionMessageParam[], n: number): unknown {
+  const report = told(history, n).find((text) => text.includes("Returned:\n"));
+  if (!report) fail(`program ${n + 1} did not return: ${told(history, n).join("\n")}`);
+  return JSON.parse(report.slice(report.indexOf("Returned:\n") + "Returned:\n".length));
+}
+
 /** A search result's lines as the tools arm reads them: `path:line:text`, a long line's text cut with a marker. */
 const searchLines = (text: string): { path: string; line: number; text: string }[] =>
   text.split("\n").flatMap((line) => {
@@ -226,6 +234,101 @@ const searchLines = (text: string): { path: string; line: number; text: string }
 
 /** A program as a code agent writes it, carrying the shared functions it calls. */
 const program = (body: string, ...helpers: ((...args: never[]) => unknown)[]): string => `\`\`\`ts\n${helpers.map((helper) => helper.toString()).join("\n")}\n${body.trim()}\n\`\`\``;
+
+// The long task: the modules lodash's cloneDeep and merge need, directly or through others, and a mark on each they
+// share. A tools agent reads its way through the requires a level at a time (each level's files at once), 15 levels;
+// a code agent walks them in a program. Played by a code agent twice: keeping what a program found in the session's
+// realm (issue 31), and as it must without that, each program declaring its helpers and walking again.
+
+const ROOTS = ["cloneDeep.js", "merge.js"] as const;
+const MARK = "// Shared by cloneDeep and merge.";
+
+/** The modules a lodash module requires, by file name. */
+function requiresOf(source: string): string[] {
+  return [...source.matchAll(/require\('\.\/([^']+)'\)/g)].map((found) => `${found[1]}.js`);
+}
+
+/** The line that exports a lodash module: the edit's anchor. */
+function exportLine(source: string): string {
+  return /^module\.exports = [\w.]+;$/m.exec(source)?.[0] ?? "";
+}
+
+/** What `root` needs as far as `sources` (the files read so far) show it, and the files it needs that are still unread. */
+function reach(root: string, sources: Map<string, string>): { needs: string[]; unread: string[] } {
+  const needs = new Set<string>();
+  const unread = new Set<string>();
+  const todo = [root];
+  while (todo.length > 0) {
+    const file = todo.pop() as string;
+    const source = sources.get(file);
+    if (source === undefined) {
+      unread.add(file);
+      continue;
+    }
+    for (const needed of requiresOf(source)) if (!needs.has(needed)) todo.push((needs.add(needed), needed));
+  }
+  needs.delete(root);
+  return { needs: [...needs].sort(), unread: [...unread].sort() };
+}
+
+/** The files a tools agent has read, from its history: each read_file call's path and the text that answered it. */
+function readSoFar(history: ChatCompletionMessageParam[]): Map<string, string> {
+  const paths = new Map<string, string>();
+  for (const message of history) {
+    if (message.role !== "assistant") continue;
+    for (const call of message.tool_calls ?? []) if (call.type === "function" && call.function.name === "read_file") paths.set(call.id, (JSON.parse(call.function.arguments) as { path: string }).path);
+  }
+  const sources = new Map<string, string>();
+  for (const message of history) if (message.role === "tool" && paths.has(message.tool_call_id)) sources.set(paths.get(message.tool_call_id) as string, textOf(message));
+  return sources;
+}
+
+/** The tools agent of the long task: the next level of unread requires, then the marks, then the answer. */
+const sharedTools: Script = (history) => {
+  const sources = readSoFar(history);
+  for (const root of ROOTS) {
+    const { unread } = reach(root, sources);
+    if (unread.length > 0) return { calls: unread.map((path) => ({ name: "read_file", args: { path } })) };
+  }
+  const [first, second] = ROOTS.map((root) => reach(root, sources).needs) as [string[], string[]];
+  const shared = first.filter((file) => second.includes(file));
+  const marked = history.some((message) => message.role === "assistant" && message.tool_calls?.some((call) => call.type === "function" && call.function.name === "edit_file"));
+  if (!marked) return { calls: shared.map((path) => ({ name: "edit_file", args: { path, old: exportLine(sources.get(path) ?? ""), new: `${exportLine(sources.get(path) ?? "")}\n${MARK}` } })) };
+  return { content: answers.shared(first.length, second.length, shared) };
+};
+
+/** A code agent's walk of the requires: the helper its programs declare. */
+const WALK = `const sources = new Map<string, string>();
+async function needsOf(root: string): Promise<string[]> {
+  const needs = new Set<string>(), todo = [root];
+  while (todo.length > 0) {
+    const file = todo.pop() as string;
+    if (!sources.has(file)) sources.set(file, await gg.files.readFile(file));
+    for (const needed of requiresOf(sources.get(file) as string)) if (!needs.has(needed)) todo.push((needs.add(needed), needed));
+  }
+  needs.delete(root);
+  return [...needs].sort();
+}`;
+const MARKING = `for (const path of shared) await gg.files.editFile(path, exportLine(sources.get(path) as string), exportLine(sources.get(path) as string) + "\\n${MARK}");`;
+
+/** The code agent of the long task, keeping what its programs found in the realm: three programs, each using the last's. */
+const sharedKept: Script = (history) => {
+  const s = step(history);
+  if (s === 0) return { content: program(`${WALK}\nconst first = await needsOf("cloneDeep.js");\nreturn first.length;`, requiresOf) };
+  if (s === 1) return { content: program(`const second = await needsOf("merge.js");\nconst shared = first.filter((file) => second.includes(file));\nreturn { second: second.length, shared: shared.length };`) };
+  if (s === 2) return { content: program(`${MARKING}\nreturn shared;`, exportLine) };
+  return { content: answers.shared(Number(returnedAt(history, 0)), (returnedAt(history, 1) as { second: number }).second, returnedAt(history, 2) as string[]) };
+};
+
+/** The same agent where nothing outlives a program: each declares its helpers again and walks from the start. */
+const sharedAfresh: Script = (history) => {
+  const s = step(history);
+  const both = `${WALK}\nconst first = await needsOf("cloneDeep.js");\nconst second = await needsOf("merge.js");\nconst shared = first.filter((file) => second.includes(file));`;
+  if (s === 0) return { content: program(`${WALK}\nconst first = await needsOf("cloneDeep.js");\nreturn first.length;`, requiresOf) };
+  if (s === 1) return { content: program(`${both}\nreturn { second: second.length, shared: shared.length };`, requiresOf) };
+  if (s === 2) return { content: program(`${both}\n${MARKING}\nreturn shared;`, requiresOf, exportLine) };
+  return { content: answers.shared(Number(returnedAt(history, 0)), (returnedAt(history, 1) as { second: number }).second, returnedAt(history, 2) as string[]) };
+};
 
 interface Task {
   name: string;
@@ -416,11 +519,11 @@ interface Outcome {
   cached: number;
 }
 
-async function runArm(task: Task, arm: Arm, log: string): Promise<Outcome> {
+async function runArm(task: Task, arm: Arm, log: string, script: Script = task[arm], cache = caches[arm]): Promise<Outcome> {
   const root = workspace(task.on, log);
   try {
     const shares: number[] = [];
-    const report = await runAgent({ provider: scripted(task[arm], caches[arm], shares), model: "bench/scripted", arm, task: task.prompt, workspace: root });
+    const report = await runAgent({ provider: scripted(script, cache, shares), model: "bench/scripted", arm, task: task.prompt, workspace: root });
     if (!report.ok) fail(`${task.name}, ${arm} arm: ${report.error?.code}: ${report.error?.message}`);
     const failed = report.calls.filter((call) => !call.ok && call.code !== "ambiguous");
     if (failed.length > 0) fail(`${task.name}, ${arm} arm: calls failed: ${failed.map((call) => `${call.name} (${call.code})`).join(", ")}`);
@@ -476,6 +579,22 @@ console.log(`the work alone (task, replies, tool results or program reports): to
 const ratio = { entered: sum.code.entered / sum.tools.entered, window: sum.code.window / sum.tools.window, cached: sum.code.cached / sum.tools.cached };
 console.log(`with a prompt cache (shared prefixes at ${CACHE_READ} of the prompt price): code/tools ${ratio.cached.toFixed(2)}`);
 console.log(`goal: code/tools entered <= 0.40: ${ratio.entered.toFixed(2)}, ${ratio.entered <= 0.4 ? "met" : "not met"}; window <= 0.60: ${ratio.window.toFixed(2)}, ${ratio.window <= 0.6 ? "met" : "not met"}`);
+
+// The long task, each play with a prompt cache of its own (what it shares with itself).
+const LONG: Task = { name: "modules cloneDeep and merge share", on: "lodash", prompt: "Find every module lodash's cloneDeep.js and merge.js need, directly or through other modules. Mark each module both need with the line `// Shared by cloneDeep and merge.` after its module.exports line, and say how many each needs and which they share.", tools: sharedTools, code: sharedKept };
+const plays = { tools: await runArm(LONG, "tools", log, sharedTools, promptCache()), kept: await runArm(LONG, "code", log, sharedKept, promptCache()), afresh: await runArm(LONG, "code", log, sharedAfresh, promptCache()) };
+for (const [name, play] of Object.entries(plays)) {
+  if (play.report.answer !== plays.tools.report.answer) fail(`${LONG.name}: the ${name} play answered differently:\n${play.report.answer}`);
+  if (!sameFiles(play.files, plays.tools.files)) fail(`${LONG.name}: the ${name} play left different files`);
+}
+console.log(`\nlong task: ${LONG.name} (lodash), each play with a prompt cache of its own`);
+console.log(columns(["play", "turns", "window", "entered", "cached", "of tools'", "of tools'"]));
+console.log(columns(["", "", "", "", "", "entered", "cached"]));
+for (const [name, play] of [["tools arm", plays.tools], ["code, state kept", plays.kept], ["code, afresh", plays.afresh]] as const) {
+  console.log(columns([name, play.report.turns.length, play.window, play.entered, play.cached, percent(play.entered, plays.tools.entered), percent(play.cached, plays.tools.cached)]));
+}
+const saved = 1 - plays.kept.entered / plays.afresh.entered;
+console.log(`goal: long task code/tools entered <= 0.08: ${(plays.kept.entered / plays.tools.entered).toFixed(3)}; cached <= 0.12: ${(plays.kept.cached / plays.tools.cached).toFixed(3)}; state kept saves >= 25% of the code arm's entered: ${(100 * saved).toFixed(0)}%, ${saved >= 0.25 ? "met" : "not met"}`);
 
 // The fixed prefix on four workspaces: this repository, three.js's src/, lodash's package (flat), an empty folder.
 const empty = mkdtempSync(join(tmpdir(), "gg-bench-empty-"));
