@@ -41,6 +41,13 @@ export function commandWords(command: string): string[] {
   return words;
 }
 
+/** The commands of the approval hooks `config` names, every agent's: the files they run are gg's own. */
+const hookCommands = (config: Configuration): string[] =>
+  [config.approvals, ...Object.values(config.agentApprovals ?? {}), config.agentApproval].flatMap((level) => (level?.hook ? [level.hook.command] : []));
+
+/** Whether `config` has files of its own to guard: the configuration files in force, or its hooks' scripts. */
+export const guardsOwnFiles = (config: Configuration): boolean => (config.ownFiles?.length ?? 0) > 0 || hookCommands(config).length > 0;
+
 /** What `config`'s own files are, for a workspace (a hook's relative script is the workspace's), found once. */
 const found = new WeakMap<Configuration, Map<string, OwnFile[]>>();
 function ownFilesOf(config: Configuration, workspace: string): OwnFile[] {
@@ -49,8 +56,7 @@ function ownFilesOf(config: Configuration, workspace: string): OwnFile[] {
   let files = byWorkspace.get(workspace);
   if (files) return files;
   files = (config.ownFiles ?? []).map((absolute) => ({ absolute, what: "the configuration file in force" }));
-  const hooks = [config.approvals, ...Object.values(config.agentApprovals ?? {}), config.agentApproval].flatMap((level) => (level?.hook ? [level.hook.command] : []));
-  for (const command of new Set(hooks)) {
+  for (const command of new Set(hookCommands(config))) {
     for (const word of commandWords(command).filter(namesFile)) {
       const path = word.startsWith("~/") ? `${homedir()}${word.slice(1)}` : word;
       files.push({ absolute: path.startsWith("/") ? path : `${workspace}/${path}`, what: `a file the approval hook ${JSON.stringify(command)} runs` });

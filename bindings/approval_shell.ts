@@ -4,6 +4,7 @@
 // is asked, where a rule that asks or denies could apply to it.
 import { type ParseShell, loadShellParser, shellParserNow } from "../host/shell_parser.ts";
 import { type CallTraits, type DecidedBy, type Place, type RuleVerdict, ruleVerdict, stricter } from "./approval_match.ts";
+import { guardsOwnFiles } from "./approval_own.ts";
 import type { ApprovalSettings, Configuration } from "./capabilities.ts";
 import { type RunWord, type ShellRun, shellRun } from "./shell_commands.ts";
 
@@ -39,7 +40,7 @@ function shellRules(config: Configuration): ShellRules {
     }
   }
   // gg's own files are asked whatever the rules say, so a redirection that could write one is looked for.
-  if (config.ownFiles?.length || [...levels, ...Object.values(config.agentApprovals ?? {})].some((level) => level.hook)) {
+  if (guardsOwnFiles(config)) {
     rules.writes ??= "config";
     rules.parsed = true;
   }

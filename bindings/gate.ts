@@ -5,6 +5,7 @@ import type { Static, TSchema } from "typebox";
 import { excerpt, GgError, quote } from "../host/errors.ts";
 import { type Approval, type ApprovalAnswer, type ApprovalRequest, type DecidedBy, allowsEverything, type CallTraits, DEFAULT_APPROVAL_TIMEOUT_SECS, DEFAULT_HOOK_TIMEOUT_SECS, type RuleVerdict, stricter } from "./approval_match.ts";
 import { callVerdict, judgeCall } from "./approval_shell.ts";
+import { guardsOwnFiles } from "./approval_own.ts";
 import type { ApprovalHook, Configuration, Verdict } from "./capabilities.ts";
 import { type CallContext, type CallDefinition, type CallResult, checkArguments, parametersOf, runChecked, runCheckedSync } from "./define.ts";
 import { execute } from "./shell.ts";
@@ -58,7 +59,7 @@ export const askTimeoutSecs = (config: Configuration): number => config.agentApp
 export function decideNow(definition: CallDefinition<TSchema, unknown>, args: unknown, context: CallContext): Approval | undefined {
   const call = traitsOf(definition, context.config);
   // A write may be of gg's own configuration, which is asked however idle the approvals are.
-  if (allowsEverything(context.config) && !(call.effects && (call.paths || call.name === "shell") && context.config.ownFiles)) return ALLOWED;
+  if (allowsEverything(context.config) && !(call.effects && (call.paths || call.name === "shell") && guardsOwnFiles(context.config))) return ALLOWED;
   if (hooksOf(context).length > 0) return undefined;
   // Undefined too while the shell parser loads: the call then waits for it in decide().
   const ruled = callVerdict(context.config, call, argsOf(args), context);
