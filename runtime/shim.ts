@@ -65,8 +65,9 @@ const snapshot = (target) => {
   if (target === null || (typeof target !== "object" && typeof target !== "function") || apply(setHas, seenBuiltins, [target])) return;
   apply(setAdd, seenBuiltins, [target]);
   const names = ownKeys(target), descriptors = [];
-  for (let i = 0; i < names.length; i++) descriptors[i] = getOwnPropertyDescriptor(target, names[i]);
-  pristine[pristine.length] = { target, names, descriptors, proto: getPrototypeOf(target), extensible: isExtensible(target) };
+  // Without a prototype, so defining one again reads its own fields alone, whatever a program puts on Object.prototype.
+  for (let i = 0; i < names.length; i++) descriptors[i] = setPrototypeOf(getOwnPropertyDescriptor(target, names[i]), null);
+  pristine[pristine.length] = { target, names, known: new SetCtor(names), descriptors, proto: getPrototypeOf(target), extensible: isExtensible(target) };
   // The global's builtins, and of every object kept its prototype chain and its constructor's prototype: not each
   // method (a function's own length and name), which would make restoring cost more than a program's start.
   for (let i = 0; i < descriptors.length; i++) {
@@ -77,13 +78,19 @@ const snapshot = (target) => {
 const seenBuiltins = new SetCtor();
 snapshot(globalThis);
 for (const extra of [[][Symbol.iterator](), new MapCtor().entries(), new SetCtor().values(), ""[Symbol.iterator](), (function* () {})(), (async function* () {})(), async () => {}, /./[Symbol.matchAll]("")]) snapshot(extra);
+// Whether a property's descriptor now is the one saved: own fields of descriptor objects alone are read, so no getter a
+// program put on Object.prototype runs.
+const unchanged = (now, was) => {
+  if (now === undefined || now.enumerable !== was.enumerable || now.configurable !== was.configurable) return false;
+  if (apply(hasOwn, was, ["get"])) return apply(hasOwn, now, ["get"]) && now.get === was.get && now.set === was.set;
+  return apply(hasOwn, now, ["value"]) && now.value === was.value && now.writable === was.writable;
+};
 const restore = () => {
   for (let p = 0; p < pristine.length; p++) {
-    const { target, names, descriptors, proto, extensible } = pristine[p];
+    const { target, names, known, descriptors, proto, extensible } = pristine[p];
     if (getPrototypeOf(target) !== proto) setPrototypeOf(target, proto);
-    const had = new SetCtor();
     for (let i = 0; i < names.length; i++) {
-      apply(setAdd, had, [names[i]]);
+      if (unchanged(getOwnPropertyDescriptor(target, names[i]), descriptors[i])) continue;
       try { defineProperty(target, names[i], descriptors[i]); } catch {}
     }
     if (target === globalThis) {
@@ -93,7 +100,7 @@ const restore = () => {
       continue;
     }
     const now = ownKeys(target);
-    for (let i = 0; i < now.length; i++) if (!apply(setHas, had, [now[i]])) try { delete target[now[i]]; } catch {}
+    for (let i = 0; i < now.length; i++) if (!apply(setHas, known, [now[i]])) try { delete target[now[i]]; } catch {}
     if (!extensible) preventExtensions(target);
   }
 };
@@ -128,7 +135,7 @@ const commit = () => {
     for (let i = 0; i < entries.length; i++) {
       const entry = entries[i], name = entry[0], get = entry[1], set = entry[2];
       try { get(); } catch { continue; }
-      try { defineProperty(globalThis, name, { get, set, enumerable: true, configurable: true }); } catch {}
+      try { defineProperty(globalThis, name, { __proto__: null, get, set, enumerable: true, configurable: true }); } catch {}
     }
   } catch {}
 };`;
@@ -147,6 +154,7 @@ const ownKeys = Reflect.ownKeys, isArray = Array.isArray, functionText = Functio
 const SetCtor = Set, setHas = Set.prototype.has, setAdd = Set.prototype.add, MapCtor = Map, ArrayBufferView = ArrayBuffer.isView;
 const sizeGetter = getOwnPropertyDescriptor(Set.prototype, "size").get, mapSizeGetter = getOwnPropertyDescriptor(Map.prototype, "size").get;
 const { construct, apply } = Reflect;
+const hasOwn = Object.prototype.hasOwnProperty;
 const sliceString = String.prototype.slice;
 const PromiseCtor = Promise, promiseThen = Promise.prototype.then;
 const ErrorCtor = Error, StringCtor = String, RangeErrorCtor = RangeError, TypeErrorCtor = TypeError;
@@ -198,7 +206,7 @@ const send = (index, args) => {
 const answer = (reply) => {
   if (reply.ok) return reply.value;
   const error = new ErrorCtor(reply.error.message);
-  defineProperty(error, "code", { value: reply.error.code, enumerable: true });
+  defineProperty(error, "code", { __proto__: null, value: reply.error.code, enumerable: true });
   throw error;
 };
 // Calls that finish on the host without waiting are made inline (a few microseconds); the rest cross as promises.

@@ -215,4 +215,21 @@ describe("hostile: prototype pollution", () => {
     expect(JSON.stringify({ a: 1 })).toBe('{"a":1}');
     expect((globalThis as Record<string, unknown>).leftover).toBeUndefined();
   });
+  test("getters a program leaves on Object.prototype and the builtins never run while the next program's builtins are restored", async () => {
+    using ws = engineWorkspace({ keepState: true });
+    const planted = await ws.run(`
+      let calls = 0;
+      for (const name of ["value", "get", "set", "writable", "enumerable", "configurable"]) {
+        Object.defineProperty(Object.prototype, name, { __proto__: null, get() { calls++; return undefined; }, configurable: true });
+      }
+      Object.defineProperty(Array.prototype, "map", { __proto__: null, get() { calls++; return () => []; }, configurable: true });
+      Object.defineProperty(Array.prototype, "filter", { __proto__: null, value: () => ["replaced"] });
+      // A gg call's failure still carries its code, set on the error as the shim makes it.
+      const code = await gg.files.readFile("missing.txt").then(() => "read", (error) => error.code);
+      return { calls, code };
+    `);
+    expect(planted).toMatchObject({ ok: true, result: { calls: 0, code: "not-found" } });
+    const next = await ws.run("return { calls, map: [1, 2].map((x) => x * 2), filter: [1, 2].filter((x) => x > 1), value: ({} as Record<string, unknown>).value ?? null, files: (await gg.files.listDir()).entries.length };");
+    expect(next).toMatchObject({ ok: true, result: { calls: 0, map: [2, 4], filter: [2], value: null, files: 0 } });
+  });
 });
