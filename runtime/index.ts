@@ -54,14 +54,18 @@ function openJournal(): Journal {
 /** What a runner says about runs and questions: everything but its own bookkeeping. */
 type RunnerMessage = Exclude<FromRunner, { type: "ready" | "group" }>;
 
+/** A module that turns on V8's compile cache (in the system's temp folder; where it cannot, nothing happens). */
+const COMPILE_CACHE = `data:text/javascript,${encodeURIComponent('import module from "node:module"; module.enableCompileCache?.();')}`;
+
 /**
  * Starts a runner process with `init`; `ready` resolves when it can take runs. The command groups it has running
  * are killed if it dies before stopping them, and it is killed when this process exits, busy or not.
  */
 function spawnRunner(init: Extract<ToRunner, { type: "init" }>, onMessage: (message: RunnerMessage) => void, onExit: (code: number | null, signal: NodeJS.Signals | null) => void): { child: ChildProcess; ready: Promise<void> } {
-  // The runner gets none of this process's Node flags (an --input-type or a test runner's loader would break it).
-  // Its stdout is this process's stderr: stdout may be a protocol channel (gg mcp) that nothing else may write to.
-  const child = fork(runnerPath, [], { stdio: ["ignore", 2, "inherit", "ipc"], serialization: "advanced", execArgv: [] });
+  // The runner gets none of this process's Node flags (an --input-type or a test runner's loader would break it), only
+  // V8's compile cache, turned on before its modules load: a fifth of its start. Its stdout is this process's stderr:
+  // stdout may be a protocol channel (gg mcp) that nothing else may write to.
+  const child = fork(runnerPath, [], { stdio: ["ignore", 2, "inherit", "ipc"], serialization: "advanced", execArgv: ["--import", COMPILE_CACHE] });
   const groups = new Set<number>();
   const ready = new Promise<void>((resolve) => {
     child.on("message", (message: FromRunner) => {
