@@ -343,7 +343,6 @@ async function answerCall(
   return { outcome, message: { role: "tool", tool_call_id: call.id, content } };
 }
 
-
 /** Runs a code agent's program within what is left of the run's budget: its report, as the message that answers. */
 async function runProgram(
   runtime: Runtime,

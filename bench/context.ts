@@ -10,8 +10,9 @@
 // the suite, and a code prefix <= 1,000 tokens on every workspace. Beside them, what a user pays with a prompt cache
 // ("cached"): each request's tokens with the prefix it shares with any earlier request of the same arm in the suite
 // (its messages as sent, tool definitions first, compared character by character) at a tenth, the cache-read price.
-// Rerun: `node bench/context.ts`. Env: GG_BENCH_CONTEXT (default $TMPDIR/gg-bench-context); GG_BENCH_BANDS=1 prints
-// every turn's bands.
+// Then a long task (the modules lodash's cloneDeep and merge share: 17 tools turns) played by the tools arm and by the
+// code arm with its state kept and afresh. Rerun: `node bench/context.ts`. Env: GG_BENCH_CONTEXT (default
+// $TMPDIR/gg-bench-context); GG_BENCH_BANDS=1 prints every turn's bands.
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -311,24 +312,29 @@ async function needsOf(root: string): Promise<string[]> {
 }`;
 const MARKING = `for (const path of shared) await gg.files.editFile(path, exportLine(sources.get(path) as string), exportLine(sources.get(path) as string) + "\\n${MARK}");`;
 
-/** The code agent of the long task, keeping what its programs found in the realm: three programs, each using the last's. */
-const sharedKept: Script = (history) => {
-  const s = step(history);
-  if (s === 0) return { content: program(`${WALK}\nconst first = await needsOf("cloneDeep.js");\nreturn first.length;`, requiresOf) };
-  if (s === 1) return { content: program(`const second = await needsOf("merge.js");\nconst shared = first.filter((file) => second.includes(file));\nreturn { second: second.length, shared: shared.length };`) };
-  if (s === 2) return { content: program(`${MARKING}\nreturn shared;`, exportLine) };
-  return { content: answers.shared(Number(returnedAt(history, 0)), (returnedAt(history, 1) as { second: number }).second, returnedAt(history, 2) as string[]) };
-};
+/**
+ * The code agent of the long task in three programs, each but the first after what the one before found: the second
+ * and third as `later` writes them (with the realm kept, or declaring and walking again), then the answer.
+ */
+const sharedCode =
+  (later: (step: 1 | 2) => string): Script =>
+  (history) => {
+    const s = step(history);
+    if (s === 0) return { content: program(`${WALK}\nconst first = await needsOf("cloneDeep.js");\nreturn first.length;`, requiresOf) };
+    if (s === 1 || s === 2) return { content: later(s) };
+    return { content: answers.shared(Number(returnedAt(history, 0)), (returnedAt(history, 1) as { second: number }).second, returnedAt(history, 2) as string[]) };
+  };
+const SHARED = "const second = await needsOf(\"merge.js\");\nconst shared = first.filter((file) => second.includes(file));";
+const COUNTS = "return { second: second.length, shared: shared.length };";
 
-/** The same agent where nothing outlives a program: each declares its helpers again and walks from the start. */
-const sharedAfresh: Script = (history) => {
-  const s = step(history);
-  const both = `${WALK}\nconst first = await needsOf("cloneDeep.js");\nconst second = await needsOf("merge.js");\nconst shared = first.filter((file) => second.includes(file));`;
-  if (s === 0) return { content: program(`${WALK}\nconst first = await needsOf("cloneDeep.js");\nreturn first.length;`, requiresOf) };
-  if (s === 1) return { content: program(`${both}\nreturn { second: second.length, shared: shared.length };`, requiresOf) };
-  if (s === 2) return { content: program(`${both}\n${MARKING}\nreturn shared;`, requiresOf, exportLine) };
-  return { content: answers.shared(Number(returnedAt(history, 0)), (returnedAt(history, 1) as { second: number }).second, returnedAt(history, 2) as string[]) };
-};
+/** Keeping what its programs found in the realm: the later programs use the first's helpers and results. */
+const sharedKept = sharedCode((s) => (s === 1 ? program(`${SHARED}\n${COUNTS}`) : program(`${MARKING}\nreturn shared;`, exportLine)));
+
+/** Where nothing outlives a program: each declares its helpers again and walks from the start. */
+const sharedAfresh = sharedCode((s) => {
+  const both = `${WALK}\nconst first = await needsOf("cloneDeep.js");\n${SHARED}`;
+  return s === 1 ? program(`${both}\n${COUNTS}`, requiresOf) : program(`${both}\n${MARKING}\nreturn shared;`, requiresOf, exportLine);
+});
 
 interface Task {
   name: string;
@@ -519,7 +525,7 @@ interface Outcome {
   cached: number;
 }
 
-async function runArm(task: Task, arm: Arm, log: string, script: Script = task[arm], cache = caches[arm]): Promise<Outcome> {
+async function runArm(task: Task, arm: Arm, log: string, cache = caches[arm], script: Script = task[arm]): Promise<Outcome> {
   const root = workspace(task.on, log);
   try {
     const shares: number[] = [];
@@ -582,7 +588,7 @@ console.log(`goal: code/tools entered <= 0.40: ${ratio.entered.toFixed(2)}, ${ra
 
 // The long task, each play with a prompt cache of its own (what it shares with itself).
 const LONG: Task = { name: "modules cloneDeep and merge share", on: "lodash", prompt: "Find every module lodash's cloneDeep.js and merge.js need, directly or through other modules. Mark each module both need with the line `// Shared by cloneDeep and merge.` after its module.exports line, and say how many each needs and which they share.", tools: sharedTools, code: sharedKept };
-const plays = { tools: await runArm(LONG, "tools", log, sharedTools, promptCache()), kept: await runArm(LONG, "code", log, sharedKept, promptCache()), afresh: await runArm(LONG, "code", log, sharedAfresh, promptCache()) };
+const plays = { tools: await runArm(LONG, "tools", log, promptCache()), kept: await runArm(LONG, "code", log, promptCache()), afresh: await runArm(LONG, "code", log, promptCache(), sharedAfresh) };
 for (const [name, play] of Object.entries(plays)) {
   if (play.report.answer !== plays.tools.report.answer) fail(`${LONG.name}: the ${name} play answered differently:\n${play.report.answer}`);
   if (!sameFiles(play.files, plays.tools.files)) fail(`${LONG.name}: the ${name} play left different files`);

@@ -1,7 +1,7 @@
 // What gg agent does once its command line is accepted: drives a model through either arm on a workspace, with a
 // progress line per turn and per retry and a closing summary on stderr, and the answer on stdout (or the agent report
 // with --json); or replays a transcript. Loaded only by gg agent.
-import { readFileSync, statSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import type { Configuration } from "../bindings/config.ts";
 import { errorText } from "../bindings/define.ts";
 import { type AgentReport, type CallOutcome, runAgent, totalsOf, type TurnRecord } from "../agent/loop.ts";
@@ -13,7 +13,7 @@ import { apiKeyFor, openAIProvider, scrubberOf, withholdKey } from "../agent/pro
 import { differences, readTranscript, recordedCalls, replayOptions, TranscriptError, type TranscriptEntry, type TranscriptStart, toldTexts, transcriptWriter } from "../agent/transcript.ts";
 import { plural } from "../host/lines.ts";
 import { approverFor, type StandingAnswer } from "./approve.ts";
-import { UsageError } from "./command.ts";
+import { UsageError, workspaceOf } from "./command.ts";
 import { retryLine, summaryText, turnLine } from "./summary.ts";
 
 /** What `gg agent` is given, checked by the caller. */
@@ -178,14 +178,12 @@ export async function replayCommand(file: string, workspace: string | undefined,
 /** The workspace a transcript recorded, when it is still a folder: a replay never runs its commands wherever it stands. */
 function recordedWorkspace(start: TranscriptStart, refuse: (message: string) => never): string {
   if (start.workspace === undefined) return refuse("The transcript does not name the workspace it ran on (a study trial's folder does not outlive it, and older transcripts did not record it); name one with --workspace DIR");
-  let isDir = false;
   try {
-    isDir = statSync(start.workspace).isDirectory();
-  } catch {
-    // Refused below.
+    return workspaceOf(start.workspace);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    return refuse(`The transcript ran on ${start.workspace}, which is not a folder here; name the workspace to replay it on with --workspace DIR`);
   }
-  if (!isDir) return refuse(`The transcript ran on ${start.workspace}, which is not a folder here; name the workspace to replay it on with --workspace DIR`);
-  return start.workspace;
 }
 
 /** A line for each call a replay refused as tampered (agent/loop.ts's calls, a program's own calls within them). */

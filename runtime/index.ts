@@ -13,7 +13,7 @@ import type { EngineOptions } from "./engine.ts";
 import type { FromRunner, ToRunner } from "./runner.ts";
 import { refusedRun, type RunOptions, runLimits } from "./limits.ts";
 import { awaitRun, mergeJournal, type Pending, place, RUNNER_GRACE_SECS } from "./pending.ts";
-import { blankReport, type RunError, type RunReport } from "./report.ts";
+import { blankReport, type RunError, type RunReport, stateLostNote } from "./report.ts";
 import type { OpenedView } from "./views.ts";
 import type { ViewContent } from "./window.ts";
 
@@ -228,7 +228,7 @@ function superviseRunner(given: EngineOptions) {
       const message: ToRunner = { type: "run", id, source, run };
       runner?.send(message);
     });
-    return said && !report.stateLost ? { ...report, stateLost: `The state earlier programs left is gone: ${said}. Run again what this program needs from them.` } : report;
+    return said && !report.stateLost ? { ...report, stateLost: stateLostNote(said) } : report;
   };
 
   /** Asks the runner about its views; `startRunner` starts a runner there is none of (else: the answer of none). */

@@ -86,3 +86,6 @@ export interface RunObserver {
   /** The run's clocks stopped (a call waits for a person) or ran again: its supervisor stops its own with them. */
   paused?(on: boolean): void;
 }
+
+/** A report's stateLost, said for why the realm was lost (`why` begins in lower case and has no final stop). */
+export const stateLostNote = (why: string): string => `The state earlier programs left is gone: ${why}. Run again what this program needs from them.`;

@@ -10,7 +10,7 @@ import { discard, type Prepared, prepare, recordedLedger } from "./bridge.ts";
 import type { CheckOutcome, TypeProblem } from "./check.ts";
 import { type CompiledProgram, compileProgram, type Language, missingGlobalHint, PROGRAM_FILE, position } from "./compile.ts";
 import type { Limits } from "./limits.ts";
-import { blankReport, type CallRecord, type RunError, type RunObserver, type RunReport } from "./report.ts";
+import { blankReport, type CallRecord, type RunError, type RunObserver, type RunReport, stateLostNote } from "./report.ts";
 import { ABANDONED, CANCELLED, limitErrors, watch } from "./watchdog.ts";
 
 interface Thrown {
@@ -144,7 +144,7 @@ export function createSandbox(given: GgEnv, keeps = false, realmEvents: { ran?(s
     /** Runs `source` once under `limits` and reports what happened. Never throws. */
     async run(source: string, how: SandboxRun): Promise<RunReport> {
       const frame = startFrame(env);
-      if (lost) frame.report.stateLost = `The state earlier programs left is gone: ${lost}. Run again what this program needs from them.`;
+      if (lost) frame.report.stateLost = stateLostNote(lost);
       lost = undefined;
       if (how.cancel?.aborted) return frame.finish(CANCELLED);
       const program = compileProgram(source, how.language, keeps);
