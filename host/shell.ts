@@ -160,18 +160,29 @@ export function endSupervised(pid: number, groups: Iterable<number>): void {
   }
 }
 
-/** Groups being stopped: when each must be gone by (epoch ms), and who waits for it. */
-const stopping = new Map<number, { deadline: number; done: () => void }>();
+/** Milliseconds to wait, after SIGKILL, for the kernel to end the group (a process in uninterruptible I/O lingers). */
+const KILLED_WAIT_MS = 5000;
+
+/** Groups being stopped: when each must be gone by (epoch ms), whether it was SIGKILLed, and who waits for it. */
+const stopping = new Map<number, { deadline: number; killed?: boolean; done: () => void }>();
 let poller: NodeJS.Timeout | undefined;
 let pollSoon: NodeJS.Immediate | undefined;
 
-/** One look at every group being stopped (a single /proc scan however many there are): done, or killed. */
+/**
+ * One look at every group being stopped (a single /proc scan however many there are). A group is done once no live
+ * process is left in it: SIGKILL returns before the kernel has ended its targets, so a killed group is waited for too.
+ */
 function pollStopping(): void {
   const live = liveAmong(new Set(stopping.keys()));
   const now = Date.now();
   for (const [pgid, stop] of stopping) {
     if (live.has(pgid) && now < stop.deadline) continue;
-    if (live.has(pgid)) signalled(pgid, "SIGKILL");
+    if (live.has(pgid) && !stop.killed) {
+      signalled(pgid, "SIGKILL");
+      stop.killed = true;
+      stop.deadline = now + KILLED_WAIT_MS;
+      continue;
+    }
     stopping.delete(pgid);
     stop.done();
   }
@@ -188,6 +199,7 @@ export function stopGroup(pgid: number): Promise<void> {
     const earlier = stopping.get(pgid);
     stopping.set(pgid, {
       deadline: earlier?.deadline ?? Date.now() + KILL_GRACE_MS,
+      ...(earlier?.killed ? { killed: true } : {}),
       done: () => {
         earlier?.done();
         done();
