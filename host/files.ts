@@ -74,6 +74,12 @@ export interface FileHost {
    * refused; a binary file (a NUL in its first 8 KiB) comes back as its first read alone.
    */
   readFileInto(path: string, scratch: Buffer): Buffer;
+  /**
+   * Reads a file for a search as readFileInto does, but one larger than `scratch` in pieces of whole lines through it
+   * so that it takes no fresh memory: `each` gets each piece, and whether it is the last, until it returns false; the
+   * first piece of a binary file is its head alone. Returns the buffer to use next (larger when a line outgrew it).
+   */
+  readPieces?(path: string, scratch: Buffer, each: (piece: Buffer, last: boolean) => boolean): Buffer;
   /** True when readFileInto may return a buffer the host keeps (a warm cache's): it must not become a scratch. */
   keepsReads?: boolean;
   /** A whole file as readFileInto reads it, or undefined when what the host keeps shows it lacks one of `grams`. */
@@ -142,8 +148,7 @@ export const notRegular = (path: string, action = "read"): GgError =>
  * its head is binary, that read alone comes back and the rest is not read. A file larger than the buffer moves to one
  * of the file's size.
  */
-function readSearched(fd: number, path: string, scratch?: Buffer): Buffer {
-  const stats = fstatSync(fd);
+function readSearched(fd: number, path: string, scratch?: Buffer, stats = fstatSync(fd)): Buffer {
   if (!stats.isFile()) throw notRegular(path);
   // One byte past the cap tells a file that did not end from one that ended just there.
   const most = stats.size > 0 ? stats.size : UNSIZED_READ_MAX_BYTES + 1;
@@ -151,7 +156,9 @@ function readSearched(fd: number, path: string, scratch?: Buffer): Buffer {
   let length = 0;
   // A file that fits is read in one go; a larger one's head first, so a large binary file costs one small read.
   for (let wanted = most <= buffer.length ? most : FIRST_READ_BYTES; ; wanted = most) {
-    if (length === buffer.length) {
+    // Past the head, a file larger than the buffer moves to one of its size, so only the head is copied (fresh
+    // memory is costly to touch: a copy of the whole buffer cost more than the file's read).
+    if (length === buffer.length || (length > 0 && wanted > buffer.length && stats.size > 0)) {
       const grown = Buffer.allocUnsafe(stats.size > 0 ? most : Math.min(most, buffer.length * 2));
       buffer.copy(grown, 0, 0, length);
       buffer = grown;
@@ -167,6 +174,39 @@ function readSearched(fd: number, path: string, scratch?: Buffer): Buffer {
     throw new GgError("over-cap", `Cannot read ${path}: it stats as empty and did not end within ${UNSIZED_READ_MAX_BYTES} bytes (a virtual file such as one of /proc); read a bounded part of it from the shell, such as head -c 65536`);
   }
   return buffer.subarray(0, length);
+}
+
+/**
+ * {@link readSearched} of a file larger than `buffer`, in pieces of whole lines through it (touching fresh memory costs
+ * more than reading the file): the head alone first, so a large binary file costs one small read, then the buffer
+ * filled again and again, the part of a line it cut short carried to the next piece. A line longer than the buffer
+ * moves to a buffer twice as large, which is returned.
+ */
+function readInPieces(fd: number, size: number, buffer: Buffer, each: (piece: Buffer, last: boolean) => boolean): Buffer {
+  let held = fill(fd, buffer, 0, Math.min(FIRST_READ_BYTES, buffer.length));
+  let left = size - held;
+  if (binaryHead(buffer.subarray(0, held))) {
+    each(buffer.subarray(0, held), true);
+    return buffer;
+  }
+  for (;;) {
+    const wanted = Math.min(buffer.length - held, left);
+    const read = fill(fd, buffer, held, held + wanted) - held;
+    held += read;
+    left -= read;
+    // Read to its stat's size, or shorter: the file ended.
+    const ended = left === 0 || read < wanted;
+    const cut = ended ? held : buffer.lastIndexOf(10, held - 1) + 1;
+    if (cut === 0) {
+      const grown = Buffer.allocUnsafe(buffer.length * 2);
+      buffer.copy(grown, 0, 0, held);
+      buffer = grown;
+      continue;
+    }
+    if (!each(buffer.subarray(0, cut), ended) || ended) return buffer;
+    buffer.copyWithin(0, cut, held);
+    held -= cut;
+  }
 }
 
 /** Reads into buffer[from, to) until it is full or the file ends; the length read up to. */
@@ -291,6 +331,24 @@ function readLines(fd: number, path: string, first: number, count: number | unde
  */
 export const readSearchedFile = (path: string, scratch?: Buffer): Buffer =>
   withFd(path, "read", (fd) => readSearched(fd, path, scratch), constants.O_RDONLY | constants.O_NONBLOCK);
+
+/** {@link FileHost.readPieces} on the real file system. */
+const readSearchedPieces = (path: string, scratch: Buffer, each: (piece: Buffer, last: boolean) => boolean): Buffer =>
+  withFd(
+    path,
+    "read",
+    (fd) => {
+      const stats = fstatSync(fd);
+      // A file that fits is read whole, as readFileInto reads it (also one that stats as empty: procfs).
+      if (!stats.isFile() || stats.size <= scratch.length) {
+        const bytes = readSearched(fd, path, scratch, stats);
+        each(bytes, true);
+        return bytes.buffer === scratch.buffer ? scratch : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.buffer.byteLength - bytes.byteOffset);
+      }
+      return readInPieces(fd, stats.size, scratch, each);
+    },
+    constants.O_RDONLY | constants.O_NONBLOCK,
+  );
 
 /** Bytes a file name may take (NAME_MAX on Linux and the common file systems). */
 const NAME_MAX = 255;
@@ -509,6 +567,7 @@ export const nodeFileHost: FileHost = {
   },
   readFile: (path) => withFd(path, "read", readAll),
   readFileInto: (path, scratch) => readSearchedFile(path, scratch),
+  readPieces: readSearchedPieces,
   readHead: (path, bytes) =>
     withFd(path, "read", (fd) => {
       const buffer = Buffer.allocUnsafe(bytes);

@@ -58,29 +58,67 @@ export const createScanner = (query: string, files: FileHost, clipChars: number,
 /** The matching lines of one file (at most `max`); a file with a NUL byte has none. Throws when it cannot be read. */
 export function scanFile(scanner: Scanner, absolute: string, max: number): LineMatch[] {
   if (scanner.ruledOut?.(absolute)) return [];
-  const { grams } = scanner.matcher;
-  const bytes = grams && scanner.files.readScreened ? scanner.files.readScreened(absolute, grams) : scanner.files.readFileInto(absolute, scanner.scratch);
-  if (!bytes) return [];
-  // A file that outgrew the buffer got a larger one: keep it, so the next large file allocates nothing.
-  if (!scanner.files.keepsReads && bytes.buffer !== scanner.scratch.buffer) scanner.scratch = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.buffer.byteLength - bytes.byteOffset);
+  const { files, matcher } = scanner;
+  if (matcher.grams && files.readScreened) {
+    const bytes = files.readScreened(absolute, matcher.grams);
+    return bytes ? scanWhole(scanner, bytes, max) : [];
+  }
+  if (!files.readPieces) {
+    const bytes = files.readFileInto(absolute, scanner.scratch);
+    // A file that outgrew the buffer got a larger one: keep it, so the next large file allocates nothing.
+    if (!files.keepsReads && bytes.buffer !== scanner.scratch.buffer) scanner.scratch = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.buffer.byteLength - bytes.byteOffset);
+    return scanWhole(scanner, bytes, max);
+  }
+  let found: LineMatch[] = [];
+  const lines = { before: 0 };
+  let first = true;
+  scanner.scratch = files.readPieces(absolute, scanner.scratch, (piece, last) => {
+    const whole = first && last;
+    if (whole || (first && binaryHead(piece))) {
+      found = whole ? scanWhole(scanner, piece, max) : [];
+      return false;
+    }
+    first = false;
+    // A NUL anywhere makes the file binary: each piece is looked at, since the earlier ones are gone by the end.
+    if (piece.includes(0)) {
+      found = [];
+      return false;
+    }
+    if (found.length < max) scanSegment(scanner, piece, max, found, lines);
+    if (!last) lines.before += countNewlines(piece);
+    return true;
+  });
+  return found;
+}
+
+/** The matching lines of a file held whole: a file with a NUL byte has none. */
+function scanWhole(scanner: Scanner, bytes: Buffer, max: number): LineMatch[] {
   if (binaryHead(bytes)) return [];
   const found: LineMatch[] = [];
-  let binary: boolean | undefined;
-  let linesBefore = 0;
-  for (let from = bytes.subarray(0, 3).equals(BOM) ? 3 : 0; from < bytes.length && found.length < max && !binary; ) {
+  const lines = { before: 0 };
+  for (let from = 0; from < bytes.length && found.length < max; ) {
     const newline = from + scanner.segmentBytes >= bytes.length ? -1 : bytes.indexOf(10, from + scanner.segmentBytes - 1);
     const to = newline === -1 ? bytes.length : newline + 1;
     const segment = bytes.subarray(from, to);
-    scanner.matcher.scan(segment, (line, text, start, end) => {
-      binary ??= bytes.indexOf(0) !== -1;
-      if (binary) return false;
-      found.push({ line: linesBefore + line, ...clipLine(text, start, end, scanner.clipChars) });
-      return found.length < max;
-    });
-    if (to < bytes.length) linesBefore += countNewlines(segment);
+    scanSegment(scanner, segment, max, found, lines);
+    // Lines matched first, the NUL looked for after: most files have no match, and need no look.
+    if (found.length > 0 && bytes.indexOf(0) !== -1) return [];
+    if (to < bytes.length) lines.before += countNewlines(segment);
     from = to;
   }
-  return binary ? [] : found;
+  return found;
+}
+
+/**
+ * Adds to `found` the matching lines of `segment`, whole lines of a file after its first `lines.before` (the file's
+ * byte order mark left out of its first line), up to `max`.
+ */
+function scanSegment(scanner: Scanner, segment: Buffer, max: number, found: LineMatch[], lines: { before: number }): void {
+  const text = lines.before === 0 && segment.subarray(0, 3).equals(BOM) ? segment.subarray(3) : segment;
+  scanner.matcher.scan(text, (line, decoded, start, end) => {
+    found.push({ line: lines.before + line, ...clipLine(decoded, start, end, scanner.clipChars) });
+    return found.length < max;
+  });
 }
 
 /** The outcome of searching many files. */

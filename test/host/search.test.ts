@@ -19,6 +19,34 @@ describe("scanFile", () => {
     expect(pieces).toEqual(whole);
   });
 
+  /** A scanner whose read buffer is `bytes` long, so that a small file is read in pieces through it. */
+  const pieceScanner = (query: string, bytes: number) => Object.assign(createScanner(query, nodeFileHost, 200), { scratch: Buffer.alloc(bytes) });
+
+  test.each(["needle", "need\\w+", "(?i)NEEDLE", "^needle \\d+$", "\\d+$"])("a file larger than the read buffer, read in pieces (%s), gives the lines and numbers it gives whole", (query) => {
+    using ws = tempWorkspace();
+    const lines = Array.from({ length: 5000 }, (_, i) => (i % 97 === 0 ? `needle ${i + 1}` : `hay ${"x".repeat(i % 50)}`));
+    // A byte order mark, CRLF endings on some lines, and no line break at the end.
+    ws.put({ "big.txt": `\ufeff${lines.map((line, i) => (i % 3 === 0 ? `${line}\r` : line)).join("\n")}` });
+    const path = join(ws.root, "big.txt");
+    const whole = scanFile(createScanner(query, nodeFileHost, 200), path, 1000);
+    expect(whole.length).toBeGreaterThan(10);
+    for (const bytes of [4096, 10_000]) expect(scanFile(pieceScanner(query, bytes), path, 1000)).toEqual(whole);
+    // The limit stops at the same lines.
+    expect(scanFile(pieceScanner(query, 4096), path, 7)).toEqual(whole.slice(0, 7));
+  });
+
+  test("read in pieces, a NUL after the matches still makes the file binary, and a line longer than the buffer is read whole", () => {
+    using ws = tempWorkspace();
+    const hay = "hay\n".repeat(5000);
+    ws.put({ "late-nul.txt": `needle 1\n${hay}\u0000\n`, "long-line.txt": `${hay}${"y".repeat(20_000)} needle\n${hay}` });
+    expect(scanFile(pieceScanner("needle", 4096), join(ws.root, "late-nul.txt"), 100)).toEqual([]);
+    const scanner = pieceScanner("needle", 4096);
+    const [match, ...rest] = scanFile(scanner, join(ws.root, "long-line.txt"), 100);
+    expect(rest).toEqual([]);
+    expect(match?.line).toBe(5001);
+    expect(scanner.scratch.length).toBeGreaterThanOrEqual(20_000);
+  });
+
   test.each([
     ["\\bcaf\u00e9\\s*", "un caf\u00e9\nlatte\n"],
     ["\u00e9\\s*\\b", "\u00e9\nx\n"],
