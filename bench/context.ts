@@ -11,7 +11,8 @@
 // ("cached"): each request's tokens with the prefix it shares with any earlier request of the same arm in the suite
 // (its messages as sent, tool definitions first, compared character by character) at a tenth, the cache-read price.
 // Then a long task (the modules lodash's cloneDeep and merge share: 17 tools turns) played by the tools arm and by the
-// code arm with its state kept and afresh. Rerun: `node bench/context.ts`. Env: GG_BENCH_CONTEXT (default
+// code arm with its state kept and afresh, and a second (the test log's slowest modules, in four programs) played by
+// the code arm both ways (goal: keeping state saves at least 25% of its entered tokens). Rerun: `node bench/context.ts`. Env: GG_BENCH_CONTEXT (default
 // $TMPDIR/gg-bench-context); GG_BENCH_BANDS=1 prints every turn's bands.
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -186,6 +187,8 @@ const answers = {
   summary: (line: string): string => `chunk: ${line}`,
   greeting: "Hello. Ask me about this code base.",
   shared: (first: number, second: number, shared: string[]): string => `cloneDeep needs ${first} modules and merge ${second}; the ${shared.length} they share are marked:\n${shared.join(", ")}`,
+  slow: (tests: number, failed: number, rows: { spec: string; ms: number; lines: number }[]): string =>
+    [`${tests} tests, ${failed} failed. The five slowest modules, written to SLOW.md:`, ...rows.map((row) => `${sourceOf(row.spec)}: ${row.ms} ms, ${row.lines} lines`)].join("\n"),
 };
 
 /** What a scripted model sends: a reply's text, or its tool calls. */
@@ -334,6 +337,72 @@ const sharedKept = sharedCode((s) => (s === 1 ? program(`${SHARED}\n${COUNTS}`) 
 const sharedAfresh = sharedCode((s) => {
   const both = `${WALK}\nconst first = await needsOf("cloneDeep.js");\n${SHARED}`;
   return s === 1 ? program(`${both}\n${COUNTS}`, requiresOf) : program(`${both}\n${MARKING}\nreturn shared;`, requiresOf, exportLine);
+});
+
+// The second long task: the log's slowest modules, a step at a time, as a model that looks at each result before the
+// next step would take it: the log parsed into records, the five slowest modules, their sources' sizes, a report file.
+// Played by a code agent keeping the records and what it found in the realm, and afresh, each program parsing again.
+
+/** The tests a runner's log reports: each line's spec file, test, time and outcome. */
+function testsOf(log: string): { spec: string; test: string; ms: number; ok: boolean }[] {
+  return [...log.matchAll(/^ ([✓×]) (\S+) > (.+?) (\d+)ms$/gm)].map((found) => ({ spec: found[2] ?? "", test: found[3] ?? "", ms: Number(found[4]), ok: found[1] === "✓" }));
+}
+
+/** The `n` spec files whose tests took longest in all, slowest first (ties in path order). */
+function slowest(tests: { spec: string; ms: number }[], n: number): { spec: string; ms: number }[] {
+  const totals = new Map<string, number>();
+  for (const test of tests) totals.set(test.spec, (totals.get(test.spec) ?? 0) + test.ms);
+  return [...totals]
+    .map(([spec, ms]) => ({ spec, ms }))
+    .sort((a, b) => b.ms - a.ms || (a.spec < b.spec ? -1 : 1))
+    .slice(0, n);
+}
+
+/** The source file a spec file tests. */
+function sourceOf(spec: string): string {
+  return spec.replace(/^test\/unit\//, "").replace(/\.tests\.js$/, ".js");
+}
+
+/** The report of the slowest modules: one table row each. */
+function slowReport(rows: { spec: string; ms: number; lines: number }[]): string {
+  return ["| module | tests ms | source lines |", "|---|---:|---:|", ...rows.map((row) => `| ${sourceOf(row.spec)} | ${row.ms} | ${row.lines} |`)].join("\n") + "\n";
+}
+
+const SLOW_STEPS = {
+  parse: `const tests = testsOf(String(await gg.files.readFile(${JSON.stringify(LOG)}, { limit: 1_000_000 })));`,
+  counts: "return { tests: tests.length, failed: tests.filter((test) => !test.ok).length };",
+  top: "const top = slowest(tests, 5);",
+  rows: "const rows = [];\nfor (const row of top) rows.push({ ...row, lines: String(await gg.files.readFile(sourceOf(row.spec), { limit: 1_000_000 })).split(\"\\n\").length });",
+  write: 'await gg.files.writeFile("SLOW.md", slowReport(rows));\nreturn "SLOW.md";',
+};
+
+/**
+ * The code agent of the slow-modules task in four programs, each after the one before: the log parsed and counted, the
+ * slowest five, their sources' lines, the report written; then the answer. `later` writes programs 2 to 4.
+ */
+const slowCode =
+  (later: (step: 2 | 3 | 4) => string): Script =>
+  (history) => {
+    const s = step(history);
+    if (s === 0) return { content: program(`${SLOW_STEPS.parse}\n${SLOW_STEPS.counts}`, testsOf) };
+    if (s === 1 || s === 2 || s === 3) return { content: later((s + 1) as 2 | 3 | 4) };
+    const counts = returnedAt(history, 0) as { tests: number; failed: number };
+    const top = returnedAt(history, 1) as { spec: string; ms: number }[];
+    const lines = returnedAt(history, 2) as number[];
+    return { content: answers.slow(counts.tests, counts.failed, top.map((row, i) => ({ ...row, lines: lines[i] ?? 0 }))) };
+  };
+
+/** Keeping the records and what each step found: each later program is its step alone. */
+const slowKept = slowCode((s) =>
+  s === 2 ? program(`${SLOW_STEPS.top}\nreturn top;`, slowest) : s === 3 ? program(`${SLOW_STEPS.rows}\nreturn rows.map((row) => row.lines);`, sourceOf) : program(SLOW_STEPS.write, slowReport),
+);
+
+/** Where nothing outlives a program: each parses the log again and redoes the steps before its own. */
+const slowAfresh = slowCode((s) => {
+  const top = `${SLOW_STEPS.parse}\n${SLOW_STEPS.top}`;
+  if (s === 2) return program(`${top}\nreturn top;`, testsOf, slowest);
+  if (s === 3) return program(`${top}\n${SLOW_STEPS.rows}\nreturn rows.map((row) => row.lines);`, testsOf, slowest, sourceOf);
+  return program(`${top}\n${SLOW_STEPS.rows}\n${SLOW_STEPS.write}`, testsOf, slowest, sourceOf, slowReport);
 });
 
 interface Task {
@@ -600,7 +669,18 @@ for (const [name, play] of [["tools arm", plays.tools], ["code, state kept", pla
   console.log(columns([name, play.report.turns.length, play.window, play.entered, play.cached, percent(play.entered, plays.tools.entered), percent(play.cached, plays.tools.cached)]));
 }
 const saved = 1 - plays.kept.entered / plays.afresh.entered;
-console.log(`goal: long task code/tools entered <= 0.08: ${(plays.kept.entered / plays.tools.entered).toFixed(3)}; cached <= 0.12: ${(plays.kept.cached / plays.tools.cached).toFixed(3)}; state kept saves >= 25% of the code arm's entered: ${(100 * saved).toFixed(0)}%, ${saved >= 0.25 ? "met" : "not met"}`);
+console.log(`goal: long task code/tools entered <= 0.08: ${(plays.kept.entered / plays.tools.entered).toFixed(3)}; cached <= 0.12: ${(plays.kept.cached / plays.tools.cached).toFixed(3)}; state kept saves ${(100 * saved).toFixed(0)}% of the code arm's entered`);
+
+// The second long task, where what the first program parses is what every later step works on.
+const SLOW: Task = { name: "slowest modules in the log", on: "three", prompt: `${LOG} is the output of the test run. Find the five modules whose tests took longest in all, write SLOW.md with a table of each one's total time and its source file's line count, and tell me how many tests ran and failed.`, tools: () => fail("the slow-modules task has no tools play"), code: slowKept };
+const slow = { kept: await runArm(SLOW, "code", log, promptCache()), afresh: await runArm(SLOW, "code", log, promptCache(), slowAfresh) };
+if (slow.kept.report.answer !== slow.afresh.report.answer) fail(`${SLOW.name}: the plays answered differently:\n--- kept\n${slow.kept.report.answer}\n--- afresh\n${slow.afresh.report.answer}`);
+if (!sameFiles(slow.kept.files, slow.afresh.files)) fail(`${SLOW.name}: the plays left different files`);
+console.log(`\nlong task: ${SLOW.name} (three.js), a code agent's four programs, each play with a prompt cache of its own`);
+console.log(columns(["play", "turns", "window", "entered", "cached"]));
+for (const [name, play] of [["code, state kept", slow.kept], ["code, afresh", slow.afresh]] as const) console.log(columns([name, play.report.turns.length, play.window, play.entered, play.cached]));
+const slowSaved = 1 - slow.kept.entered / slow.afresh.entered;
+console.log(`goal: state kept saves >= 25% of the code arm's entered: ${(100 * slowSaved).toFixed(0)}% (cached: ${(100 * (1 - slow.kept.cached / slow.afresh.cached)).toFixed(0)}%), ${slowSaved >= 0.25 ? "met" : "not met"}`);
 
 // The fixed prefix on four workspaces: this repository, three.js's src/, lodash's package (flat), an empty folder.
 const empty = mkdtempSync(join(tmpdir(), "gg-bench-empty-"));
