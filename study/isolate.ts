@@ -51,8 +51,11 @@ function gitOnce(args: string[], cwd?: string): Promise<string> {
   });
 }
 
-/** Attempts of a git command that found a lock taken (another process's shard on the same repository holds it briefly). */
-const LOCK_ATTEMPTS = 6;
+/**
+ * Attempts of a git command that found a lock taken (another process's shard on the same repository holds it briefly),
+ * waiting 0.1, 0.2, 0.4, 0.8, then 1 s between them: about 6.5 s in all, for a loaded machine running many shards.
+ */
+const LOCK_ATTEMPTS = 10;
 /** What git says when another process holds a lock: `Unable to create '….lock': File exists`, `cannot lock ref`, `could not lock config file`. */
 const LOCKED = /\.lock'?: File exists|(cannot|could not|unable to) lock/i;
 
@@ -63,7 +66,7 @@ export async function git(args: string[], cwd?: string): Promise<string> {
       return await gitOnce(args, cwd);
     } catch (error) {
       if (attempt === LOCK_ATTEMPTS || !LOCKED.test((error as Error).message)) throw error;
-      await sleep(50 * 2 ** attempt);
+      await sleep(Math.min(50 * 2 ** attempt, 1000));
     }
   }
 }

@@ -11,7 +11,7 @@ import type { Provider } from "../agent/provider.ts";
 import { transcriptWriter } from "../agent/transcript.ts";
 import { createVisionLedger, type VisionLedger } from "../agent/vision.ts";
 import { execute, shellPolicy, WHOLE_OUTPUT } from "../bindings/shell.ts";
-import { GgError } from "../host/errors.ts";
+import { excerpt, GgError } from "../host/errors.ts";
 import { dollars, grouped, plural, seconds } from "../host/lines.ts";
 import { walkFiles, walkRoot } from "../host/walk.ts";
 import type { Study } from "./file.ts";
@@ -291,7 +291,9 @@ export async function runStudy(study: Study, given: RunOptions): Promise<StudyOu
     totals.tokens += billedOf(record) ?? 0;
     if (record.cost === null) totals.costKnown = false;
     else totals.cost += record.cost;
-    const trialLine = `${verdictOf(record)}, ${plural(record.turns, "turn")}, ${grouped(billedOf(record) ?? 0)} tokens, ${dollars(record.cost)}, ${seconds(record.wallMs)}`;
+    // An error says what went wrong on the line itself, not only in trials.jsonl.
+    const why = record.pass === null && record.error ? ` (${excerpt(record.error.message.replace(/\s+/g, " "), 300)})` : "";
+    const trialLine = `${verdictOf(record)}${why}, ${plural(record.turns, "turn")}, ${grouped(billedOf(record) ?? 0)} tokens, ${dollars(record.cost)}, ${seconds(record.wallMs)}`;
     const cost = totals.costKnown ? dollars(totals.cost) : totals.cost === 0 ? "cost unknown" : `${dollars(totals.cost)} + unknown`;
     const soFar = `${totals.passes} passed, ${grouped(totals.tokens)} tokens, ${cost} so far`;
     progress(`[${skipped + records.length}/${all.length}] ${trial.key} ${trialLine}; ${soFar}\n`);
