@@ -56,10 +56,15 @@ function gitOnce(args: string[], cwd?: string): Promise<string> {
  * waiting 0.1, 0.2, 0.4, 0.8, then 1 s between them: about 6.5 s in all, for a loaded machine running many shards.
  */
 const LOCK_ATTEMPTS = 10;
-/** What git says when another process holds a lock: `Unable to create '….lock': File exists`, `cannot lock ref`, `could not lock config file`. */
-const LOCKED = /\.lock'?: File exists|(cannot|could not|unable to) lock/i;
+/**
+ * What git says when another process holds a lock (`Unable to create '….lock': File exists`, `cannot lock ref`, `could
+ * not lock config file`) or is midway through making a worktree: git writes a new worktree's files after truncating
+ * them, and a git command listing the worktrees meanwhile dies on the empty one (`failed to read
+ * .git/worktrees/02/commondir: Success`).
+ */
+const LOCKED = /\.lock'?: File exists|(cannot|could not|unable to) lock|failed to read \S*worktrees\//i;
 
-/** Runs git; its stdout, or a rejection carrying what it said on stderr. A lock another process holds is waited out. */
+/** Runs git; its stdout, or a rejection carrying what it said on stderr. Another process's lock or half-made worktree is waited out. */
 export async function git(args: string[], cwd?: string): Promise<string> {
   for (let attempt = 1; ; attempt++) {
     try {

@@ -2,11 +2,12 @@
 // repeats at concurrency 4), resuming after a SIGKILL, shards merged, a model refused pictures once per study, and a
 // study file refused with every problem named.
 import { spawn } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, test } from "vitest";
 import { main } from "../../cli/main.ts";
+import { git } from "../../study/isolate.ts";
 import type { StudyReport } from "../../study/report.ts";
 import type { TrialRecord } from "../../study/trials.ts";
 import { tempWorkspace } from "../workspace.ts";
@@ -172,6 +173,26 @@ describe("gg study", () => {
     // The specs were read whole into the opening context: the notes' text reached the model in every trial.
     const transcript = readFileSync(join(out, "transcripts/look/v-tools/1.jsonl"), "utf8");
     expect(transcript).toContain("Say hello.");
+  });
+
+  test("a worktree another process is midway through making is waited out, not a failed trial", async () => {
+    using ws = tempWorkspace();
+    ws.put({ "repo/": "" });
+    const repo = join(ws.root, "repo");
+    gitRepo(repo, { "repo/a.txt": "a\n" }, ws.put);
+    // What a concurrent `git worktree add` leaves for an instant: its files made, commondir truncated and not yet written.
+    // Every git command that lists the worktrees dies on it ("failed to read .git/worktrees/busy/commondir: Success").
+    const admin = join(repo, ".git/worktrees/busy");
+    mkdirSync(admin, { recursive: true });
+    mkdirSync(join(ws.root, "busy"));
+    writeFileSync(join(ws.root, "busy/.git"), `gitdir: ${admin}\n`);
+    writeFileSync(join(admin, "gitdir"), `${join(ws.root, "busy/.git")}\n`);
+    writeFileSync(join(admin, "HEAD"), `${"0".repeat(40)}\n`);
+    writeFileSync(join(admin, "commondir"), "");
+    const finished = sleep(300).then(() => writeFileSync(join(admin, "commondir"), "../..\n"));
+    await git(["worktree", "add", "--quiet", "-B", "trial", join(ws.root, "trial"), "HEAD"], repo);
+    await finished;
+    expect(readFileSync(join(ws.root, "trial/a.txt"), "utf8")).toBe("a\n");
   });
 
   test("a refused study file names every problem at once and exits 2", async () => {
