@@ -71,6 +71,8 @@ export interface Prepared {
   slot: { run?: RunState };
   /** What the realm held when its last program ended (a session that keeps state). */
   held: HeldName[];
+  /** Restores the builtins between a session's programs, so that the next one need not as it starts. */
+  restoreIdle?: ivm.Reference;
 }
 
 /**
@@ -181,7 +183,7 @@ export async function prepare(env: GgEnv, memoryMb: number, resultChars: number)
   const held = new ivm.Callback((json: unknown) => {
     prepared.held = readHeld(json);
   }, { sync: true });
-  await context.evalClosure(SHIM, [dispatcher, dispatcherSync, emit, layout, resultChars, held]);
+  prepared.restoreIdle = (await context.evalClosure(SHIM, [dispatcher, dispatcherSync, emit, layout, resultChars, held], { result: { reference: true } })) as ivm.Reference;
   return prepared;
 }
 
@@ -189,5 +191,6 @@ export async function prepare(env: GgEnv, memoryMb: number, resultChars: number)
 export function discard(prepared: Prepared): void {
   prepared.slot.run = undefined;
   for (const dispatcher of prepared.dispatchers) dispatcher.release();
+  prepared.restoreIdle?.release();
   if (!prepared.isolate.isDisposed) prepared.isolate.dispose();
 }

@@ -21,6 +21,8 @@ interface Thrown {
 }
 /** Characters of an error message or stack kept from a program. */
 const READ_CHARS = 8192;
+/** Milliseconds the restore between a session's programs may take: a few, more only after a program piled onto the builtins. */
+const IDLE_RESTORE_MS = 250;
 const clip = (value: unknown, limit = READ_CHARS): string => (typeof value === "string" ? value : "").slice(0, limit);
 const isCallCode = (code: unknown): code is ErrorCode => typeof code === "string" && (CALL_ERROR_CODES as readonly string[]).includes(code);
 
@@ -120,11 +122,29 @@ export function createSandbox(given: GgEnv, keeps = false, realmEvents: { ran?(s
     realm = undefined;
     realmEvents.ended?.();
   };
+  /** Programs started and not yet ended: none may be running while the builtins are restored between them. */
+  let running = 0;
+  /**
+   * Restores the realm's builtins once the report is out, while no program runs, so that the next program starts
+   * without doing it (most of a session program's start). A restore a program started before, or one that ran out
+   * its bound, is left to the next program's start, as is one after guest code ran meanwhile (the shim's flag).
+   */
+  const restoreSoon = (prepared: Prepared): void => {
+    setImmediate(() => {
+      if (realm !== prepared || running > 0 || prepared.isolate.isDisposed) return;
+      try {
+        prepared.restoreIdle?.applySync(undefined, [], { timeout: IDLE_RESTORE_MS });
+      } catch {
+        // The next program restores as it starts.
+      }
+    });
+  };
   /** After a run in `prepared`: the realm is kept, unless the program was stopped; else the next isolate is made. */
   const after = (prepared: Prepared, source: string, how: SandboxRun, frame: RunFrame): void => {
     if (keeps && !frame.stopped) {
       realm = prepared;
       realmEvents.ran?.(source);
+      restoreSoon(prepared);
       return;
     }
     if (keeps) {
@@ -140,27 +160,36 @@ export function createSandbox(given: GgEnv, keeps = false, realmEvents: { ran?(s
       }),
     );
   };
+  /** One run of `source`, as {@link run} makes it. */
+  const runOnce = async (source: string, how: SandboxRun): Promise<RunReport> => {
+    const frame = startFrame(env);
+    if (lost) frame.report.stateLost = stateLostNote(lost);
+    lost = undefined;
+    if (how.cancel?.aborted) return frame.finish(CANCELLED);
+    const program = compileProgram(source, how.language, keeps);
+    if (!("code" in program)) return frame.finish({ code: "syntax-error", ...program, message: `The program does not compile: ${program.message}` });
+    const refused = await typeCheck(source, how, frame);
+    if (refused) return frame.finish(refused);
+    let prepared: Prepared;
+    try {
+      prepared = await take(how.limits);
+    } catch (error) {
+      return frame.finish({ code: "program-error", message: `Cannot start an isolate for the program: ${error instanceof Error ? error.message : String(error)}` });
+    }
+    try {
+      return await execute(prepared, program, how, env, frame);
+    } finally {
+      after(prepared, source, how, frame);
+    }
+  };
   return {
     /** Runs `source` once under `limits` and reports what happened. Never throws. */
     async run(source: string, how: SandboxRun): Promise<RunReport> {
-      const frame = startFrame(env);
-      if (lost) frame.report.stateLost = stateLostNote(lost);
-      lost = undefined;
-      if (how.cancel?.aborted) return frame.finish(CANCELLED);
-      const program = compileProgram(source, how.language, keeps);
-      if (!("code" in program)) return frame.finish({ code: "syntax-error", ...program, message: `The program does not compile: ${program.message}` });
-      const refused = await typeCheck(source, how, frame);
-      if (refused) return frame.finish(refused);
-      let prepared: Prepared;
+      running++;
       try {
-        prepared = await take(how.limits);
-      } catch (error) {
-        return frame.finish({ code: "program-error", message: `Cannot start an isolate for the program: ${error instanceof Error ? error.message : String(error)}` });
-      }
-      try {
-        return await execute(prepared, program, how, env, frame);
+        return await runOnce(source, how);
       } finally {
-        after(prepared, source, how, frame);
+        running--;
       }
     },
     /** Ends the realm without a word: the caller asked for a fresh one. */

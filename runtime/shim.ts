@@ -19,8 +19,23 @@ const REALM = `const builtins = new SetCtor(ownKeys(globalThis));
 apply(setAdd, builtins, ["__gg_keep"]);
 apply(setAdd, builtins, ["__gg_settle"]);
 let kept = null;
+// True while the builtins are as the shim left them: restored between programs (restoreIdle, which the host calls once
+// a program's report is out) with no guest code run since. The only guest code that can run between programs is a
+// FinalizationRegistry's cleanup (a reply that comes after its program ended resumes nothing), so each cleanup a
+// program registers says it ran, and the next program restores as it starts.
+let restored = false;
+const NativeRegistry = FinalizationRegistry;
+const Registry = function FinalizationRegistry(cleanup) {
+  if (new.target === undefined) throw new TypeErrorCtor("Constructor FinalizationRegistry requires 'new'");
+  const wrapped = typeof cleanup === "function" ? (value) => { restored = false; return apply(cleanup, undefined, [value]); } : cleanup;
+  return construct(NativeRegistry, [wrapped], new.target);
+};
+defineProperty(Registry, "prototype", { __proto__: null, value: NativeRegistry.prototype, writable: false, enumerable: false, configurable: false });
+defineProperty(NativeRegistry.prototype, "constructor", { __proto__: null, value: Registry, writable: true, enumerable: false, configurable: true });
+defineProperty(globalThis, "FinalizationRegistry", { __proto__: null, value: Registry, writable: true, enumerable: false, configurable: true });
 defineProperty(globalThis, "__gg_keep", fixed((entries) => {
-  restore();
+  if (!restored) restore();
+  restored = false;
   kept = entries;
 }));
 const kindOf = (value) => {
@@ -126,6 +141,14 @@ const describeRealm = () => {
   }
   return stringify(list);
 };
+// Restores the builtins between programs. Nothing of it falls between a rejection a program drops and isolated-vm's
+// look for it at the end of the program's task, where the garbage of a restore started collections that lost one
+// rejection in five (isolated-vm holds them weakly).
+const restoreIdle = () => {
+  restored = false;
+  restore();
+  restored = true;
+};
 const commit = () => {
   if (kept === null) return;
   const entries = kept;
@@ -143,8 +166,8 @@ const commit = () => {
 /**
  * The shim's source, run once per isolate before the program with $0 to $5: the two dispatchers, the console
  * callback, the gg functions' layout as JSON, the result limit in characters, and the callback told what the realm
- * holds after each program of a session that keeps state. It captures what it needs, then
- * never exposes the dispatchers.
+ * holds after each program of a session that keeps state. It captures what it needs, then never exposes the
+ * dispatchers. It returns the function that restores the builtins between a session's programs.
  */
 export const SHIM = `'use strict';
 const dispatch = $0, dispatchSync = $1, emit = $2, layout = JSON.parse($3), resultLimit = $4, held = $5;
@@ -282,4 +305,6 @@ defineProperty(globalThis, "__gg_settle", fixed((program) => new PromiseCtor((re
     },
   ]);
 })));
+// What the host calls between a session's programs.
+return restoreIdle;
 `;

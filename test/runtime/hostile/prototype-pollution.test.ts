@@ -1,6 +1,7 @@
 import { spawnSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, test } from "vitest";
 import { engineWorkspace } from "../engine.ts";
 import { expectClosedError, expectEngineStillWorks, FIND_IVM } from "./hostile.ts";
@@ -190,7 +191,11 @@ describe("hostile: prototype pollution", () => {
     await expectEngineStillWorks(ws);
   });
 
-  test("nothing a program pollutes survives into the next run of a session, nor reaches the host's own realm: only its own global stays", async () => {
+  // Programs of a session run back to back, or apart: the builtins are restored between them when the runtime is idle,
+  // or as the next one starts.
+  const GAPS = [["right after it", 0], ["after an idle moment", 100]] as const;
+
+  test.each(GAPS)("nothing a program pollutes survives into the next run of a session (%s), nor reaches the host's own realm: only its own global stays", async (_, gapMs) => {
     using ws = engineWorkspace({ keepState: true });
     ws.put({ "a.txt": "alpha\n" });
     const polluting = await ws.run(`
@@ -203,19 +208,20 @@ describe("hostile: prototype pollution", () => {
       Function.prototype.call = () => "forged";
       return "polluted";`);
     expect(polluting).toMatchObject({ ok: true, result: "polluted" });
+    await sleep(gapMs);
     const clean = await ws.run(`
       return {
         polluted: ({} as any).polluted ?? null, ok: ({} as any).ok ?? null, index0: ([] as any)[0] ?? null, leftover: (globalThis as any).leftover ?? null,
         json: JSON.stringify({ a: 1 }), errorIsNative: String(Error).includes("[native code]"), callIsNative: String(Function.prototype.call).includes("[native code]"),
         read: await gg.files.readFile("a.txt"),
       };`);
-    // Builtins are restored as each program ends; a global property of the program's own is the session's state.
+    // Builtins are restored before the next program; a global property of the program's own is the session's state.
     expect(clean.result).toEqual({ polluted: null, ok: null, index0: null, leftover: "from the first run", json: '{"a":1}', errorIsNative: true, callIsNative: true, read: "alpha\n" });
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     expect(JSON.stringify({ a: 1 })).toBe('{"a":1}');
     expect((globalThis as Record<string, unknown>).leftover).toBeUndefined();
   });
-  test("getters a program leaves on Object.prototype and the builtins never run while the next program's builtins are restored", async () => {
+  test.each(GAPS)("getters a program leaves on Object.prototype and the builtins never run while the builtins are restored for the next program (%s)", async (_, gapMs) => {
     using ws = engineWorkspace({ keepState: true });
     const planted = await ws.run(`
       let calls = 0;
@@ -229,7 +235,27 @@ describe("hostile: prototype pollution", () => {
       return { calls, code };
     `);
     expect(planted).toMatchObject({ ok: true, result: { calls: 0, code: "not-found" } });
+    await sleep(gapMs);
     const next = await ws.run("return { calls, map: [1, 2].map((x) => x * 2), filter: [1, 2].filter((x) => x > 1), value: ({} as Record<string, unknown>).value ?? null, files: (await gg.files.listDir()).entries.length };");
     expect(next).toMatchObject({ ok: true, result: { calls: 0, map: [2, 4], filter: [2], value: null, files: 0 } });
+  });
+
+  test("a session's FinalizationRegistry (whose cleanups mark the realm for a restore) behaves as the builtin does", async () => {
+    using ws = engineWorkspace({ keepState: true });
+    const report = await ws.run(`
+      const registry = new FinalizationRegistry(() => {});
+      const target = {};
+      registry.register(target, 1, target);
+      const threw = (make: () => unknown) => { try { make(); return null; } catch (error) { return (error as Error).constructor.name; } };
+      return {
+        instance: registry instanceof FinalizationRegistry,
+        constructor: Object.getPrototypeOf(registry).constructor === FinalizationRegistry,
+        name: FinalizationRegistry.name, length: FinalizationRegistry.length,
+        unregistered: registry.unregister(target),
+        withoutNew: threw(() => (FinalizationRegistry as any)(() => {})),
+        notCallable: threw(() => new FinalizationRegistry(1 as any)),
+        subclass: new (class extends FinalizationRegistry<number> {})(() => {}) instanceof FinalizationRegistry,
+      };`);
+    expect(report).toMatchObject({ ok: true, result: { instance: true, constructor: true, name: "FinalizationRegistry", length: 1, unregistered: true, withoutNew: "TypeError", notCallable: "TypeError", subclass: true } });
   });
 });
