@@ -296,8 +296,10 @@ export function warmSearchHost(host: FileHost, warm: WarmCache, paths: string[])
       throw fromSystemError("read", path, error);
     }
   };
+  // Reads in pieces are the cold host's: a warm search reads each file whole, from what it keeps.
+  const { readPieces: _pieces, ...whole } = host;
   return {
-    ...host,
+    ...whole,
     readFileInto: (path) => typed(path, () => warm.readFile(path, taken(path))),
     readScreened: (path, grams) => typed(path, () => warm.readScreened(path, taken(path), grams)),
     keepsReads: true,

@@ -126,6 +126,18 @@ describe("the cap", () => {
 });
 
 describe("what the warm state holds", () => {
+  test.each(["needle", "(?i)NEEDLE", "\\w+\\s*=\\s*\\d{4,}", "^\\S"])("a search for %s keeps the files it read, whatever the pattern requires of them", async (query) => {
+    using ws = tempWorkspace();
+    ws.put({ "a.txt": "needle = 12345\n", "b.txt": "x = 99999\n", "sub/c.txt": "Needle = 2026\n" });
+    await settle();
+    const { invoke } = await import("../../bindings/define.ts");
+    const { callContext } = await import("../../bindings/index.ts");
+    const { search } = await import("../../bindings/search.ts");
+    const context = callContext({ workspace: ws.root });
+    expect(await invoke(search, { query }, context)).toMatchObject({ ok: true });
+    expect(context.warm?.files().contents).toBe(3);
+  });
+
   test("a directory deleted, or replaced by a file of its name, takes what was kept below it; a full cap drops the least used", async () => {
     using ws = tempWorkspace();
     const mib = "x".repeat(1 << 20);
