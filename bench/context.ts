@@ -11,9 +11,10 @@
 // ("cached"): each request's tokens with the prefix it shares with any earlier request of the same arm in the suite
 // (its messages as sent, tool definitions first, compared character by character) at a tenth, the cache-read price.
 // Then a long task (the modules lodash's cloneDeep and merge share: 17 tools turns) played by the tools arm and by the
-// code arm with its state kept and afresh, and a second (the test log's slowest modules, in four programs) played by
-// the code arm both ways (goal: keeping state saves at least 25% of its entered tokens). Rerun: `node bench/context.ts`. Env: GG_BENCH_CONTEXT (default
-// $TMPDIR/gg-bench-context); GG_BENCH_BANDS=1 prints every turn's bands.
+// code arm with its state kept and afresh, a debugging session (four bugs found one at a time: 17 tool-calling turns)
+// played by both arms, and a third (the test log's slowest modules, in four programs) played by the code arm both ways
+// (goal: keeping state saves at least 25% of its entered tokens). Rerun: `node bench/context.ts`. Env:
+// GG_BENCH_CONTEXT (default $TMPDIR/gg-bench-context); GG_BENCH_BANDS=1 prints every turn's bands.
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -187,6 +188,7 @@ const answers = {
   summary: (line: string): string => `chunk: ${line}`,
   greeting: "Hello. Ask me about this code base.",
   shared: (first: number, second: number, shared: string[]): string => `cloneDeep needs ${first} modules and merge ${second}; the ${shared.length} they share are marked:\n${shared.join(", ")}`,
+  bugs: (helpers: string[]): string => `Fixed ${helpers.length} bugs, one in each of ${helpers.join(", ")}; node check.js passes.`,
   slow: (tests: number, failed: number, rows: { spec: string; ms: number; lines: number }[]): string =>
     [`${tests} tests, ${failed} failed. The five slowest modules, written to SLOW.md:`, ...rows.map((row) => `${sourceOf(row.spec)}: ${row.ms} ms, ${row.lines} lines`)].join("\n"),
 };
@@ -339,7 +341,7 @@ const sharedAfresh = sharedCode((s) => {
   return s === 1 ? program(`${both}\n${COUNTS}`, requiresOf) : program(`${both}\n${MARKING}\nreturn shared;`, requiresOf, exportLine);
 });
 
-// The second long task: the log's slowest modules, a step at a time, as a model that looks at each result before the
+// The third long task: the log's slowest modules, a step at a time, as a model that looks at each result before the
 // next step would take it: the log parsed into records, the five slowest modules, their sources' sizes, a report file.
 // Played by a code agent keeping the records and what it found in the realm, and afresh, each program parsing again.
 
@@ -405,10 +407,111 @@ const slowAfresh = slowCode((s) => {
   return program(`${top}\n${SLOW_STEPS.rows}\n${SLOW_STEPS.write}`, testsOf, slowest, sourceOf, slowReport);
 });
 
+// The second long task: four bugs, one at a time, as a debugging session goes. check.js stops at its first failing
+// check, and each bug is in the private helper the failing function calls: an agent runs the checks, reads the
+// function, then its helper, fixes the line and runs again. A tools agent takes a call a step (17 tool-calling turns);
+// a code agent one program a bug, each fixing the last bug found and looking for the next.
+
+/** The bugs planted in lodash's helpers: a line as lodash has it, and as planted. */
+const BUGS = [
+  { file: "_baseInRange.js", good: "number < nativeMax(start, end)", bad: "number <= nativeMax(start, end)" },
+  { file: "_baseClamp.js", good: "number = number <= upper ? number : upper;", bad: "number = number >= upper ? number : upper;" },
+  { file: "_baseSum.js", good: "while (++index < length) {", bad: "while (++index < length - 1) {" },
+  { file: "_baseMean.js", good: "(baseSum(array, iteratee) / length)", bad: "(baseSum(array, iteratee) / (length + 1))" },
+] as const;
+const CHECK = "node check.js";
+const CHECKS = `const checks = [
+  ["inRange(4, 2, 4)", () => require("./inRange")(4, 2, 4), false],
+  ["clamp(10, -5, 5)", () => require("./clamp")(10, -5, 5), 5],
+  ["sum([4, 2, 8, 6])", () => require("./sum")([4, 2, 8, 6]), 20],
+  ["mean([4, 2, 8, 6])", () => require("./mean")([4, 2, 8, 6]), 5],
+];
+for (const [name, run, expected] of checks) {
+  const got = run();
+  if (got !== expected) {
+    console.log(\`FAIL \${name}: expected \${expected}, got \${got}\`);
+    process.exit(1);
+  }
+  console.log(\`ok \${name}\`);
+}
+console.log("all checks pass");
+`;
+
+/** Plants the bugs in a copy of lodash and writes its checks. */
+function plantBugs(root: string): void {
+  for (const bug of BUGS) {
+    const path = join(root, bug.file);
+    const text = readFileSync(path, "utf8");
+    if (text.split(bug.good).length !== 2) fail(`${bug.file} no longer holds ${JSON.stringify(bug.good)} once`);
+    writeFileSync(path, text.replace(bug.good, bug.bad));
+  }
+  writeFileSync(join(root, "check.js"), CHECKS);
+}
+
+/** The function whose check failed in check.js's output, or "" when every check passed. */
+function failingName(output: string): string {
+  return /FAIL (\w+)\(/.exec(output)?.[1] ?? "";
+}
+
+/** The private helper a lodash function's module hands its work to: `_base<Name>.js`, among what it requires. */
+function helperOf(path: string, source: string): string {
+  return requiresOf(source).find((file) => file.toLowerCase() === `_base${path.toLowerCase()}`) ?? "";
+}
+
+/** The fix of the bug a helper's source holds. */
+function fixIn(source: string): { old: string; new: string } {
+  const bug = BUGS.find((planted) => source.includes(planted.bad));
+  return bug ? { old: bug.bad, new: bug.good } : fail(`no planted bug in:\n${source}`);
+}
+
+/** The last reply's first tool call: its name and arguments. */
+function lastCall(history: ChatCompletionMessageParam[]): { name: string; args: { path?: string } } | undefined {
+  const reply = history.findLast((message) => message.role === "assistant");
+  const call = reply?.role === "assistant" ? reply.tool_calls?.[0] : undefined;
+  return call?.type === "function" ? { name: call.function.name, args: JSON.parse(call.function.arguments) as { path?: string } } : undefined;
+}
+
+/** The tools agent: the checks, the failing function, its helper, the fix; again until every check passes. */
+const bugsTools: Script = (history) => {
+  const last = lastCall(history);
+  const result = told(history)[0] ?? "";
+  if (!last || last.name === "edit_file") return { calls: [{ name: "shell", args: { command: CHECK } }] };
+  if (last.name === "shell") {
+    const name = failingName(result);
+    if (name) return { calls: [{ name: "read_file", args: { path: `${name}.js` } }] };
+    const fixed = history.flatMap((message) => (message.role === "assistant" ? (message.tool_calls ?? []) : [])).filter((call) => call.type === "function" && call.function.name === "edit_file");
+    return { content: answers.bugs(fixed.map((call) => (call.type === "function" ? (JSON.parse(call.function.arguments) as { path: string }).path : ""))) };
+  }
+  const path = last.args.path ?? "";
+  if (!path.startsWith("_")) return { calls: [{ name: "read_file", args: { path: helperOf(path, result) } }] };
+  return { calls: [{ name: "edit_file", args: { path, ...fixIn(result) } }] };
+};
+
+/** A code agent's look for the next bug: the checks run, and the failing function's helper read. */
+const INVESTIGATE = `async function investigate() {
+  const run = await gg.shell.shell(${JSON.stringify(CHECK)});
+  const name = failingName(run.output);
+  if (!name) return { output: run.output };
+  const helper = helperOf(\`\${name}.js\`, String(await gg.files.readFile(\`\${name}.js\`)));
+  return { output: run.output, helper, source: String(await gg.files.readFile(helper)) };
+}`;
+
+/** The code agent: a first program that looks, then one a bug that fixes what the last found and looks again. */
+const bugsCode: Script = (history) => {
+  const s = step(history);
+  if (s === 0) return { content: program(`${INVESTIGATE}\nreturn investigate();`, requiresOf, failingName, helperOf) };
+  const found = returnedAt(history, s - 1) as { helper?: string; source?: string };
+  if (found.helper === undefined) return { content: answers.bugs(Array.from({ length: s - 1 }, (_, n) => (returnedAt(history, n) as { helper: string }).helper)) };
+  const fix = fixIn(found.source ?? "");
+  return { content: program(`await gg.files.editFile(${JSON.stringify(found.helper)}, ${JSON.stringify(fix.old)}, ${JSON.stringify(fix.new)});\nreturn investigate();`) };
+};
+
 interface Task {
   name: string;
   /** The workspace it runs on. */
   on: Base;
+  /** What the task changes in its workspace before the agent starts. */
+  prepare?: (root: string) => void;
   prompt: string;
   tools: Script;
   code: Script;
@@ -596,6 +699,7 @@ interface Outcome {
 
 async function runArm(task: Task, arm: Arm, log: string, cache = caches[arm], script: Script = task[arm]): Promise<Outcome> {
   const root = workspace(task.on, log);
+  task.prepare?.(root);
   try {
     const shares: number[] = [];
     const report = await runAgent({ provider: scripted(script, cache, shares), model: "bench/scripted", arm, task: task.prompt, workspace: root });
@@ -671,7 +775,20 @@ for (const [name, play] of [["tools arm", plays.tools], ["code, state kept", pla
 const saved = 1 - plays.kept.entered / plays.afresh.entered;
 console.log(`goal: long task code/tools entered <= 0.08: ${(plays.kept.entered / plays.tools.entered).toFixed(3)}; cached <= 0.12: ${(plays.kept.cached / plays.tools.cached).toFixed(3)}; state kept saves ${(100 * saved).toFixed(0)}% of the code arm's entered`);
 
-// The second long task, where what the first program parses is what every later step works on.
+// The debugging session, each arm with a prompt cache of its own.
+const BUGHUNT: Task = { name: "four bugs, one at a time", on: "lodash", prepare: plantBugs, prompt: `${CHECK} fails. Find and fix the bugs until every check passes, and say which files you fixed.`, tools: bugsTools, code: bugsCode };
+const hunt = { tools: await runArm(BUGHUNT, "tools", log, promptCache()), code: await runArm(BUGHUNT, "code", log, promptCache()) };
+if (hunt.tools.report.answer !== hunt.code.report.answer) fail(`${BUGHUNT.name}: the arms answered differently:\n--- tools\n${hunt.tools.report.answer}\n--- code\n${hunt.code.report.answer}`);
+if (!sameFiles(hunt.tools.files, hunt.code.files)) fail(`${BUGHUNT.name}: the arms left different files`);
+console.log(`\nlong task: ${BUGHUNT.name} (lodash), each arm with a prompt cache of its own`);
+console.log(columns(["play", "turns", "window", "entered", "cached", "of tools'", "of tools'"]));
+console.log(columns(["", "", "", "", "", "entered", "cached"]));
+for (const [name, play] of [["tools arm", hunt.tools], ["code arm", hunt.code]] as const) {
+  console.log(columns([name, play.report.turns.length, play.window, play.entered, play.cached, percent(play.entered, hunt.tools.entered), percent(play.cached, hunt.tools.cached)]));
+}
+console.log(`goal: long task code/tools entered <= 0.08: ${(hunt.code.entered / hunt.tools.entered).toFixed(3)}; cached <= 0.12: ${(hunt.code.cached / hunt.tools.cached).toFixed(3)}`);
+
+// The third long task, where what the first program parses is what every later step works on.
 const SLOW: Task = { name: "slowest modules in the log", on: "three", prompt: `${LOG} is the output of the test run. Find the five modules whose tests took longest in all, write SLOW.md with a table of each one's total time and its source file's line count, and tell me how many tests ran and failed.`, tools: () => fail("the slow-modules task has no tools play"), code: slowKept };
 const slow = { kept: await runArm(SLOW, "code", log, promptCache()), afresh: await runArm(SLOW, "code", log, promptCache(), slowAfresh) };
 if (slow.kept.report.answer !== slow.afresh.report.answer) fail(`${SLOW.name}: the plays answered differently:\n--- kept\n${slow.kept.report.answer}\n--- afresh\n${slow.afresh.report.answer}`);
