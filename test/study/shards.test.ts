@@ -1,8 +1,9 @@
 // A study spread over workers, on real git repositories and real processes against the fake provider: the Kubernetes
 // example's own command line run once per index (concurrently, as pods), merged, equal to one process's run; a shard
-// killed and re-run; --out relative to where gg runs (inside the case's repository too); a study's identity (a re-run
-// against another port or from another directory runs nothing; a changed study is refused); merge and report refusing
-// different studies and conflicting verdicts; the console showing a study's folders as one study.
+// killed and re-run; --out relative to where gg runs (inside the case's repository too), or absent (beside the study
+// file, itself in the case's repository); a study's identity (a re-run against another port or from another directory
+// runs nothing; a changed study is refused); merge and report refusing different studies and conflicting verdicts; the
+// console showing a study's folders as one study.
 import { type ChildProcess, spawn } from "node:child_process";
 import { cpSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -157,6 +158,30 @@ describe("a study over several workers", () => {
     expect(keys.sort()).toEqual(["m1-tools", "m2-tools"].flatMap((agent) => [1, 2, 3].map((repeat) => `greet/${agent}/${repeat}`)).sort());
     // The slices are --shard's: positions 1, 3, 5 and 2, 4, 6 of the study's order.
     expect(readRecords(join(ws.root, "shard-0")).map((record) => record.key).sort()).toEqual(["greet/m1-tools/1", "greet/m1-tools/3", "greet/m2-tools/2"]);
+  }, 300_000);
+
+  test("with no --out, the results land beside the study file, which lies inside the case's repository; killed with SIGKILL and run again from there, the repository is left as it was", async () => {
+    using ws = tempWorkspace();
+    const repo = join(ws.root, "repo");
+    const study = { cases: [{ id: "greet", workspace: ".", ref: "main", task: writeTask("hello.txt", "hello"), check: "grep -qx hello hello.txt" }], agents: AGENTS.slice(0, 1), repeats: 2 };
+    ws.put({ "repo/": "", "catalog.json": JSON.stringify({ source: "test", fetched: "2026-01-01", models: [] }) });
+    gitRepo(repo, { "repo/readme.md": "# A repository\n", "repo/study.json": JSON.stringify(study) }, ws.put);
+    const args = ["study", "run", "study.json", "--concurrency", "2", "--catalog", join(ws.root, "catalog.json")];
+    {
+      await using held = await fakeProvider({ hold: () => true });
+      const child = ggProcess([...args, "--base-url", held.baseURL], repo);
+      while (held.held.length < 2) await sleep(20);
+      child.kill("SIGKILL");
+      await child.done;
+    }
+    expect(gitLines(repo, "branch", "--list", "gg-study/*")).toHaveLength(2);
+    expect(gitLines(repo, "status", "--porcelain")).toEqual([]);
+    await using server = await fakeProvider();
+    const again = await ggProcess([...args, "--base-url", server.baseURL], repo).done;
+    expect(again.stderr).toMatch(/^removed 2 worktrees and 2 branches an earlier run left\n2 trials: 0 finished earlier, 2 to run/);
+    expect(again.status, again.stderr).toBe(0);
+    expect(verdicts(readRecords(join(repo, "study.results")))).toEqual([["greet/m1-tools/1", true], ["greet/m1-tools/2", true]]);
+    nothingLeft(repo);
   }, 300_000);
 
   test("--shards refuses a worker without its index, an index out of range, and --shard beside it (exit 2, naming the variables)", async () => {
