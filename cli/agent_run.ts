@@ -13,7 +13,7 @@ import { apiKeyFor, openAIProvider, scrubberOf, withholdKey } from "../agent/pro
 import { differences, readTranscript, recordedCalls, replayOptions, TranscriptError, type TranscriptEntry, type TranscriptStart, toldTexts, transcriptWriter } from "../agent/transcript.ts";
 import { plural } from "../host/lines.ts";
 import { approverFor, type StandingAnswer } from "./approve.ts";
-import { UsageError, workspaceOf } from "./command.ts";
+import { signalWords, UsageError, workspaceOf } from "./command.ts";
 import { retryLine, summaryText, turnLine } from "./summary.ts";
 
 /** What `gg agent` is given, checked by the caller. */
@@ -140,10 +140,9 @@ function tell(report: AgentReport, flags: AgentFlags, to: { print: (text: string
 
 /** The report of a run a signal ended: what it did so far, cancelled. */
 function cancelledRun(sofar: { turns: TurnRecord[]; calls: CallOutcome[]; files?: () => AgentReport["filesChanged"] }, signal: NodeJS.Signals, pricing: Pricing | undefined): AgentReport {
-  const how = signal === "SIGINT" ? "Ctrl-C (SIGINT)" : signal;
   return {
     ok: false,
-    error: { code: "cancelled", message: `The run was cancelled by ${how} in turn ${sofar.turns.length + 1}; the commands it started were stopped, and the summary counts the turns and calls that had ended` },
+    error: { code: "cancelled", message: `The run was cancelled by ${signalWords(signal)} in turn ${sofar.turns.length + 1}; the commands it started were stopped, and the summary counts the turns and calls that had ended` },
     turns: sofar.turns,
     calls: sofar.calls,
     visionEvents: [],

@@ -106,3 +106,6 @@ export function workspaceOf(dir: string | undefined): string {
 
 /** The agent option as the options objects of the runtime and the tools take it. */
 export const agentOf = (agent: string | undefined): { agent?: string } => (agent === undefined ? {} : { agent });
+
+/** A signal as a person at a terminal knows it. */
+export const signalWords = (signal: NodeJS.Signals): string => (signal === "SIGINT" ? "Ctrl-C (SIGINT)" : signal);

@@ -11,7 +11,7 @@ import { blankReport } from "../runtime/report.ts";
 import { type RunOptions, runProblems } from "../runtime/limits.ts";
 import type { ViewSummary } from "../runtime/views.ts";
 import { approverFor } from "./approve.ts";
-import { agentOf, type Common, defineCommand, type Io, loadConfiguration, options, positive, UsageError, workspaceOf } from "./command.ts";
+import { agentOf, type Common, defineCommand, type Io, loadConfiguration, options, positive, signalWords, UsageError, workspaceOf } from "./command.ts";
 
 interface RunFlags extends Common {
   budget?: number;
@@ -94,10 +94,9 @@ function printLogs(report: RunReport, shown: { logs: number }, out: (text: strin
 
 /** The run so far, ended by `signal`: cancelled, naming the calls already made. */
 function cancelledReport(report: RunReport, signal: NodeJS.Signals): RunReport {
-  const how = signal === "SIGINT" ? "Ctrl-C (SIGINT)" : signal;
   const calls = report.calls.length + report.callsDropped;
   const made = calls === 0 ? "no gg calls made" : `after ${plural(calls, "gg call")}: ${callsMade(report)}`;
-  return { ...report, ok: false, error: { code: "cancelled", message: `The run was cancelled by ${how}, ${made}; the commands it started were stopped` } };
+  return { ...report, ok: false, error: { code: "cancelled", message: `The run was cancelled by ${signalWords(signal)}, ${made}; the commands it started were stopped` } };
 }
 
 function printReport(report: RunReport, shown: { logs: number }, out: (text: string) => void): void {

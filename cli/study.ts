@@ -5,7 +5,8 @@ import { existsSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { DEFAULT_BASE_URL } from "../agent/catalog.ts";
 import { stopCommandsOnSignals } from "../host/shell.ts";
-import { defineCommand, type Io, options, positive, UsageError } from "./command.ts";
+import { plural } from "../host/lines.ts";
+import { defineCommand, type Io, options, positive, signalWords, UsageError } from "./command.ts";
 
 interface StudyFlags {
   out?: string;
@@ -146,10 +147,15 @@ async function runStudyCommand(file: string, flags: StudyFlags, io: Io): Promise
   const baseURL = flags.baseUrl ?? DEFAULT_BASE_URL;
   const { modelAccess } = await import("./agent_run.ts");
   const { key, scrub, catalog } = modelAccess(baseURL, flags.catalog);
-  stopCommandsOnSignals();
-  const [{ runStudy }, { reportText, studyReport }, { retryLine }] = await Promise.all([import("../study/run.ts"), import("../study/report.ts"), import("./summary.ts")]);
+  const [{ runStudy, sweepFolder }, { reportText, studyReport }, { retryLine }] = await Promise.all([import("../study/run.ts"), import("../study/report.ts"), import("./summary.ts")]);
   const out = resolve(flags.out ?? join(dirname(file), `${basename(file).replace(/\.json$/, "")}.results`));
   const warn = (text: string): void => io.err(scrub(text));
+  // A signal leaves the cases' repositories as they were: the worktrees of the trials in flight go with their branches.
+  stopCommandsOnSignals(async (signal) => {
+    const swept = await sweepFolder(study, out).catch(() => undefined);
+    const removed = swept ? `removed ${plural(swept.worktrees.length, "worktree")} and ${plural(swept.branches.length, "branch", "branches")}` : "some worktrees may be left for the next run into the folder to remove";
+    io.err(`gg: the study was cancelled by ${signalWords(signal)}; the trials in flight were stopped and are not recorded, ${removed}; run it again to go on where it stopped\n`);
+  });
   const outcome = await refused(() =>
     runStudy(study, {
       out,

@@ -108,17 +108,25 @@ let exitHooked = false;
 /**
  * Makes SIGINT, SIGTERM and SIGHUP, which would end this process without its exit event (where live command groups
  * are killed), kill them too. For entry points only: a library must not take over its embedder's signals. `last`
- * runs once the commands are stopped, before the exit: synchronous work only (what the run did so far, said).
+ * runs once the commands are stopped, before the exit (what the run did so far, said); the exit waits for the promise
+ * it returns, if any (a study's worktrees removed). A second signal meanwhile ends the process at once.
  */
-export function stopCommandsOnSignals(last?: (signal: NodeJS.Signals) => void): void {
+export function stopCommandsOnSignals(last?: (signal: NodeJS.Signals) => void | Promise<void>): void {
+  let stopping = false;
   for (const name of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
     process.once(name, () => {
       killAllCommands();
+      const exit = (): never => process.exit(128 + (constants.signals[name] ?? 0));
+      if (stopping) exit();
+      stopping = true;
+      let ending: void | Promise<void> = undefined;
       try {
-        last?.(name);
-      } finally {
-        process.exit(128 + (constants.signals[name] ?? 0));
+        ending = last?.(name);
+      } catch {
+        exit();
       }
+      if (ending) ending.then(exit, exit);
+      else exit();
     });
   }
 }

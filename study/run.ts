@@ -253,6 +253,20 @@ async function runTrial(trial: Trial, study: Study, options: RunOptions, ledger:
   }
 }
 
+/** The git repositories of the study's cases. */
+const reposOf = (study: Study): string[] => [...new Set(study.cases.flatMap((entry) => (entry.git ? [entry.git.root] : [])))];
+
+/**
+ * Removes the worktrees and branches runs into `out` left in the cases' repositories, but those of trials recorded as
+ * kept (--keep): what a run does first, and what a run a signal ends does last.
+ */
+export async function sweepFolder(study: Study, given: string): Promise<Swept> {
+  const out = resolve(given);
+  const latest = latestByKey(readRecords(out));
+  const kept = new Set([...latest.values()].filter((record) => record.kept && isFinished(record)).map((record) => record.key));
+  return sweep(out, branchIdOf(out), reposOf(study), kept);
+}
+
 /**
  * Runs the study's unfinished trials (of the shard) into `options.out`, appending a record as each ends; a folder
  * holding another study's trials is refused (FoldersError).
@@ -263,14 +277,13 @@ export async function runStudy(study: Study, given: RunOptions): Promise<StudyOu
   const { out } = options;
   const progress = options.progress ?? (() => {});
   const id = claimFolder(study, out);
-  const repos = [...new Set(study.cases.flatMap((entry) => (entry.git ? [entry.git.root] : [])))];
+  const repos = reposOf(study);
   mkdirSync(out, { recursive: true });
   ignoreInRepositories(out, repos);
   writeFileSync(join(out, "study.json"), studyJson(study, id));
+  const swept = await sweepFolder(study, out);
   const earlier = readRecords(out);
   const latest = latestByKey(earlier);
-  const kept = new Set([...latest.values()].filter((record) => record.kept && isFinished(record)).map((record) => record.key));
-  const swept = await sweep(out, branchIdOf(out), repos, kept);
   if (swept.worktrees.length + swept.branches.length > 0) progress(`removed ${swept.worktrees.length} worktrees and ${swept.branches.length} branches an earlier run left\n`);
   const all = options.shard ? shardOf(trialsOf(study), options.shard) : trialsOf(study);
   const pending = all.filter((trial) => !(latest.has(trial.key) && isFinished(latest.get(trial.key) as TrialRecord)));

@@ -3,6 +3,7 @@
 // study file refused with every problem named.
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { constants } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, test } from "vitest";
@@ -139,6 +140,37 @@ describe("gg study", () => {
     const after = records(out);
     expect(after.slice(0, before.length)).toEqual(before);
     expect(after.map((line) => line.key).sort()).toEqual(AGENTS.flatMap((agent) => [1, 2].map((repeat) => `greet/${agent.id}/${repeat}`)).sort());
+    nothingLeft(join(ws.root, "repo"), out);
+  });
+
+  test.each(["SIGINT", "SIGTERM"] as const)("ended by %s mid-study, a run removes the worktrees and branches of its trials in flight, says so, and exits 128+n; a re-run goes on", async (signal) => {
+    using ws = tempWorkspace();
+    layout(ws);
+    const file = studyFile(ws.root, ws.put);
+    const study = JSON.parse(readFileSync(file, "utf8")) as { cases: unknown[] };
+    writeFileSync(file, JSON.stringify({ ...study, cases: study.cases.slice(0, 1) }));
+    const out = join(ws.root, "results");
+    const args = ["study", "run", file, "--out", out, "--concurrency", "2", "--catalog", join(ws.root, "catalog.json")];
+    {
+      let answered = 0;
+      await using first = await fakeProvider({ hold: () => ++answered > 2 });
+      const child = spawn(process.execPath, [bin, ...args, "--base-url", first.baseURL], { stdio: ["ignore", "ignore", "pipe"] });
+      let stderr = "";
+      child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+      while (first.held.length < 2) await sleep(20);
+      child.kill(signal);
+      const status = await new Promise((resolve) => child.once("close", (code) => resolve(code)));
+      expect(status, stderr).toBe(128 + (constants.signals[signal] ?? 0));
+      const how = signal === "SIGINT" ? "Ctrl-C \\(SIGINT\\)" : signal;
+      expect(stderr).toMatch(new RegExp(`\\ngg: the study was cancelled by ${how}; the trials in flight were stopped and are not recorded, removed 2 worktrees and 2 branches; run it again to go on where it stopped\\n$`));
+    }
+    nothingLeft(join(ws.root, "repo"), out);
+    expect(gitLines(join(ws.root, "repo"), "status", "--porcelain")).toEqual([]);
+    await using second = await fakeProvider();
+    const rerun = await gg(...args, "--base-url", second.baseURL);
+    expect(rerun.status, rerun.stderr).toBe(0);
+    expect(rerun.stderr).not.toMatch(/an earlier run left/);
+    expect(records(out).filter((record) => record.pass !== null)).toHaveLength(8);
     nothingLeft(join(ws.root, "repo"), out);
   });
 
