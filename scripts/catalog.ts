@@ -103,6 +103,7 @@ function main(): void {
   let fetched: string;
   let notice: string | undefined;
   if (statSync(values.from).isDirectory()) {
+    if ((values.commit === undefined) !== (values.date === undefined)) throw new Error("--commit and --date name a snapshot together: give both, or neither to read them with git");
     const snapshot = values.commit && values.date ? { commit: values.commit, date: values.date } : commitOf(values.from);
     api = checkoutApi(values.from, provider);
     source = `models.dev (https://github.com/anomalyco/models.dev) commit ${snapshot.commit}, provider ${provider}`;

@@ -83,6 +83,7 @@ describe("scripts/catalog.ts", () => {
     expect(refused).toMatchObject({ status: 1, stdout: "" });
     expect(refused.stderr).toMatch(new RegExp(`^scripts/catalog\\.ts: Cannot read the commit of ${checkout.replace(/[.]/g, "\\.")} with git \\([^\n]+\\); name the snapshot with --commit SHA --date YYYY-MM-DD\n$`));
     const commit = "f".repeat(40);
+    expect(await run(["--from", checkout, "--commit", commit, "--out", out])).toMatchObject({ status: 1, stderr: "scripts/catalog.ts: --commit and --date name a snapshot together: give both, or neither to read them with git\n" });
     expect(await run(["--from", checkout, "--commit", commit, "--date", "2026-07-01", "--out", out])).toMatchObject({ status: 0 });
     expect(JSON.parse(readFileSync(out, "utf8"))).toEqual({ source: `models.dev (https://github.com/anomalyco/models.dev) commit ${commit}, provider openrouter`, fetched: "2026-07-01", notice: CHECKOUT.LICENSE.trim(), models: EXPECTED });
   });
