@@ -2,7 +2,7 @@
 // the shapes it is: models.dev's api.json, OpenRouter's /models answer, or a catalog file of gg's. The copy is
 // replaced by a rename once the new one is written whole; an answer that fails, is cut short, garbled or empty
 // leaves it byte for byte.
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { type Catalog, CatalogError, type CatalogModel, catalogText, parseCatalog, userCatalogPath } from "./catalog.ts";
 import { isModelsDev, MODELS_DEV_API, modelsDevCatalog } from "./modelsdev.ts";
@@ -11,6 +11,9 @@ import { pricingOf, pricingText } from "./pricing.ts";
 /** How long a list may take to arrive (ms). */
 const FETCH_TIMEOUT_MS = 60_000;
 
+/** Why fetch failed: it says only "fetch failed" or "terminated"; its cause names the failure (connect ECONNREFUSED 127.0.0.1:9). */
+const reasonOf = (error: unknown): string => ((error as Error).cause as Error | undefined)?.message ?? (error as Error).message;
+
 /** The text at `from`, an http(s) URL or a file; throws an Error saying why it could not be had. */
 async function textAt(from: string): Promise<string> {
   if (!/^https?:\/\//i.test(from)) return readFileSync(from, "utf8");
@@ -18,11 +21,14 @@ async function textAt(from: string): Promise<string> {
   try {
     response = await fetch(from, { signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) });
   } catch (error) {
-    // fetch says only "fetch failed"; its cause names the failure (connect ECONNREFUSED 127.0.0.1:9).
-    throw new Error(((error as Error).cause as Error | undefined)?.message ?? (error as Error).message);
+    throw new Error(reasonOf(error));
   }
   if (!response.ok) throw new Error(`HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ""}`);
-  return response.text();
+  try {
+    return await response.text();
+  } catch (error) {
+    throw new Error(`the answer was cut short (${reasonOf(error)})`);
+  }
 }
 
 /** OpenRouter's /models answer as a catalog: each model's id, context length, input modalities and prices (a router's "-1" is none). */
@@ -59,15 +65,17 @@ function catalogOf(body: unknown, source: string, fetched: string): Catalog<stri
   throw new Error(`it is neither models.dev's api.json (${MODELS_DEV_API}) nor OpenRouter's /models answer ({"data": [...]})`);
 }
 
-/** Writes `catalog` to `file` through a temporary file renamed over it, so the file is whole or as it was. */
+/** Writes `catalog` to `file` through a temporary file renamed over it, so the file is whole or as it was; throws a CatalogError when the disk refuses. */
 function writeWhole(file: string, catalog: Catalog<string>): void {
-  mkdirSync(dirname(file), { recursive: true });
   const temp = `${file}.${process.pid}.tmp`;
   try {
+    mkdirSync(dirname(file), { recursive: true });
     writeFileSync(temp, catalogText(catalog));
     renameSync(temp, file);
-  } finally {
-    rmSync(temp, { force: true });
+  } catch (error) {
+    // existsSync, not rmSync's force: a parent that is a file makes rmSync throw ENOTDIR.
+    if (existsSync(temp)) rmSync(temp);
+    throw new CatalogError(`Cannot write the catalog to ${file}: ${(error as Error).message}; it is unchanged (make its folder writable, or set XDG_CONFIG_HOME to one that is)`);
   }
 }
 

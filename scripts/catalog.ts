@@ -7,7 +7,7 @@
 // A checkout's commit and date are read with git when not given.
 import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { parse } from "smol-toml";
 import { catalogText } from "../agent/catalog.ts";
@@ -79,9 +79,18 @@ function checkoutApi(checkout: string, provider: string): Fields {
   return { [provider]: { id: provider, models } };
 }
 
-/** The commit and its date (UTC, YYYY-MM-DD) of a git checkout. */
+/** The commit and its date (UTC, YYYY-MM-DD) of a git checkout; a folder git cannot read needs them given. */
 function commitOf(checkout: string): { commit: string; date: string } {
-  const [commit = "", when = ""] = execFileSync("git", ["-C", checkout, "log", "-1", "--format=%H%n%cI"], { encoding: "utf8" }).trim().split("\n");
+  let answer: string;
+  try {
+    // The ceiling keeps git from taking the commit of a repository the folder sits in (an unpacked snapshot in gg's own).
+    const env = { ...process.env, GIT_CEILING_DIRECTORIES: dirname(resolve(checkout)) };
+    answer = execFileSync("git", ["-C", checkout, "log", "-1", "--format=%H%n%cI"], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], env });
+  } catch (error) {
+    const said = String((error as { stderr?: unknown }).stderr ?? "").trim() || (error as Error).message;
+    throw new Error(`Cannot read the commit of ${checkout} with git (${said.split("\n")[0]}); name the snapshot with --commit SHA --date YYYY-MM-DD`);
+  }
+  const [commit = "", when = ""] = answer.trim().split("\n");
   return { commit, date: new Date(when).toISOString().slice(0, 10) };
 }
 
@@ -94,6 +103,7 @@ function main(): void {
   let fetched: string;
   let notice: string | undefined;
   if (statSync(values.from).isDirectory()) {
+    if ((values.commit === undefined) !== (values.date === undefined)) throw new Error("--commit and --date name a snapshot together: give both, or neither to read them with git");
     const snapshot = values.commit && values.date ? { commit: values.commit, date: values.date } : commitOf(values.from);
     api = checkoutApi(values.from, provider);
     source = `models.dev (https://github.com/anomalyco/models.dev) commit ${snapshot.commit}, provider ${provider}`;

@@ -121,11 +121,16 @@ describe("gg models", () => {
       "/empty": json(""),
       "/none": json({ data: [] }),
       "/other": json({ models: "not a list" }),
+      // Headers promising the whole list, half of it, then the connection dropped.
+      "/dropped": (response) => {
+        response.writeHead(200, { "content-type": "application/json", "content-length": String(whole.length) }).write(whole.slice(0, whole.length / 2));
+        setTimeout(() => response.socket?.destroy(), 20);
+      },
     });
     const env = { XDG_CONFIG_HOME: join(ws.root, "config") };
     const before = '{"source": "mine", "fetched": "2026-01-01", "models": [{"id": "kept/model"}]}\n';
     ws.put({ "config/gg/models.json": before, "garbled.json": "{\u0000\u0001 nonsense" });
-    const sources = [`${server.base}/error`, `${refusedPort}/api.json`, `${server.base}/cut`, `${server.base}/html`, `${server.base}/empty`, `${server.base}/none`, `${server.base}/other`, join(ws.root, "garbled.json"), join(ws.root, "absent.json")];
+    const sources = [`${server.base}/error`, `${refusedPort}/api.json`, `${server.base}/cut`, `${server.base}/html`, `${server.base}/empty`, `${server.base}/none`, `${server.base}/other`, join(ws.root, "garbled.json"), join(ws.root, "absent.json"), `${server.base}/dropped`];
     const reasons: string[] = [];
     for (const from of sources) {
       const refused = await gg(["models", "refresh", "--from", from], env);
@@ -140,6 +145,17 @@ describe("gg models", () => {
     expect(reasons[2]).toContain("the answer is not whole JSON");
     expect(reasons[4]).toContain("the answer is empty");
     expect(reasons[5]).toContain("it lists no models");
+    expect(reasons[9]).toContain("the answer was cut short (");
     expect(readdirSync(join(ws.root, "config/gg"))).toEqual(["models.json"]);
+  });
+
+  test("refresh where the copy cannot be written (its folder's place is a file) says so in one line, exit 1, nothing left behind", async () => {
+    using ws = tempWorkspace();
+    await using server = await serve({ "/api/v1/models": json(OPENROUTER) });
+    ws.put({ config: "a file where the folder should be\n" });
+    const refused = await gg(["models", "refresh", "--base-url", `${server.base}/api/v1`], { XDG_CONFIG_HOME: join(ws.root, "config") });
+    expect(refused).toMatchObject({ status: 1, stdout: "" });
+    expect(refused.stderr).toMatch(new RegExp(`^gg: Cannot write the catalog to ${join(ws.root, "config/gg/models.json").replace(/[.]/g, "\\.")}: ENOTDIR[^\n]*; it is unchanged \\(make its folder writable, or set XDG_CONFIG_HOME to one that is\\)\n$`));
+    expect(readFileSync(join(ws.root, "config"), "utf8")).toBe("a file where the folder should be\n");
   });
 });

@@ -71,6 +71,23 @@ describe("scripts/catalog.ts", () => {
     expect(parseCatalog(written, out).models).toHaveLength(4);
   });
 
+  test("a folder that is not a git checkout (even inside one) is named by --commit and --date, and refused in one line without them", async () => {
+    using ws = tempWorkspace();
+    ws.put(Object.fromEntries(Object.entries(CHECKOUT).map(([path, text]) => [`unpacked/${path}`, text])));
+    // The folder sits in a repository with a commit, whose commit is not the snapshot's.
+    spawnSync("git", ["-C", ws.root, "init", "-q"]);
+    spawnSync("git", ["-C", ws.root, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "outer"]);
+    const checkout = join(ws.root, "unpacked");
+    const out = join(ws.root, "models.json");
+    const refused = await run(["--from", checkout, "--out", out]);
+    expect(refused).toMatchObject({ status: 1, stdout: "" });
+    expect(refused.stderr).toMatch(new RegExp(`^scripts/catalog\\.ts: Cannot read the commit of ${checkout.replace(/[.]/g, "\\.")} with git \\([^\n]+\\); name the snapshot with --commit SHA --date YYYY-MM-DD\n$`));
+    const commit = "f".repeat(40);
+    expect(await run(["--from", checkout, "--commit", commit, "--out", out])).toMatchObject({ status: 1, stderr: "scripts/catalog.ts: --commit and --date name a snapshot together: give both, or neither to read them with git\n" });
+    expect(await run(["--from", checkout, "--commit", commit, "--date", "2026-07-01", "--out", out])).toMatchObject({ status: 0 });
+    expect(JSON.parse(readFileSync(out, "utf8"))).toEqual({ source: `models.dev (https://github.com/anomalyco/models.dev) commit ${commit}, provider openrouter`, fetched: "2026-07-01", notice: CHECKOUT.LICENSE.trim(), models: EXPECTED });
+  });
+
   test("regenerates from an api.json dated by --date (an older tier field read too); a provider it lacks is refused", async () => {
     using ws = tempWorkspace();
     const api = { openrouter: { id: "openrouter", models: { "acme/solo": { id: "acme/solo", cost: { input: 0.075, output: 0.3, context_over_200k: { input: 1, output: 2 } }, limit: { context: 32768, output: 8192 }, modalities: { input: ["text"], output: ["text"] } } } } };
