@@ -8,7 +8,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { CAPABILITIES } from "../../bindings/capabilities.ts";
 import { parseConfiguration } from "../../bindings/config.ts";
+import { CAPABILITY_GROUPS } from "../../console/api.ts";
 import { runCost } from "../../agent/pricing.ts";
 import type { AgentReport } from "../../agent/loop.ts";
 import { APPROVALS, FAILED_CHECK, FAILED_DIFF, HOSTILE_SKIPPED, MODELS, RETRY, writeCatalog, writeHostileRuns, writeLongRun, writeRuns, writeStudy, writeTurnsRun, XSS } from "./fixtures.ts";
@@ -209,6 +211,8 @@ describe("gg console's pages", () => {
       expect(await groups.locator("legend").allTextContents()).toEqual(ids);
       for (const id of ids) expect(await page.getByRole("group", { name: new RegExp(`^${id}`) }).getByRole("checkbox", { name: "Enabled", exact: true }).count()).toBe(1);
     }
+    // Every capability this build knows is in one group, once: a new one cannot go missing from the page.
+    expect(CAPABILITY_GROUPS.flatMap((group) => group.ids).sort()).toEqual(Object.keys(CAPABILITIES).sort());
     expect(await page.getByRole("group", { name: /^read-file/ }).getByLabel("Implementation").locator("option").allTextContents()).toContain("batch");
     const readFile = page.getByRole("group", { name: /^read-file/ });
     await readFile.getByLabel("Implementation").selectOption("unlimited");
