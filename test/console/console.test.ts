@@ -365,6 +365,16 @@ describe("gg console's pages", () => {
     await shoot("trial");
     await page.getByRole("region", { name: "Study trial" }).getByRole("link", { name: "study" }).click();
     await page.getByRole("heading", { level: 1, name: "Studies" }).waitFor(SLOW);
+    // The link leads to that study (the one holding the folder), with the way to all of them.
+    expect(new URL(page.url()).hash).toBe("#/studies/study");
+    await page.getByRole("table", { name: "cases by agents of study" }).waitFor(SLOW);
+    expect(await page.locator("main").textContent()).toContain("The study in study. All studies");
+    // A folder no study given is in says so, with the same way back.
+    await open("studies/elsewhere", "Studies");
+    await page.getByText("No study given to gg console is in elsewhere.").waitFor(SLOW);
+    expect(await page.getByRole("table").count()).toBe(0);
+    await page.getByRole("link", { name: "All studies" }).click();
+    await page.getByRole("table", { name: "cases by agents of study" }).waitFor(SLOW);
   });
 
   test("Runs: each row names its folder and date, so one transcript in several folders reads as several rows", async () => {
