@@ -360,6 +360,10 @@ describe("gg console's pages", () => {
     await open(`runs/${encodeURIComponent("2/add-test/tools/2.jsonl")}`, "add-test/tools/2.jsonl");
     expect(await page.getByTestId("verdict").textContent()).toBe("fail: the check exited 1");
     expect(await page.getByTestId("verdict").getAttribute("class")).toBe("bad");
+    // The agent answered, but that is not shown as a success beside a failed check.
+    const outcome = page.locator("dl.specs dt:text-is(\"Agent's outcome\") + dd");
+    expect(await outcome.textContent()).toBe("answered");
+    expect(await outcome.getAttribute("class")).toBeNull();
     expect(await page.getByLabel("check output").textContent()).toBe(FAILED_CHECK);
     expect(await page.getByLabel("diff").textContent()).toBe(FAILED_DIFF);
     await shoot("trial");
