@@ -24,6 +24,7 @@ import { type Baseline, type CallRecord, createRuntime, DEFAULT_LIMITS, type Run
 import { recordedApproval } from "../runtime/pending.ts";
 import { pictureRemoved } from "../runtime/views.ts";
 import { resultHeading, type ViewMessages, type ViewPart, viewMessages } from "../runtime/window.ts";
+import { type Bands, bandsTotal } from "./bands.ts";
 import { type Arm, systemPrompt } from "./prompts.ts";
 import { type Answer, type ChatRequest, isPictureRefusal, type Provider, ProviderError, type Retry } from "./provider.ts";
 import { type Pricing, runCost } from "./pricing.ts";
@@ -31,6 +32,8 @@ import { marksCache, withBreakpoints } from "./cache.ts";
 import { reportText } from "./report.ts";
 import { type Usage, usageOf } from "./usage.ts";
 import { type PictureOutcome, PROCESS_VISION, type VisionLedger } from "./vision.ts";
+
+export { type Bands, bandsTotal };
 
 /** What one agent run is given. */
 export interface AgentOptions {
@@ -115,19 +118,6 @@ export interface VisionEvent {
   model: string;
   status: number;
   message: string;
-}
-
-/** gg's estimate of a request, per band, in tokens (text at 4 bytes a token, pictures by their tiles). */
-export interface Bands {
-  system: number;
-  /** The function tools' definitions (tools arm), which providers count as prompt tokens too. */
-  tools: number;
-  /** The task and the model's replies. */
-  messages: number;
-  /** What answered the replies: tool messages (tools arm) or program reports (code arm). */
-  toolResults: number;
-  /** The views messages (code arm): the opening turn's views, and the others. */
-  views: number;
 }
 
 /** One turn: a request and its answer. */
@@ -245,9 +235,6 @@ const usageField = (reported: unknown): { usage?: Usage } => {
   const usage = usageOf(reported);
   return usage ? { usage } : {};
 };
-
-/** gg's estimate of a request, all bands together. */
-export const bandsTotal = (bands: Bands): number => bands.system + bands.tools + bands.messages + bands.toolResults + bands.views;
 
 /** The turns of a run added up: the estimate per band, the provider's usage, the retries, and what they cost at `pricing` (each request at its own usage). */
 export function totalsOf(turns: TurnRecord[], pricing: Pricing | undefined): AgentReport["totals"] {

@@ -3,7 +3,8 @@
 import { createHash } from "node:crypto";
 import type { Stats } from "node:fs";
 import { readFile, stat } from "node:fs/promises";
-import type { AgentReport, Bands, CallOutcome, TurnRecord, VisionEvent } from "../agent/loop.ts";
+import { type Bands, bandsTotal } from "../agent/bands.ts";
+import type { AgentReport, CallOutcome, TurnRecord, VisionEvent } from "../agent/loop.ts";
 import type { Retry } from "../agent/provider.ts";
 import type { TranscriptStart } from "../agent/transcript.ts";
 import { usageOf } from "../agent/usage.ts";
@@ -84,11 +85,11 @@ const parse = (line: string): Record<string, unknown> | undefined => {
 const isStart = (entry: Record<string, unknown> | undefined): entry is Record<string, unknown> & TranscriptStart =>
   entry?.type === "start" && typeof entry.model === "string" && typeof entry.task === "string";
 
-/** Sums of a report's turns. */
+/** Sums of a report's turns: entered as docs/context.md defines it (every request's estimate added up), billed. */
 function figures(report: AgentReport | undefined): Pick<RunSummary, "entered" | "billed"> {
   if (!report?.totals) return { entered: null, billed: null };
   const { estimate, usage, turnsWithoutUsage } = report.totals;
-  const entered = estimate.system + estimate.tools + estimate.messages + estimate.toolResults + estimate.views;
+  const entered = bandsTotal(estimate);
   const billed = turnsWithoutUsage === report.turns.length ? null : usage.promptTokens + usage.completionTokens;
   return { entered, billed };
 }

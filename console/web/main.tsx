@@ -17,7 +17,7 @@ const SECTIONS = [
 
 function App() {
   const [section = "config", id] = useRoute();
-  const known = SECTIONS.some((entry) => entry.route === section) && (id === undefined || section === "models" || section === "runs");
+  const known = SECTIONS.some((entry) => entry.route === section) && (id === undefined || section !== "config");
   return (
     <>
       <header>
@@ -51,7 +51,7 @@ function NotFound() {
 function page(section: string, id: string | undefined) {
   if (section === "models") return id === undefined ? <ModelsPage /> : <ModelPage id={id} />;
   if (section === "runs") return id === undefined ? <RunsPage /> : <RunPage id={id} />;
-  if (section === "studies") return <StudiesPage />;
+  if (section === "studies") return <StudiesPage dir={id} />;
   return <ConfigurationPage />;
 }
 

@@ -108,7 +108,7 @@ function Trial(props: { trial: TrialView }) {
       <h2 id="trial">Study trial</h2>
       <p>
         {`Trial ${trial.key} of the study in `}
-        <a href={href("studies")}>{trial.study}</a>
+        <a href={href("studies", trial.study)}>{trial.study}</a>
         {trial.cost === null ? "" : `, ${dollars(trial.cost)}`}
       </p>
       {trial.check !== null && (

@@ -18,14 +18,32 @@ interface StudyAnswer {
 
 const ratio = (value: number | null): string => (value === null ? "–" : `×${value.toFixed(2)}`);
 
-export function StudiesPage() {
+/** Every study given, or with `dir` (a --study folder, as a trial's page links it) the study that folder holds. */
+export function StudiesPage(props: { dir?: string }) {
   const state = useApi<StudyAnswer[]>("/api/studies");
   return (
     <>
       <h1>Studies</h1>
-      <Loaded state={state}>
-        {(studies) => (studies.length === 0 ? <p class="muted">No studies: start gg console with --study DIR (a folder gg study run wrote).</p> : studies.map((study) => <Study key={study.dir} study={study} />))}
-      </Loaded>
+      <Loaded state={state}>{(studies) => (props.dir === undefined ? <AllStudies studies={studies} /> : <OneStudy studies={studies} dir={props.dir} />)}</Loaded>
+    </>
+  );
+}
+
+function AllStudies(props: { studies: StudyAnswer[] }) {
+  if (props.studies.length === 0) return <p class="muted">No studies: start gg console with --study DIR (a folder gg study run wrote).</p>;
+  return <>{props.studies.map((study) => <Study key={study.dir} study={study} />)}</>;
+}
+
+/** The study holding the folder `dir`, with the way to the others; or why there is none. */
+function OneStudy(props: { studies: StudyAnswer[]; dir: string }) {
+  const study = props.studies.find((each) => each.dirs.includes(props.dir));
+  return (
+    <>
+      <p class={study ? "muted" : "bad"}>
+        {study ? `The study in ${props.dir}. ` : `No study given to gg console is in ${props.dir}. `}
+        <a href={href("studies")}>All studies</a>
+      </p>
+      {study && <Study study={study} />}
     </>
   );
 }

@@ -1,26 +1,18 @@
 // The code arm's fixed prefix (system prompt and opening turn) as the loop estimates its first request: at most 1,000
 // tokens on any workspace, and well under the tools arm's (system prompt and function definitions).
 import { join } from "node:path";
-import type { ChatCompletion } from "openai/resources/chat/completions";
 import { describe, expect, test } from "vitest";
 import { type Bands, runAgent } from "../../agent/loop.ts";
 import type { Arm } from "../../agent/prompts.ts";
-import type { Provider } from "../../agent/provider.ts";
 import { OPENING_TREE_TOKENS } from "../../bindings/config.ts";
 import { textTokens } from "../../runtime/context.ts";
+import { fakeModel } from "../provider.ts";
 import { tempWorkspace } from "../workspace.ts";
 
-/** A model that answers at once: the run is one request, whose estimate is the prefix and the task. */
-const answering: Provider = {
-  complete: async (request) => {
-    const completion: ChatCompletion = { id: "a", object: "chat.completion", created: 0, model: request.model, choices: [{ index: 0, finish_reason: "stop", logprobs: null, message: { role: "assistant", content: "Done.", refusal: null } }] };
-    return { completion, retries: [] };
-  },
-};
-
-/** The fixed prefix of `arm` on `workspace`: every band of the first request but the task. */
+/** The fixed prefix of `arm` on `workspace`: every band of the first request but the task (the model answers at once). */
 async function prefix(arm: Arm, workspace: string): Promise<number> {
-  const report = await runAgent({ provider: answering, model: "m", arm, task: "", workspace });
+  await using model = await fakeModel(() => ({ content: "Done." }));
+  const report = await runAgent({ provider: model.provider, model: "m", arm, task: "", workspace });
   const first = report.turns[0]?.estimate as Bands;
   return first.system + first.tools + first.views;
 }

@@ -110,13 +110,11 @@ describe("search", () => {
     }
   });
 
-  test("(a+)+$ against a 1 MB line answers at once", async () => {
+  test("(a+)+$ against a 1 MB line answers (no catastrophic backtracking)", async () => {
     using ws = tempWorkspace();
     ws.put({ "big.txt": `${"a".repeat(1_000_000)}!\n` });
-    const started = performance.now();
+    // No clock here: a backtracking engine would take years on this line, so the test's own timeout is the bound.
     expect(await ws.text("search", { query: "(a+)+$" })).toMatch(/^No matches/);
-    // Not a timing assertion on speed: a backtracking engine would take years, not seconds, here.
-    expect(performance.now() - started).toBeLessThan(20_000);
   });
 
   test("limit defaults to 50 and is capped at 200", async () => {

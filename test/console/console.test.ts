@@ -8,7 +8,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { CAPABILITIES } from "../../bindings/capabilities.ts";
 import { parseConfiguration } from "../../bindings/config.ts";
+import { CAPABILITY_GROUPS } from "../../console/api.ts";
 import { runCost } from "../../agent/pricing.ts";
 import type { AgentReport } from "../../agent/loop.ts";
 import { APPROVALS, FAILED_CHECK, FAILED_DIFF, HOSTILE_SKIPPED, MODELS, RETRY, writeCatalog, writeHostileRuns, writeLongRun, writeRuns, writeStudy, writeTurnsRun, XSS } from "./fixtures.ts";
@@ -209,6 +211,8 @@ describe("gg console's pages", () => {
       expect(await groups.locator("legend").allTextContents()).toEqual(ids);
       for (const id of ids) expect(await page.getByRole("group", { name: new RegExp(`^${id}`) }).getByRole("checkbox", { name: "Enabled", exact: true }).count()).toBe(1);
     }
+    // Every capability this build knows is in one group, once: a new one cannot go missing from the page.
+    expect(CAPABILITY_GROUPS.flatMap((group) => group.ids).sort()).toEqual(Object.keys(CAPABILITIES).sort());
     expect(await page.getByRole("group", { name: /^read-file/ }).getByLabel("Implementation").locator("option").allTextContents()).toContain("batch");
     const readFile = page.getByRole("group", { name: /^read-file/ });
     await readFile.getByLabel("Implementation").selectOption("unlimited");
@@ -356,11 +360,25 @@ describe("gg console's pages", () => {
     await open(`runs/${encodeURIComponent("2/add-test/tools/2.jsonl")}`, "add-test/tools/2.jsonl");
     expect(await page.getByTestId("verdict").textContent()).toBe("fail: the check exited 1");
     expect(await page.getByTestId("verdict").getAttribute("class")).toBe("bad");
+    // The agent answered, but that is not shown as a success beside a failed check.
+    const outcome = page.locator("dl.specs dt:text-is(\"Agent's outcome\") + dd");
+    expect(await outcome.textContent()).toBe("answered");
+    expect(await outcome.getAttribute("class")).toBeNull();
     expect(await page.getByLabel("check output").textContent()).toBe(FAILED_CHECK);
     expect(await page.getByLabel("diff").textContent()).toBe(FAILED_DIFF);
     await shoot("trial");
     await page.getByRole("region", { name: "Study trial" }).getByRole("link", { name: "study" }).click();
     await page.getByRole("heading", { level: 1, name: "Studies" }).waitFor(SLOW);
+    // The link leads to that study (the one holding the folder), with the way to all of them.
+    expect(new URL(page.url()).hash).toBe("#/studies/study");
+    await page.getByRole("table", { name: "cases by agents of study" }).waitFor(SLOW);
+    expect(await page.locator("main").textContent()).toContain("The study in study. All studies");
+    // A folder no study given is in says so, with the same way back.
+    await open("studies/elsewhere", "Studies");
+    await page.getByText("No study given to gg console is in elsewhere.").waitFor(SLOW);
+    expect(await page.getByRole("table").count()).toBe(0);
+    await page.getByRole("link", { name: "All studies" }).click();
+    await page.getByRole("table", { name: "cases by agents of study" }).waitFor(SLOW);
   });
 
   test("Runs: each row names its folder and date, so one transcript in several folders reads as several rows", async () => {

@@ -1,4 +1,4 @@
-// What the console's tests and bench show it: real transcripts written by runAgent against a scripted provider (a
+// What the console's tests and bench show it: real transcripts written by runAgent against the fake provider (a
 // code run with a program, a run whose model refused a picture, a run whose replies hold markup), a generated
 // 5,000-turn transcript, a catalog, and a study folder.
 import { copyFileSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
@@ -6,10 +6,9 @@ import { join } from "node:path";
 import type { ChatCompletion } from "openai/resources/chat/completions";
 import type { AgentReport, Bands, TurnRecord } from "../../agent/loop.ts";
 import { runAgent } from "../../agent/loop.ts";
-import { type Provider, ProviderError } from "../../agent/provider.ts";
 import { transcriptWriter, type TranscriptEntry } from "../../agent/transcript.ts";
 import type { TrialRecord } from "../../study/trials.ts";
-import { call } from "../provider.ts";
+import { call, fakeModel, type Step, type ToolCall } from "../provider.ts";
 import { tempWorkspace } from "../workspace.ts";
 
 const PNG = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==", "base64");
@@ -17,27 +16,26 @@ const PNG = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR
 /** Markup a page must show as text, never run: a script, and an image whose error handler would mark the window. */
 export const XSS = `<script>window.__pwned = "script"</script><img src=x onerror="window.__pwned = 'img'">`;
 
-type Reply = { content?: string | null; tool_calls?: { id: string; type: "function"; function: { name: string; arguments: string } }[] };
+/** What a generated turn answered: text, or tool calls. */
+type Reply = { content?: string; tool_calls?: ToolCall[] };
 
-const completion = (reply: Reply, usage = { prompt_tokens: 1200, completion_tokens: 80, total_tokens: 1280 }): ChatCompletion =>
+/** A response line's completion, as the loop records one. */
+const completion = (reply: Reply, usage: object): ChatCompletion =>
   ({ id: "c", object: "chat.completion", created: 0, model: "m", choices: [{ index: 0, finish_reason: "stop", logprobs: null, message: { role: "assistant", refusal: null, content: null, ...reply } }], usage }) as ChatCompletion;
 
-/** A provider answering `replies` in order; with `refusePictures`, a request carrying a picture is refused as a text-only model's is. */
-function scripted(replies: Reply[], refusePictures = false): Provider {
-  return {
-    complete: async (request) => {
-      if (refusePictures && JSON.stringify(request.messages).includes('"image_url"')) throw new ProviderError("400 Invalid content type. image_url is only supported by certain models.", 400, []);
-      return { completion: completion(replies.shift() ?? { content: "Done." }), retries: [] };
-    },
-  };
-}
+/** Each request's usage in the recorded runs. */
+const USAGE = { prompt_tokens: 1200, completion_tokens: 80, total_tokens: 1280 };
 
-/** Runs an agent against a fresh workspace holding a note and a picture, recording its transcript at `file`. */
-async function record(file: string, model: string, arm: "tools" | "code", task: string, provider: Provider): Promise<AgentReport> {
+/**
+ * Runs an agent against a fresh workspace holding a note and a picture, the fake provider answering `replies` in order
+ * (with `refusePictures`, refusing a picture as a text-only model does), recording its transcript at `file`.
+ */
+async function record(file: string, model: string, arm: "tools" | "code", task: string, replies: Step[], refusePictures = false): Promise<AgentReport> {
   using ws = tempWorkspace();
   ws.put({ "notes.txt": "alpha\nbeta\n", "dot.png": PNG });
+  await using fake = await fakeModel(replies, { usage: USAGE, refusePictures });
   const writer = transcriptWriter(file, { model, arm, task });
-  const report = await runAgent({ provider, model, arm, task, workspace: ws.root, onRecord: writer.onRecord });
+  const report = await runAgent({ provider: fake.provider, model, arm, task, workspace: ws.root, onRecord: writer.onRecord });
   writer.end(report);
   return report;
 }
@@ -59,9 +57,9 @@ export function writeCatalog(file: string): void {
 export async function writeRuns(dir: string): Promise<void> {
   mkdirSync(join(dir, "nested"), { recursive: true });
   const program = "```ts\nconst text = await gg.files.readFile('notes.txt');\nawait gg.files.writeFile('out.txt', text.toUpperCase());\nreturn text.length;\n```";
-  await record(join(dir, "code.jsonl"), MODELS.declared, "code", "Upper-case notes.txt into out.txt.", scripted([{ content: program }, { content: "Wrote out.txt." }]));
-  await record(join(dir, "nested", "vision.jsonl"), MODELS.learned, "tools", "What is dot.png?", scripted([{ tool_calls: [call("a", "read_file", { path: "dot.png" })] }, { content: "A 1x1 PNG." }], true));
-  await record(join(dir, "xss.jsonl"), MODELS.xss, "tools", `Repeat ${XSS}`, scripted([{ tool_calls: [call("a", "write_file", { path: "page.html", content: XSS })] }, { content: `Here: ${XSS}` }]));
+  await record(join(dir, "code.jsonl"), MODELS.declared, "code", "Upper-case notes.txt into out.txt.", [{ content: program }, { content: "Wrote out.txt." }]);
+  await record(join(dir, "nested", "vision.jsonl"), MODELS.learned, "tools", "What is dot.png?", [{ tool_calls: [call("a", "read_file", { path: "dot.png" })] }, { content: "A 1x1 PNG." }], true);
+  await record(join(dir, "xss.jsonl"), MODELS.xss, "tools", `Repeat ${XSS}`, [{ tool_calls: [call("a", "write_file", { path: "page.html", content: XSS })] }, { content: `Here: ${XSS}` }]);
 }
 
 /** A transcript of `turns` turns, as the loop writes one (small requests: only the figures matter). */

@@ -1,9 +1,11 @@
 // The console's reading of transcripts, without a browser: which files are runs (and why the others are skipped),
-// what the list says of a run cut short, that a run is found by its id among the given ones only, and that a runs
-// folder with link cycles is walked once through.
+// what the list says of a run cut short, what its entered tokens are, that a run is found by its id among the given
+// ones only, and that a runs folder with link cycles is walked once through.
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { bandsTotal } from "../../agent/bands.ts";
+import type { AgentReport } from "../../agent/loop.ts";
 import { listRuns, runDetail } from "../../console/api.ts";
 import { isSkipped, readRun, summarize } from "../../console/runs.ts";
 import { runFiles } from "../../console/walk.ts";
@@ -25,6 +27,18 @@ describe("console runs", () => {
     expect(files.map((file) => file.id)).toEqual(["0/code.jsonl", "0/nested/vision.jsonl", "0/trials.jsonl", "0/xss.jsonl"]);
     const listed = await Promise.all(files.map((file) => summarize(file)));
     expect(listed.map((entry) => (isSkipped(entry) ? entry.reason : entry.model))).toEqual([MODELS.declared, MODELS.learned, "it is not a transcript: its first line is not a start line naming a model and a task", MODELS.xss]);
+  });
+
+  test("a run's entered tokens are every request's estimate added up, as gg agent's summary and a study's records count them, not the last request's", async () => {
+    const file = join(ws.root, "runs", "code.jsonl");
+    const report = (JSON.parse(readFileSync(file, "utf8").trim().split("\n").at(-1) as string) as { report: AgentReport }).report;
+    const perRequest = report.turns.map((turn) => bandsTotal(turn.estimate));
+    expect(perRequest.length).toBeGreaterThan(1);
+    const listed = await summarize({ id: "0/code.jsonl", file, folder: join(ws.root, "runs") });
+    if (isSkipped(listed)) throw new Error(listed.reason);
+    expect(listed.entered).toBe(perRequest.reduce((sum, tokens) => sum + tokens, 0));
+    expect(listed.entered).toBe(bandsTotal(report.totals.estimate));
+    expect(listed.entered).toBeGreaterThan(perRequest.at(-1) as number);
   });
 
   test("a run cut short (no end line) is listed as unfinished, its turns counted from the answers recorded", async () => {
