@@ -125,7 +125,7 @@ describe("gg mcp", () => {
   test("a program that brings the runner down is reported as what it is, and the next program runs", async () => {
     using ws = tempWorkspace();
     await using mcp = await connect(ws.root);
-    const crashed = await mcp.call("run_program", { source: "await gg.files.writeFile('pre.txt', 'x'); return Array.from({ length: 1e8 }, (_, i) => i).length" });
+    const crashed = await mcp.call("run_program", { source: "await gg.files.writeFile('pre.txt', 'x'); const keep = []; for (;;) keep.push(new Array(1 << 20).fill(Math.random()));" });
     expect(crashed).toMatchObject({ isError: true, structuredContent: { error: { code: "memory-limit" }, calls: [{ name: "files.writeFile", ok: true }] } });
     expect(await mcp.call("run_program", { source: "return 'alive'" })).toMatchObject({ structuredContent: { ok: true, result: "alive" } });
     // The views a new runner opens come back like any others.
