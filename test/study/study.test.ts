@@ -65,6 +65,16 @@ function nothingLeft(repo: string, out: string): void {
   expect(left).toEqual([]);
 }
 
+/** One case, four agents, two repeats: eight trials, two requests each, run two at once into results/. */
+function oneCaseStudy(ws: ReturnType<typeof tempWorkspace>): { out: string; args: string[] } {
+  layout(ws);
+  const file = studyFile(ws.root, ws.put);
+  const study = JSON.parse(readFileSync(file, "utf8")) as { cases: unknown[] };
+  writeFileSync(file, JSON.stringify({ ...study, cases: study.cases.slice(0, 1) }));
+  const out = join(ws.root, "results");
+  return { out, args: ["study", "run", file, "--out", out, "--concurrency", "2", "--catalog", join(ws.root, "catalog.json")] };
+}
+
 describe("gg study", () => {
   test("2 cases × 4 agents × 2 repeats run as 16 trials, 4 at once and a model's own bound kept; each recorded with its transcript and patch, nothing left behind; the report pairs each code agent with its tools agent", async () => {
     using ws = tempWorkspace();
@@ -114,13 +124,7 @@ describe("gg study", () => {
 
   test("killed with SIGKILL mid-study, a re-run removes what it left, runs the rest, and repeats no finished trial", async () => {
     using ws = tempWorkspace();
-    layout(ws);
-    const file = studyFile(ws.root, ws.put);
-    // One case, four agents, two repeats: eight trials, two requests each.
-    const study = JSON.parse(readFileSync(file, "utf8")) as { cases: unknown[] };
-    writeFileSync(file, JSON.stringify({ ...study, cases: study.cases.slice(0, 1) }));
-    const out = join(ws.root, "results");
-    const args = ["study", "run", file, "--out", out, "--concurrency", "2", "--catalog", join(ws.root, "catalog.json")];
+    const { out, args } = oneCaseStudy(ws);
     {
       let answered = 0;
       await using first = await fakeProvider({ hold: () => ++answered > 6 });
@@ -145,12 +149,7 @@ describe("gg study", () => {
 
   test.each(["SIGINT", "SIGTERM"] as const)("ended by %s mid-study, a run removes the worktrees and branches of its trials in flight, says so, and exits 128+n; a re-run goes on", async (signal) => {
     using ws = tempWorkspace();
-    layout(ws);
-    const file = studyFile(ws.root, ws.put);
-    const study = JSON.parse(readFileSync(file, "utf8")) as { cases: unknown[] };
-    writeFileSync(file, JSON.stringify({ ...study, cases: study.cases.slice(0, 1) }));
-    const out = join(ws.root, "results");
-    const args = ["study", "run", file, "--out", out, "--concurrency", "2", "--catalog", join(ws.root, "catalog.json")];
+    const { out, args } = oneCaseStudy(ws);
     {
       let answered = 0;
       await using first = await fakeProvider({ hold: () => ++answered > 2 });
