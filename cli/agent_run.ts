@@ -13,7 +13,7 @@ import { apiKeyFor, openAIProvider, scrubberOf, withholdKey } from "../agent/pro
 import { differences, readTranscript, recordedCalls, replayOptions, TranscriptError, type TranscriptEntry, type TranscriptStart, toldTexts, transcriptWriter } from "../agent/transcript.ts";
 import { plural } from "../host/lines.ts";
 import { approverFor, type StandingAnswer } from "./approve.ts";
-import { UsageError, workspaceOf } from "./command.ts";
+import { checkBaseURL, UsageError, workspaceOf } from "./command.ts";
 import { retryLine, summaryText, turnLine } from "./summary.ts";
 
 /** What `gg agent` is given, checked by the caller. */
@@ -64,17 +64,6 @@ export function modelAccess(baseURL: string, catalogFile: string | undefined): {
   }
   withholdKey(found.key);
   return { key: found.key, scrub: scrubberOf(found.key), catalog };
-}
-
-/** Refuses a --base-url that is not an http:// or https:// URL (`127.0.0.1:8089` would otherwise read as a remote host needing a key). */
-function checkBaseURL(baseURL: string): void {
-  let protocol: string | undefined;
-  try {
-    protocol = new URL(baseURL).protocol;
-  } catch {
-    // Reported below.
-  }
-  if (protocol !== "http:" && protocol !== "https:") throw new UsageError(`Cannot use --base-url ${baseURL}: it needs http:// or https://, e.g. http://${baseURL.replace(/^\w+:\/*/, "")}`);
 }
 
 /** A transcript opened at `file` (its folder made when missing); one that cannot be written is refused before the run. */

@@ -1,9 +1,11 @@
 // Small things a person meets in a second hour with gg, each through main() as the command line runs it: refusals
 // that say what to type, one exit status for bad arguments, and help that answers the question asked.
 import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect, test } from "vitest";
 import { main } from "../../cli/main.ts";
+import { fakeModel } from "../provider.ts";
 import { tempWorkspace } from "../workspace.ts";
 
 async function gg(...args: string[]) {
@@ -14,6 +16,21 @@ async function gg(...args: string[]) {
 
 test("--base-url without a scheme is refused saying it needs http:// or https://", async () => {
   expect(await gg("agent", "--model", "m", "--arm", "tools", "--task", "t", "--base-url", "127.0.0.1:8089")).toMatchObject({ status: 2, stderr: "gg: Cannot use --base-url 127.0.0.1:8089: it needs http:// or https://, e.g. http://127.0.0.1:8089\n" });
+  // gg models refresh reads a provider's list from it: the same refusal, not a file named 127.0.0.1:8089/models.
+  expect(await gg("models", "refresh", "--base-url", "127.0.0.1:8089")).toMatchObject({ status: 2, stderr: "gg: Cannot use --base-url 127.0.0.1:8089: it needs http:// or https://, e.g. http://127.0.0.1:8089\n" });
+});
+
+test("--transcript into a folder that does not exist makes it; one that cannot be made is refused in one line, before the run", async () => {
+  using ws = tempWorkspace();
+  ws.put({ "catalog.json": JSON.stringify({ source: "test", fetched: "2026-12-01", models: [{ id: "m" }] }), "taken": "a file" });
+  await using server = await fakeModel([{ content: "Done." }]);
+  const agent = (transcript: string) => gg("agent", "--model", "m", "--arm", "tools", "--task", "t", "--base-url", server.baseURL, "--catalog", join(ws.root, "catalog.json"), "--workspace", ws.root, "--transcript", transcript);
+  expect(await agent(join(ws.root, "runs", "deep", "x.jsonl"))).toMatchObject({ status: 0, stdout: "Done.\n" });
+  expect(readFileSync(join(ws.root, "runs", "deep", "x.jsonl"), "utf8").trim().split("\n").map((line) => (JSON.parse(line) as { type: string }).type)).toEqual(["start", "request", "response", "end"]);
+  const refused = await agent(join(ws.root, "taken", "x.jsonl"));
+  expect(refused).toMatchObject({ status: 2, stdout: "" });
+  expect(refused.stderr).toMatch(/^gg: Cannot write the transcript .*taken\/x\.jsonl: .*; name a file in a folder you can write to\n$/);
+  expect(server.requests).toHaveLength(1);
 });
 
 test("gg call: a misspelt tool gets the nearest name; a JSON string, malformed JSON and a misfit all exit 2", async () => {
