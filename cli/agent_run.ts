@@ -84,15 +84,16 @@ export async function runAgentCommand(flags: AgentFlags, out: (text: string) => 
   const started = performance.now();
   const transcript = flags.transcript === undefined ? undefined : openTranscript(flags.transcript, { model: flags.model, arm: flags.arm, task: flags.task, config: flags.config, ...(flags.agent === undefined ? {} : { agent: flags.agent }), workspace: flags.workspace }, scrub);
   // What the run did so far, for a signal to end it with: its summary said, its transcript closed.
-  const sofar: { turns: TurnRecord[]; calls: CallOutcome[]; files?: () => AgentReport["filesChanged"] } = { turns: [], calls: [] };
+  const sofar: SoFar = { turns: [], calls: [] };
   stopCommandsOnSignals((signal) => {
-    const report = cancelledRun(sofar, signal, info.pricing);
+    const report = cancelledRun(sofar, signal, { pricing: info.pricing, elapsedMs: Math.round(performance.now() - started) });
     transcript?.end(report);
     tell(report, flags, { print, warn, wallMs: performance.now() - started, pricing: info.pricing });
   });
   const report = await runAgent({
     approve: approverFor(flags.approve, warn),
     onFiles: (files) => (sofar.files = files),
+    onAnswer: (turn) => (sofar.answered = turn),
     onRecord: (entry) => {
       if (entry.type === "call") sofar.calls.push(entry.outcome);
       transcript?.onRecord(entry);
@@ -127,17 +128,28 @@ function tell(report: AgentReport, flags: AgentFlags, to: { print: (text: string
   if (report.error) to.warn(`gg: ${errorText(report.error)}\n`);
 }
 
-/** The report of a run a signal ended: what it did so far, cancelled. */
-function cancelledRun(sofar: { turns: TurnRecord[]; calls: CallOutcome[]; files?: () => AgentReport["filesChanged"] }, signal: NodeJS.Signals, pricing: Pricing | undefined): AgentReport {
+/** What a run has done so far: its ended turns and calls, the turn whose answer came last, the files it changed. */
+interface SoFar {
+  turns: TurnRecord[];
+  calls: CallOutcome[];
+  answered?: TurnRecord;
+  files?: () => AgentReport["filesChanged"];
+}
+
+/** The report of a run a signal ended: what it did so far, cancelled; a turn cut short while its calls ran counts, since its request was billed. */
+function cancelledRun(sofar: SoFar, signal: NodeJS.Signals, at: { pricing: Pricing | undefined; elapsedMs: number }): AgentReport {
   const how = signal === "SIGINT" ? "Ctrl-C (SIGINT)" : signal;
+  const cut = sofar.answered !== undefined && sofar.answered.turn > (sofar.turns.at(-1)?.turn ?? 0) ? sofar.answered : undefined;
+  const turns = cut ? [...sofar.turns, { ...cut, elapsedMs: at.elapsedMs }] : sofar.turns;
+  const during = cut ? `while turn ${cut.turn}'s answer was carried out` : `in turn ${turns.length + 1}, waiting for the model`;
   return {
     ok: false,
-    error: { code: "cancelled", message: `The run was cancelled by ${how} in turn ${sofar.turns.length + 1}; the commands it started were stopped, and the summary counts the turns and calls that had ended` },
-    turns: sofar.turns,
+    error: { code: "cancelled", message: `The run was cancelled by ${how} ${during}; the commands it started were stopped, and the summary counts the calls that had ended` },
+    turns,
     calls: sofar.calls,
     visionEvents: [],
     wastedRequests: 0,
-    totals: totalsOf(sofar.turns, pricing),
+    totals: totalsOf(turns, at.pricing),
     filesChanged: sofar.files?.() ?? { created: [], modified: [], deleted: [] },
   };
 }
