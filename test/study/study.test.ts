@@ -154,6 +154,7 @@ describe("gg study", () => {
           { id: "v-code", model: "v", arm: "code" },
         ],
         repeats: 3,
+        models: { v: { concurrency: 2 } },
       }),
       "catalog.json": JSON.stringify({ source: "test", fetched: "2026-01-01", models: [] }),
     });
@@ -163,6 +164,11 @@ describe("gg study", () => {
     // Half the study first, the rest in a second run into the same folder: what the first learned holds for the second.
     const first = await gg(...args, "--shard", "1/2");
     expect(first.status, first.stderr).toBe(0);
+    // The model's own bound, not --concurrency 6, says how many run at once; the catalog prices nothing: "cost unknown", never "$0 + unknown".
+    expect(first.stderr).toMatch(/^3 trials \(shard 1\/2\): 0 finished earlier, 3 to run, 2 at once \(v: at most 2\)\n/);
+    const progress = first.stderr.split("\n").filter((line) => line.startsWith("["));
+    expect(progress).toHaveLength(3);
+    for (const line of progress) expect(line).toMatch(/; \d+ passed, [\d,]+ tokens, cost unknown so far$/);
     expect(server.seen.pictures.v).toEqual({ sent: 1, refused: 1 });
     const run = await gg(...args);
     expect(run.status, run.stderr).toBe(0);
