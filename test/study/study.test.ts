@@ -181,6 +181,16 @@ describe("gg study", () => {
     expect(transcript).toContain("Say hello.");
   });
 
+  test("a study of one trial says so in the singular, and its cost at the catalog's prices", async () => {
+    using ws = tempWorkspace();
+    layout(ws);
+    const file = studyFile(ws.root, ws.put, { cases: [{ id: "note", workspace: "folder", task: writeTask("note.txt", "noted"), check: "grep -qx noted note.txt" }], agents: [AGENTS[0]], repeats: 1 });
+    await using server = await fakeProvider();
+    const run = await gg("study", "run", file, "--out", join(ws.root, "results"), "--base-url", server.baseURL, "--catalog", join(ws.root, "catalog.json"));
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stderr).toMatch(/^1 trial: 0 finished earlier, 1 to run, 1 at once\n\[1\/1\] note\/m1-tools\/1 pass, 2 turns, 2,200 tokens, \$[\d.]+, [\d.]+ s; 1 passed, 2,200 tokens, \$[\d.]+ so far\n/);
+  });
+
   test("a worktree another process is midway through making is waited out, not a failed trial", async () => {
     using ws = tempWorkspace();
     ws.put({ "repo/": "" });
