@@ -74,7 +74,7 @@ function reportCommand(io: Io) {
     io,
     "report <dirs...>",
     "report study folders (shards merged): a row per case and agent, then the pairs of agents that differ in one thing",
-    ["gg study report results", "gg study report shard-1 shard-2 shard-3 --json"],
+    ["gg study report results", "gg study report shard-0 shard-1 shard-2 --json"],
     async (dirs: string[], flags: { json?: boolean }) => {
       studyFolders(dirs, "report");
       const [{ reportText, studyReport }, { oneStudy }] = await Promise.all([import("../study/report.ts"), import("../study/identity.ts")]);
