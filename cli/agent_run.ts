@@ -2,6 +2,7 @@
 // progress line per turn and per retry and a closing summary on stderr, and the answer on stdout (or the agent report
 // with --json); or replays a transcript. Loaded only by gg agent.
 import { readFileSync } from "node:fs";
+import { relative, resolve } from "node:path";
 import type { Configuration } from "../bindings/config.ts";
 import { errorText } from "../bindings/define.ts";
 import { type AgentReport, type CallOutcome, runAgent, totalsOf, type TurnRecord } from "../agent/loop.ts";
@@ -85,14 +86,16 @@ export async function runAgentCommand(flags: AgentFlags, out: (text: string) => 
   const transcript = flags.transcript === undefined ? undefined : openTranscript(flags.transcript, { model: flags.model, arm: flags.arm, task: flags.task, config: flags.config, ...(flags.agent === undefined ? {} : { agent: flags.agent }), workspace: flags.workspace }, scrub);
   // What the run did so far, for a signal to end it with: its summary said, its transcript closed.
   const sofar: SoFar = { turns: [], calls: [] };
+  // gg's own transcript, when it is in the workspace, is no file the run changed.
+  const ours = flags.transcript === undefined ? (files: AgentReport["filesChanged"]) => files : notListing(relative(flags.workspace, resolve(flags.transcript)));
   stopCommandsOnSignals((signal) => {
     const report = cancelledRun(sofar, signal, { pricing: info.pricing, elapsedMs: Math.round(performance.now() - started) });
     transcript?.end(report);
     tell(report, flags, { print, warn, wallMs: performance.now() - started, pricing: info.pricing });
   });
-  const report = await runAgent({
+  const ran = await runAgent({
     approve: approverFor(flags.approve, warn),
-    onFiles: (files) => (sofar.files = files),
+    onFiles: (files) => (sofar.files = () => ours(files())),
     onAnswer: (turn) => (sofar.answered = turn),
     onRecord: (entry) => {
       if (entry.type === "call") sofar.calls.push(entry.outcome);
@@ -115,9 +118,16 @@ export async function runAgentCommand(flags: AgentFlags, out: (text: string) => 
       warn(turnLine(turn, flags.arm, performance.now() - started));
     },
   });
+  const report = { ...ran, filesChanged: ours(ran.filesChanged) };
   transcript?.end(report);
   tell(report, flags, { print, warn, wallMs: performance.now() - started, pricing: info.pricing });
   return report.ok ? 0 : 1;
+}
+
+/** What leaves `path` (relative to the workspace) out of the files a run changed. */
+function notListing(path: string): (files: AgentReport["filesChanged"]) => AgentReport["filesChanged"] {
+  const others = (paths: string[]): string[] => paths.filter((file) => file !== path);
+  return ({ created, modified, deleted }) => ({ created: others(created), modified: others(modified), deleted: others(deleted) });
 }
 
 /** Says how a run ended: the agent report as JSON, or the answer on stdout and the summary on stderr. */

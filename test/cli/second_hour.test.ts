@@ -20,12 +20,13 @@ test("--base-url without a scheme is refused saying it needs http:// or https://
   expect(await gg("models", "refresh", "--base-url", "127.0.0.1:8089")).toMatchObject({ status: 2, stderr: "gg: Cannot use --base-url 127.0.0.1:8089: it needs http:// or https://, e.g. http://127.0.0.1:8089\n" });
 });
 
-test("--transcript into a folder that does not exist makes it; one that cannot be made is refused in one line, before the run", async () => {
+test("--transcript into a folder that does not exist makes it (and is not listed as a file the run changed); one that cannot be made is refused in one line, before the run", async () => {
   using ws = tempWorkspace();
   ws.put({ "catalog.json": JSON.stringify({ source: "test", fetched: "2026-12-01", models: [{ id: "m" }] }), "taken": "a file" });
   await using server = await fakeModel([{ content: "Done." }]);
   const agent = (transcript: string) => gg("agent", "--model", "m", "--arm", "tools", "--task", "t", "--base-url", server.baseURL, "--catalog", join(ws.root, "catalog.json"), "--workspace", ws.root, "--transcript", transcript);
-  expect(await agent(join(ws.root, "runs", "deep", "x.jsonl"))).toMatchObject({ status: 0, stdout: "Done.\n" });
+  // gg's own transcript, in the workspace, is not among the files the run changed.
+  expect(await agent(join(ws.root, "runs", "deep", "x.jsonl"))).toMatchObject({ status: 0, stdout: "Done.\n", stderr: expect.stringContaining("\nfiles   none changed\n") });
   expect(readFileSync(join(ws.root, "runs", "deep", "x.jsonl"), "utf8").trim().split("\n").map((line) => (JSON.parse(line) as { type: string }).type)).toEqual(["start", "request", "response", "end"]);
   const refused = await agent(join(ws.root, "taken", "x.jsonl"));
   expect(refused).toMatchObject({ status: 2, stdout: "" });

@@ -188,8 +188,9 @@ describe("Ctrl-C says what the run did", () => {
       expect(await within(20, () => survivors(marker).length >= 2)).toBe(true);
       gg.kill("SIGINT");
       expect(await exited).toBe(130);
-      // Turn 1's request was answered (and billed) before its shell call was cut short: it counts.
-      expect(output.stderr).toMatch(/^run {5}1 turn in [\d.]+ s\ncalls {3}none\nfiles {3}1 modified \(runs\/x\.jsonl\)\ntokens {2}billed 110: 100 in, 10 out; entered [\d,]+ in \(gg's estimate\)\n/m);
+      // Turn 1's request was answered (and billed) before its shell call was cut short: it counts. gg's own transcript
+      // is no file the run changed.
+      expect(output.stderr).toMatch(/^run {5}1 turn in [\d.]+ s\ncalls {3}none\nfiles {3}none changed\ntokens {2}billed 110: 100 in, 10 out; entered [\d,]+ in \(gg's estimate\)\n/m);
       expect(output.stderr).toContain("gg: error[cancelled]: The run was cancelled by Ctrl-C (SIGINT) while turn 1's answer was carried out; the commands it started were stopped, and the summary counts the calls that had ended\n");
       const last = JSON.parse(readFileSync(transcript, "utf8").trim().split("\n").at(-1) as string) as { type: string; report: { ok: boolean; error: { code: string } } };
       expect(last).toMatchObject({ type: "end", report: { ok: false, error: { code: "cancelled" }, turns: [{ turn: 1, usage: { promptTokens: 100, completionTokens: 10 }, calls: 1 }] } });
