@@ -37,6 +37,7 @@ test("--transcript into a folder that does not exist makes it (and is not listed
 test("gg call: a misspelt tool gets the nearest name; a JSON string, malformed JSON and a misfit all exit 2", async () => {
   using ws = tempWorkspace();
   expect((await gg("call", "raed_file", "--workspace", ws.root)).stderr).toMatch(/^gg: No tool "raed_file" in this configuration \(did you mean read_file\?\); the tools are .* \(gg tools describes them\)\n$/);
+  expect((await gg("call", "READ_FILE", "--workspace", ws.root)).stderr).toContain("(did you mean read_file?)");
   expect(await gg("call", "read_file", '"a.txt"', "--workspace", ws.root)).toMatchObject({ status: 2, stderr: expect.stringContaining("arguments must be object") });
   expect((await gg("call", "read_file", "{x", "--workspace", ws.root)).status).toBe(2);
   expect(await gg("call", "search", '{"pattern": "x"}', "--workspace", ws.root)).toMatchObject({ status: 2, stderr: expect.stringContaining('unknown parameter "pattern"') });
