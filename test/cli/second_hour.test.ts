@@ -64,6 +64,15 @@ test("a tree says (1 entry not shown) for one, and the seed's (N entries not sho
   expect(tree).toContain("two/ (2 entries not shown)");
 });
 
+test("gg run: one log entry over the log limit is '1 more log entry dropped'", async () => {
+  using ws = tempWorkspace();
+  // Eight entries of 8,001 bytes fit the default 64 KiB; the ninth does not.
+  ws.put({ "big.js": 'for (let i = 0; i < 9; i++) console.log(String(i).repeat(8000));\nreturn "done";\n' });
+  const run = await gg("run", join(ws.root, "big.js"), "--workspace", ws.root);
+  expect(run.status).toBe(0);
+  expect(run.stdout.split("\n").slice(-4)).toEqual(["7".repeat(8000), "[1 more log entry dropped at the log limit]", "done", ""]);
+});
+
 /** The Node on PATH, when it is older than 24 (a machine's own Node beside the pinned one). */
 const olderNode = ((): string | undefined => {
   // Outside node_modules: npm puts the pinned Node first on a test's PATH.
