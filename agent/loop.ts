@@ -74,6 +74,8 @@ export interface AgentOptions {
   onFiles?(changedSoFar: () => AgentReport["filesChanged"]): void;
   /** Called after every turn (progress lines, transcripts). */
   onTurn?(turn: TurnRecord): void;
+  /** Called as a turn's answer arrives, before its calls run, with its record so far (a run cut short counts its tokens). */
+  onAnswer?(turn: TurnRecord): void;
   /** Called with every request as sent, every answer, and every call's outcome (transcripts). */
   onRecord?(entry: LoopRecord): void;
   /** Asked about each call whose verdict is ask (see ToolsOptions.approve); absent, an ask is a deny. */
@@ -432,13 +434,14 @@ async function carryOut(answer: Answer, at: { turn: number; estimate: Bands; sta
   const { turn, estimate, started } = at;
   const { messages, pictures } = conversation;
   const reply = answer.completion.choices[0]?.message;
-  const record: TurnRecord = { turn, estimate, ...usageField(answer.completion.usage), calls: 0, retries: answer.retries, elapsedMs: 0 };
   const content = reply?.content ?? "";
+  const calls = tools ? (reply?.tool_calls ?? []).filter((call) => call.type === "function") : [];
+  const program = tools ? undefined : programOf(content);
+  const record: TurnRecord = { turn, estimate, ...usageField(answer.completion.usage), calls: program ? 1 : calls.length, retries: answer.retries, elapsedMs: 0 };
+  options.onAnswer?.({ ...record });
   const replied: ChatCompletionMessageParam = { role: "assistant", content, ...(reply?.tool_calls && reply.tool_calls.length > 0 ? { tool_calls: reply.tool_calls } : {}) };
   messages.push(replied);
   if (tools) {
-    const calls = (reply?.tool_calls ?? []).filter((call) => call.type === "function");
-    record.calls = calls.length;
     for (const call of calls) {
       const { outcome, message } = await answerCall(tools, call, pictures, options.recorded?.[report.calls.length]);
       report.calls.push(outcome);
@@ -446,8 +449,6 @@ async function carryOut(answer: Answer, at: { turn: number; estimate: Bands; sta
       messages.push(message);
     }
   }
-  const program = tools ? undefined : programOf(content);
-  if (program) record.calls = 1;
   if (program && runtime) {
     // What the next request carries besides the views and this program's report: breakdown() adds the views.
     const baseline = { system: estimate.system, messages: estimate.messages + tokensOf(replied, pictures), toolResults: estimate.toolResults, viewMessages: true };

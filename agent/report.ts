@@ -2,6 +2,7 @@
 // happened and the calls made before it; never the program, which the model has. The next message of a code agent's
 // loop, and run_program's text over MCP.
 import { errorText } from "../bindings/define.ts";
+import { plural } from "../host/lines.ts";
 import type { RunReport } from "../runtime/index.ts";
 
 /** The text of a run report for the model. */
@@ -9,7 +10,7 @@ export function reportText(report: RunReport): string {
   const parts: string[] = report.stateLost ? [report.stateLost] : [];
   if (report.logs.length > 0 || report.logsDropped > 0) {
     const lines = report.logs.map((entry) => `${entry.level === "log" ? "" : `[${entry.level}] `}${entry.text}`);
-    if (report.logsDropped > 0) lines.push(`[${report.logsDropped} more entries dropped at the log limit]`);
+    if (report.logsDropped > 0) lines.push(`[${plural(report.logsDropped, "more entry", "more entries")} dropped at the log limit]`);
     parts.push(`Console:\n${lines.join("\n")}`);
   }
   // Compact JSON: indentation would cost the model's window about two fifths more for nothing it reads.

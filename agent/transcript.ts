@@ -112,7 +112,9 @@ export function toldTexts(entries: readonly TranscriptEntry[]): Map<string, stri
 
 /** The lines that changed between two results, as a unified diff cut at {@link DIFF_LINES} lines. */
 function textDifference(then: string, now: string): string {
-  const lines = structuredPatch("then", "now", then, now, "", "", { context: 1 }).hunks.flatMap((hunk) => [`@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@`, ...hunk.lines]);
+  // Results rarely end in a newline: when neither does, jsdiff's "\ No newline at end of file" says nothing.
+  const ended = (text: string): string => (then.endsWith("\n") || now.endsWith("\n") ? text : `${text}\n`);
+  const lines = structuredPatch("then", "now", ended(then), ended(now), "", "", { context: 1 }).hunks.flatMap((hunk) => [`@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@`, ...hunk.lines]);
   const shown = lines.slice(0, DIFF_LINES).map((line) => `  ${line}`);
   if (lines.length > DIFF_LINES) shown.push(`  (${lines.length - DIFF_LINES} more lines of difference)`);
   return ["  --- then", "  +++ now", ...shown].join("\n");

@@ -2,6 +2,7 @@
 // progress line per turn and per retry and a closing summary on stderr, and the answer on stdout (or the agent report
 // with --json); or replays a transcript. Loaded only by gg agent.
 import { readFileSync } from "node:fs";
+import { relative, resolve } from "node:path";
 import type { Configuration } from "../bindings/config.ts";
 import { errorText } from "../bindings/define.ts";
 import { type AgentReport, type CallOutcome, runAgent, totalsOf, type TurnRecord } from "../agent/loop.ts";
@@ -13,7 +14,7 @@ import { apiKeyFor, openAIProvider, scrubberOf, withholdKey } from "../agent/pro
 import { differences, readTranscript, recordedCalls, replayOptions, TranscriptError, type TranscriptEntry, type TranscriptStart, toldTexts, transcriptWriter } from "../agent/transcript.ts";
 import { plural } from "../host/lines.ts";
 import { approverFor, type StandingAnswer } from "./approve.ts";
-import { signalWords, UsageError, workspaceOf } from "./command.ts";
+import { checkBaseURL, signalWords, UsageError, workspaceOf } from "./command.ts";
 import { retryLine, summaryText, turnLine } from "./summary.ts";
 
 /** What `gg agent` is given, checked by the caller. */
@@ -66,17 +67,6 @@ export function modelAccess(baseURL: string, catalogFile: string | undefined): {
   return { key: found.key, scrub: scrubberOf(found.key), catalog };
 }
 
-/** Refuses a --base-url that is not an http:// or https:// URL (`127.0.0.1:8089` would otherwise read as a remote host needing a key). */
-function checkBaseURL(baseURL: string): void {
-  let protocol: string | undefined;
-  try {
-    protocol = new URL(baseURL).protocol;
-  } catch {
-    // Reported below.
-  }
-  if (protocol !== "http:" && protocol !== "https:") throw new UsageError(`Cannot use --base-url ${baseURL}: it needs http:// or https://, e.g. http://${baseURL.replace(/^\w+:\/*/, "")}`);
-}
-
 /** A transcript opened at `file` (its folder made when missing); one that cannot be written is refused before the run. */
 function openTranscript(file: string, start: Parameters<typeof transcriptWriter>[1], scrub: (text: string) => string): ReturnType<typeof transcriptWriter> {
   try {
@@ -95,15 +85,18 @@ export async function runAgentCommand(flags: AgentFlags, out: (text: string) => 
   const started = performance.now();
   const transcript = flags.transcript === undefined ? undefined : openTranscript(flags.transcript, { model: flags.model, arm: flags.arm, task: flags.task, config: flags.config, ...(flags.agent === undefined ? {} : { agent: flags.agent }), workspace: flags.workspace }, scrub);
   // What the run did so far, for a signal to end it with: its summary said, its transcript closed.
-  const sofar: { turns: TurnRecord[]; calls: CallOutcome[]; files?: () => AgentReport["filesChanged"] } = { turns: [], calls: [] };
+  const sofar: SoFar = { turns: [], calls: [] };
+  // gg's own transcript, when it is in the workspace, is no file the run changed.
+  const ours = flags.transcript === undefined ? (files: AgentReport["filesChanged"]) => files : notListing(relative(flags.workspace, resolve(flags.transcript)));
   stopCommandsOnSignals((signal) => {
-    const report = cancelledRun(sofar, signal, info.pricing);
+    const report = cancelledRun(sofar, signal, { pricing: info.pricing, elapsedMs: Math.round(performance.now() - started) });
     transcript?.end(report);
     tell(report, flags, { print, warn, wallMs: performance.now() - started, pricing: info.pricing });
   });
-  const report = await runAgent({
+  const ran = await runAgent({
     approve: approverFor(flags.approve, warn),
-    onFiles: (files) => (sofar.files = files),
+    onFiles: (files) => (sofar.files = () => ours(files())),
+    onAnswer: (turn) => (sofar.answered = turn),
     onRecord: (entry) => {
       if (entry.type === "call") sofar.calls.push(entry.outcome);
       transcript?.onRecord(entry);
@@ -125,9 +118,16 @@ export async function runAgentCommand(flags: AgentFlags, out: (text: string) => 
       warn(turnLine(turn, flags.arm, performance.now() - started));
     },
   });
+  const report = { ...ran, filesChanged: ours(ran.filesChanged) };
   transcript?.end(report);
   tell(report, flags, { print, warn, wallMs: performance.now() - started, pricing: info.pricing });
   return report.ok ? 0 : 1;
+}
+
+/** What leaves `path` (relative to the workspace) out of the files a run changed. */
+function notListing(path: string): (files: AgentReport["filesChanged"]) => AgentReport["filesChanged"] {
+  const others = (paths: string[]): string[] => paths.filter((file) => file !== path);
+  return ({ created, modified, deleted }) => ({ created: others(created), modified: others(modified), deleted: others(deleted) });
 }
 
 /** Says how a run ended: the agent report as JSON, or the answer on stdout and the summary on stderr. */
@@ -138,16 +138,27 @@ function tell(report: AgentReport, flags: AgentFlags, to: { print: (text: string
   if (report.error) to.warn(`gg: ${errorText(report.error)}\n`);
 }
 
-/** The report of a run a signal ended: what it did so far, cancelled. */
-function cancelledRun(sofar: { turns: TurnRecord[]; calls: CallOutcome[]; files?: () => AgentReport["filesChanged"] }, signal: NodeJS.Signals, pricing: Pricing | undefined): AgentReport {
+/** What a run has done so far: its ended turns and calls, the turn whose answer came last, the files it changed. */
+interface SoFar {
+  turns: TurnRecord[];
+  calls: CallOutcome[];
+  answered?: TurnRecord;
+  files?: () => AgentReport["filesChanged"];
+}
+
+/** The report of a run a signal ended: what it did so far, cancelled; a turn cut short while its calls ran counts, since its request was billed. */
+function cancelledRun(sofar: SoFar, signal: NodeJS.Signals, at: { pricing: Pricing | undefined; elapsedMs: number }): AgentReport {
+  const cut = sofar.answered !== undefined && sofar.answered.turn > (sofar.turns.at(-1)?.turn ?? 0) ? sofar.answered : undefined;
+  const turns = cut ? [...sofar.turns, { ...cut, elapsedMs: at.elapsedMs }] : sofar.turns;
+  const during = cut ? `while turn ${cut.turn}'s answer was carried out` : `in turn ${turns.length + 1}, waiting for the model`;
   return {
     ok: false,
-    error: { code: "cancelled", message: `The run was cancelled by ${signalWords(signal)} in turn ${sofar.turns.length + 1}; the commands it started were stopped, and the summary counts the turns and calls that had ended` },
-    turns: sofar.turns,
+    error: { code: "cancelled", message: `The run was cancelled by ${signalWords(signal)} ${during}; the commands it started were stopped, and the summary counts the calls that had ended` },
+    turns,
     calls: sofar.calls,
     visionEvents: [],
     wastedRequests: 0,
-    totals: totalsOf(sofar.turns, pricing),
+    totals: totalsOf(turns, at.pricing),
     filesChanged: sofar.files?.() ?? { created: [], modified: [], deleted: [] },
   };
 }

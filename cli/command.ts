@@ -104,6 +104,17 @@ export function workspaceOf(dir: string | undefined): string {
   return workspace;
 }
 
+/** Refuses a --base-url that is not an http:// or https:// URL (`127.0.0.1:8089` would otherwise read as a remote host needing a key). */
+export function checkBaseURL(baseURL: string): void {
+  let protocol: string | undefined;
+  try {
+    protocol = new URL(baseURL).protocol;
+  } catch {
+    // Reported below.
+  }
+  if (protocol !== "http:" && protocol !== "https:") throw new UsageError(`Cannot use --base-url ${baseURL}: it needs http:// or https://, e.g. http://${baseURL.replace(/^\w+:\/*/, "")}`);
+}
+
 /** The agent option as the options objects of the runtime and the tools take it. */
 export const agentOf = (agent: string | undefined): { agent?: string } => (agent === undefined ? {} : { agent });
 

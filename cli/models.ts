@@ -6,7 +6,7 @@ import { MODELS_DEV_API } from "../agent/modelsdev.ts";
 import type { Prices } from "../agent/pricing.ts";
 import { refreshCatalog } from "../agent/refresh.ts";
 import { grouped, plural } from "../host/lines.ts";
-import { defineCommand, type Io, options, UsageError } from "./command.ts";
+import { checkBaseURL, defineCommand, type Io, options, UsageError } from "./command.ts";
 
 interface ModelsFlags {
   catalog?: string;
@@ -54,6 +54,7 @@ export function modelsCommand(io: Io) {
   return defineCommand(io, "models", "list the model catalog (context, input modalities, prices); refresh rewrites your copy from models.dev or OpenRouter", ["gg models claude --vision", `gg models refresh --from ${MODELS_DEV_API}`], async (word: string | undefined, flags: ModelsFlags) => {
     try {
       if (word === "refresh") {
+        if (flags.baseUrl !== undefined) checkBaseURL(flags.baseUrl);
         const catalog = await refreshCatalog({ baseURL: flags.baseUrl ?? DEFAULT_BASE_URL, ...(flags.from === undefined ? {} : { from: flags.from }) });
         io.out(`Wrote ${plural(catalog.models.length, "model")} from ${catalog.source}.\n`);
         return 0;

@@ -101,7 +101,7 @@ function cancelledReport(report: RunReport, signal: NodeJS.Signals): RunReport {
 
 function printReport(report: RunReport, shown: { logs: number }, out: (text: string) => void): void {
   printLogs(report, shown, out);
-  if (report.logsDropped > 0) out(`[${report.logsDropped} more log entries dropped at the log limit]\n`);
+  if (report.logsDropped > 0) out(`[${plural(report.logsDropped, "more log entry", "more log entries")} dropped at the log limit]\n`);
   if (report.ok) out(`${typeof report.result === "string" ? report.result : JSON.stringify(report.result, null, 2)}\n`);
   else if (report.error) {
     // A type error's message lists every position already.

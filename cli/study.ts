@@ -33,12 +33,16 @@ function shardOption(text: string): { index: number; count: number } {
 /** What `gg help study run` says of the study file; docs/studies.md has the whole of it. */
 const STUDY_FILE_HELP = `
 The study file (JSON; relative paths start at its folder):
-  cases     [{id, workspace, ref?, task | taskFile, specs?, check?}]: a folder (or a git repository at ref) to act on,
-            the task, and check: a shell command run in the trial's worktree afterwards, exit 0 meaning pass
-  agents    [{id, model, arm, config?, agent?}]: arm "tools" or "code"; config a file or an inline configuration
-  repeats   trials per case and agent (default 1); maxTurns, budgetSecs: each trial's limits
+  cases     [{id, workspace, ref?, task | taskFile, specs?, check?}]: a folder
+            (or a git repository at ref) to act on, the task, and check: a
+            shell command run in the trial's worktree afterwards, exit 0 a pass
+  agents    [{id, model, arm, config?, agent?}]: arm "tools" or "code";
+            config a file or an inline configuration
+  repeats   trials per case and agent (default 1)
+  maxTurns, budgetSecs: each trial's limits
   models    {"MODEL": {"concurrency": N}}: a model's own bound on trials at once
-Every problem of a study file is named in one refusal (exit 2). docs/studies.md describes it all.
+Every problem of a study file is named in one refusal (exit 2).
+docs/studies.md describes it all.
 `;
 
 /** gg study, with its two subcommands, each taking its own options. */
@@ -75,7 +79,7 @@ function reportCommand(io: Io) {
     io,
     "report <dirs...>",
     "report study folders (shards merged): a row per case and agent, then the pairs of agents that differ in one thing",
-    ["gg study report results", "gg study report shard-1 shard-2 shard-3 --json"],
+    ["gg study report results", "gg study report shard-0 shard-1 shard-2 --json"],
     async (dirs: string[], flags: { json?: boolean }) => {
       studyFolders(dirs, "report");
       const [{ reportText, studyReport }, { oneStudy }] = await Promise.all([import("../study/report.ts"), import("../study/identity.ts")]);

@@ -15,9 +15,9 @@ function distance(a: string, b: string): number {
   return (rows[a.length] as number[])[b.length] as number;
 }
 
-/** The known names nearest to `name` (a few edits, under two fifths of it), closest first; none when nothing is near. */
+/** The known names nearest to `name` (a few edits, under two fifths of it, case aside: READ_FILE is read_file), closest first; none when nothing is near. */
 export function similarNames(name: string, known: readonly string[]): string[] {
-  const near = known.map((candidate) => ({ candidate, edits: distance(name.toLowerCase(), candidate.toLowerCase()) })).filter(({ candidate, edits }) => edits > 0 && edits <= Math.max(1, Math.floor(Math.max(name.length, candidate.length) * 0.4)));
+  const near = known.map((candidate) => ({ candidate, edits: distance(name.toLowerCase(), candidate.toLowerCase()) })).filter(({ candidate, edits }) => candidate !== name && edits <= Math.max(1, Math.floor(Math.max(name.length, candidate.length) * 0.4)));
   const best = Math.min(...near.map(({ edits }) => edits));
   return near.filter(({ edits }) => edits === best).map(({ candidate }) => candidate);
 }

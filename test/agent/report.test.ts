@@ -18,4 +18,11 @@ describe("reportText", () => {
     const text = reportText(await ws.run("await gg.files.listDir();\nawait gg.files.readFile('missing.txt');"));
     expect(text).toMatch(/^error\[not-found\]: .*missing\.txt.* \(line 2, column \d+\)\n\nCalls made before it ended: files\.listDir ok, files\.readFile failed \(not-found\)$/);
   });
+
+  test("entries past the log limit are counted, one in the singular", async () => {
+    using ws = engineWorkspace();
+    // Eight entries of 8,001 bytes fit the default 64 KiB; the ninth does not.
+    const text = reportText(await ws.run("for (let i = 0; i < 9; i++) console.log(String(i).repeat(8000));"));
+    expect(text).toContain(`\n${"7".repeat(8000)}\n[1 more entry dropped at the log limit]\n`);
+  });
 });

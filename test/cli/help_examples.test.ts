@@ -1,5 +1,6 @@
 // Every example `gg help` prints runs as printed: each is run by sh in a workspace holding what the examples name
-// (examples/, src/, gg.json, transcripts/), with gg on PATH and a model server where the agent example points.
+// (examples/, src/, gg.json, transcripts/, a study's result folders), with gg on PATH and a model server where the
+// agent example points.
 import { spawn } from "node:child_process";
 import { cpSync } from "node:fs";
 import { join } from "node:path";
@@ -33,9 +34,10 @@ async function examples(): Promise<string[]> {
 
 /**
  * Examples that reach beyond this machine, left out: `gg models refresh` fetches the model list, and a study run
- * calls the model at its default endpoint (its report reads the folders a run writes).
+ * calls the model at its default endpoint (the test runs the same study at the local server for the report and merge
+ * examples to read).
  */
-const NETWORK = [/^gg models refresh/, /^gg study /];
+const NETWORK = [/^gg models refresh/, /\bgg study run /];
 
 /** Runs `line` with sh in `cwd`; a server (gg console) is stopped once it has said where it listens. */
 function run(line: string, cwd: string, env: NodeJS.ProcessEnv): Promise<{ status: number | null; output: string }> {
@@ -65,9 +67,16 @@ test("every example of every gg help runs as printed", async () => {
   using ws = tempWorkspace();
   cpSync(join(root, "examples"), join(ws.root, "examples"), { recursive: true });
   ws.put({ "src/a.ts": "// TODO: one\n", "gg.json": "[]", "transcripts/": "", "runs/": "", "results/": "" });
-  // Where the agent example points: a program, then an answer.
-  await using _model = await fakeModel([{ content: "```js\nreturn (await gg.files.listDir()).entries.length;\n```" }, { content: "Done." }], { port: 8080 });
+  // Where the agent example points: a program, then an answer, in every conversation.
+  const program = { content: "```js\nreturn (await gg.files.listDir()).entries.length;\n```" };
+  await using model = await fakeModel((request) => (request.body.messages.some((message) => message.role === "assistant") ? { content: "Done." } : program), { port: 8080 });
   const env = { ...process.env, PATH: `${join(root, "bin")}:${process.env.PATH}`, TMPDIR: ws.root, XDG_CONFIG_HOME: ws.root, GG_API_KEY: "" };
+  // The folders the study run examples would write, for the report and merge examples: the whole study, its three shards.
+  ws.put({ "study.json": JSON.stringify({ cases: [{ id: "count", workspace: "src", task: "Count the files.", check: "true" }], agents: [{ id: "code", model: "qwen3-coder", arm: "code" }], repeats: 3 }) });
+  for (const [out, shard] of [["results", ""], ["shard-0", "--shard 1/3"], ["shard-1", "--shard 2/3"], ["shard-2", "--shard 3/3"]]) {
+    expect(await run(`gg study run study.json --out ${out} ${shard} --base-url ${model.baseURL}`, ws.root, env)).toMatchObject({ status: 0 });
+    if (out !== "results") cpSync(join(ws.root, out as string), join(ws.root, "shards", out as string), { recursive: true });
+  }
   const lines = (await examples()).filter((line) => !NETWORK.some((pattern) => pattern.test(line)));
   expect(lines.length).toBeGreaterThan(15);
   const failed: string[] = [];

@@ -163,6 +163,21 @@ describe("Ctrl-C says what the run did", () => {
     }
   });
 
+  test("gg agent: SIGINT while the model has not answered says so; nothing billed, exit 130", async () => {
+    using ws = tempWorkspace();
+    await using server = await fakeModel(["hold"]);
+    const { gg, output, exited } = watched(["agent", "--model", "m", "--arm", "code", "--task", "wait", "--base-url", server.baseURL, "--catalog", catalog(ws.root)], ws.root);
+    try {
+      expect(await within(20, () => server.requests.length === 1)).toBe(true);
+      gg.kill("SIGINT");
+      expect(await exited).toBe(130);
+      expect(output.stderr).toMatch(/^run {5}0 turns in [\d.]+ s\ncalls {3}none\nfiles {3}none changed\ntokens {2}none billed\n/);
+      expect(output.stderr).toContain("gg: error[cancelled]: The run was cancelled by Ctrl-C (SIGINT) in turn 1, waiting for the model; ");
+    } finally {
+      if (gg.exitCode === null && gg.signalCode === null) gg.kill("SIGKILL");
+    }
+  });
+
   test("gg agent: SIGINT prints the summary so far and ends the transcript with a cancelled end record, exit 130", async () => {
     using ws = tempWorkspace();
     const marker = uniqueSleep();
@@ -173,10 +188,12 @@ describe("Ctrl-C says what the run did", () => {
       expect(await within(20, () => survivors(marker).length >= 2)).toBe(true);
       gg.kill("SIGINT");
       expect(await exited).toBe(130);
-      expect(output.stderr).toMatch(/^run {5}0 turns in [\d.]+ s\ncalls {3}none\nfiles {3}1 modified \(runs\/x\.jsonl\)\ntokens {2}none billed\n/m);
-      expect(output.stderr).toContain("gg: error[cancelled]: The run was cancelled by Ctrl-C (SIGINT) in turn 1; the commands it started were stopped");
+      // Turn 1's request was answered (and billed) before its shell call was cut short: it counts. gg's own transcript
+      // is no file the run changed.
+      expect(output.stderr).toMatch(/^run {5}1 turn in [\d.]+ s\ncalls {3}none\nfiles {3}none changed\ntokens {2}billed 110: 100 in, 10 out; entered [\d,]+ in \(gg's estimate\)\n/m);
+      expect(output.stderr).toContain("gg: error[cancelled]: The run was cancelled by Ctrl-C (SIGINT) while turn 1's answer was carried out; the commands it started were stopped, and the summary counts the calls that had ended\n");
       const last = JSON.parse(readFileSync(transcript, "utf8").trim().split("\n").at(-1) as string) as { type: string; report: { ok: boolean; error: { code: string } } };
-      expect(last).toMatchObject({ type: "end", report: { ok: false, error: { code: "cancelled" } } });
+      expect(last).toMatchObject({ type: "end", report: { ok: false, error: { code: "cancelled" }, turns: [{ turn: 1, usage: { promptTokens: 100, completionTokens: 10 }, calls: 1 }] } });
       expect(await within(10, () => survivors(marker).length === 0)).toBe(true);
     } finally {
       reap(gg, marker);

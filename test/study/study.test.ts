@@ -185,6 +185,7 @@ describe("gg study", () => {
           { id: "v-code", model: "v", arm: "code" },
         ],
         repeats: 3,
+        models: { v: { concurrency: 2 } },
       }),
       "catalog.json": JSON.stringify({ source: "test", fetched: "2026-01-01", models: [] }),
     });
@@ -194,6 +195,11 @@ describe("gg study", () => {
     // Half the study first, the rest in a second run into the same folder: what the first learned holds for the second.
     const first = await gg(...args, "--shard", "1/2");
     expect(first.status, first.stderr).toBe(0);
+    // The model's own bound, not --concurrency 6, says how many run at once; the catalog prices nothing: "cost unknown", never "$0 + unknown".
+    expect(first.stderr).toMatch(/^3 trials \(shard 1\/2\): 0 finished earlier, 3 to run, 2 at once \(v: at most 2\)\n/);
+    const progress = first.stderr.split("\n").filter((line) => line.startsWith("["));
+    expect(progress).toHaveLength(3);
+    for (const line of progress) expect(line).toMatch(/; \d+ passed, [\d,]+ tokens, cost unknown so far$/);
     expect(server.seen.pictures.v).toEqual({ sent: 1, refused: 1 });
     const run = await gg(...args);
     expect(run.status, run.stderr).toBe(0);
@@ -204,6 +210,16 @@ describe("gg study", () => {
     // The specs were read whole into the opening context: the notes' text reached the model in every trial.
     const transcript = readFileSync(join(out, "transcripts/look/v-tools/1.jsonl"), "utf8");
     expect(transcript).toContain("Say hello.");
+  });
+
+  test("a study of one trial says so in the singular, and its cost at the catalog's prices", async () => {
+    using ws = tempWorkspace();
+    layout(ws);
+    const file = studyFile(ws.root, ws.put, { cases: [{ id: "note", workspace: "folder", task: writeTask("note.txt", "noted"), check: "grep -qx noted note.txt" }], agents: [AGENTS[0]], repeats: 1 });
+    await using server = await fakeProvider();
+    const run = await gg("study", "run", file, "--out", join(ws.root, "results"), "--base-url", server.baseURL, "--catalog", join(ws.root, "catalog.json"));
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stderr).toMatch(/^1 trial: 0 finished earlier, 1 to run, 1 at once\n\[1\/1\] note\/m1-tools\/1 pass, 2 turns, 2,200 tokens, \$[\d.]+, [\d.]+ s; 1 passed, 2,200 tokens, \$[\d.]+ so far\n/);
   });
 
   test("a worktree another process is midway through making is waited out, not a failed trial", async () => {
