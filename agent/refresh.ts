@@ -2,11 +2,12 @@
 // the shapes it is: models.dev's api.json, OpenRouter's /models answer, or a catalog file of gg's. The copy is
 // replaced by a rename once the new one is written whole; an answer that fails, is cut short, garbled or empty
 // leaves it byte for byte.
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { type Catalog, CatalogError, type CatalogModel, catalogText, parseCatalog, userCatalogPath } from "./catalog.ts";
 import { isModelsDev, MODELS_DEV_API, modelsDevCatalog } from "./modelsdev.ts";
 import { pricingOf, pricingText } from "./pricing.ts";
+import { makeFolder } from "../host/folders.ts";
 
 /** How long a list may take to arrive (ms). */
 const FETCH_TIMEOUT_MS = 60_000;
@@ -69,7 +70,7 @@ function catalogOf(body: unknown, source: string, fetched: string): Catalog<stri
 function writeWhole(file: string, catalog: Catalog<string>): void {
   const temp = `${file}.${process.pid}.tmp`;
   try {
-    mkdirSync(dirname(file), { recursive: true });
+    makeFolder(dirname(file));
     writeFileSync(temp, catalogText(catalog));
     renameSync(temp, file);
   } catch (error) {

@@ -2,13 +2,14 @@
 // every answer, every call's outcome, its end), and a provider that answers from a transcript, so a recorded run is
 // re-executed against a workspace without a model and its outcomes compared.
 import { createHash } from "node:crypto";
-import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { structuredPatch } from "diff";
 import type { ChatCompletion } from "openai/resources/chat/completions";
 import { type AgentOptions, type AgentReport, type CallOutcome, hashOf, type LoopRecord } from "./loop.ts";
 import type { Arm } from "./prompts.ts";
 import type { Provider } from "./provider.ts";
+import { makeFolder } from "../host/folders.ts";
 
 /** The first line of a transcript: what a replay needs to run the same agent again. */
 export interface TranscriptStart {
@@ -43,7 +44,7 @@ const hashBytes = (bytes: Buffer): string => createHash("sha256").update(bytes).
  * every line written (the command line's takes the API key out, wherever the model may have found it).
  */
 export function transcriptWriter(file: string, start: Omit<TranscriptStart, "type">, scrub: (text: string) => string = (text) => text) {
-  mkdirSync(dirname(resolve(file)), { recursive: true });
+  makeFolder(dirname(resolve(file)));
   writeFileSync(file, scrub(`${JSON.stringify({ type: "start", ...start })}\n`));
   const write = (entry: TranscriptEntry): void => appendFileSync(file, scrub(`${JSON.stringify(entry.type === "request" ? { ...entry, request: redact(entry.request) } : entry)}\n`));
   return { onRecord: write, end: (report: AgentReport): void => write({ type: "end", report }) };

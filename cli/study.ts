@@ -5,6 +5,7 @@ import { existsSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { DEFAULT_BASE_URL } from "../agent/catalog.ts";
 import { stopCommandsOnSignals } from "../host/shell.ts";
+import { makeFolder } from "../host/folders.ts";
 import { plural } from "../host/lines.ts";
 import { defineCommand, type Io, options, positive, signalWords, UsageError } from "./command.ts";
 
@@ -100,7 +101,7 @@ function mergeCommand(io: Io) {
     async (dirs: string[], flags: { out: string; prefer?: "newest" }) => {
       studyFolders(dirs, "merge");
       const { mergeFolders } = await import("../study/merge.ts");
-      const merged = await refused(() => mergeFolders(dirs, flags.out, flags.prefer ?? "none"));
+      const merged = await refused(() => mergeFolders(dirs, folderFor(flags.out, "--out"), flags.prefer ?? "none"));
       const verdicts = merged.records.filter((record) => record.pass !== null).length;
       io.out(`Merged ${merged.records.length} trials of study ${merged.study ?? "(not recorded)"} from ${dirs.length} folders into ${flags.out}: ${verdicts} with a verdict, ${merged.records.length - verdicts} without.\n`);
       return 0;
@@ -108,6 +109,16 @@ function mergeCommand(io: Io) {
   )
     .addOption(new Option("--out <dir>", "the merged folder (new, or an earlier merge of the same study)").makeOptionMandatory())
     .addOption(new Option("--prefer <which>", "for a trial with verdicts in two folders, take the newest rather than refuse").choices(["newest"]));
+}
+
+/** `dir`, made when missing; one that cannot be made refused (exit 2) naming the option that gave it. */
+function folderFor(dir: string, option: string): string {
+  try {
+    makeFolder(dir);
+  } catch (error) {
+    throw new UsageError(`Cannot write into ${dir}: ${(error as Error).message}; give ${option} a folder you can write to`);
+  }
+  return dir;
 }
 
 /** Refuses a folder that gg study run did not write. */
@@ -152,7 +163,7 @@ async function runStudyCommand(file: string, flags: StudyFlags, io: Io): Promise
   const { modelAccess } = await import("./agent_run.ts");
   const { key, scrub, catalog } = modelAccess(baseURL, flags.catalog);
   const [{ runStudy, sweepFolder }, { reportText, studyReport }, { retryLine }] = await Promise.all([import("../study/run.ts"), import("../study/report.ts"), import("./summary.ts")]);
-  const out = resolve(flags.out ?? join(dirname(file), `${basename(file).replace(/\.json$/, "")}.results`));
+  const out = folderFor(resolve(flags.out ?? join(dirname(file), `${basename(file).replace(/\.json$/, "")}.results`)), "--out");
   const warn = (text: string): void => io.err(scrub(text));
   // A signal leaves the cases' repositories as they were: the worktrees of the trials in flight go with their branches.
   stopCommandsOnSignals(async (signal) => {

@@ -9,7 +9,6 @@ import {
   fsyncSync,
   ftruncateSync,
   lstatSync,
-  mkdirSync,
   openSync,
   readdirSync,
   readlinkSync,
@@ -23,6 +22,7 @@ import {
 } from "node:fs";
 import { basename, dirname, resolve } from "node:path";
 import { fromSystemError, GgError } from "./errors.ts";
+import { makeFolder } from "./folders.ts";
 import type { GramQuery } from "./grams.ts";
 
 /** What a path names, after following symlinks. */
@@ -422,34 +422,15 @@ const noNewEntries = (action: string, path: string, dir: string, entries: string
     `Cannot ${action} ${path}: ${dir} accepts no new ${entries} (a virtual file system such as /proc or /sys makes only its own); write somewhere else, or change a file it has in place from the shell`,
   );
 
-/**
- * Creates `dir` and every missing ancestor, one level at a time. Node's recursive mkdir loops forever where the kernel
- * answers ENOENT for a parent that exists (/proc), so the levels are found and made here, each error mapped once.
- */
+/** Creates `dir` and every missing ancestor for a write of `path`, each failure in the caller's words. */
 function makeParents(dir: string, path: string): void {
-  const missing: string[] = [];
-  for (let at = dir; ; at = dirname(at)) {
-    try {
-      statSync(at);
-      break;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "ENOENT" || dirname(at) === at) {
-        throw fromSystemError("create the parent directory of", path, error);
-      }
-      missing.push(at);
-    }
-  }
-  for (const level of missing.reverse()) {
-    try {
-      mkdirSync(level);
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      // Another process made it meanwhile; a file in its place fails the next level or the write with ENOTDIR.
-      if (code === "EEXIST") continue;
-      // The parent exists (it was found or just made), so ENOENT means its file system makes no new entries.
-      if (code === "ENOENT") throw noNewEntries("create the parent directory of", path, dirname(level), "directories");
-      throw fromSystemError("create the parent directory of", path, error);
-    }
+  try {
+    makeFolder(dir);
+  } catch (error) {
+    const failed = error as NodeJS.ErrnoException;
+    // The parent exists (it was found or just made), so ENOENT means its file system makes no new entries.
+    if (failed.syscall === "mkdir" && failed.code === "ENOENT") throw noNewEntries("create the parent directory of", path, dirname(failed.path ?? dir), "directories");
+    throw fromSystemError("create the parent directory of", path, error);
   }
 }
 

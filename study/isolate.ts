@@ -7,10 +7,11 @@
 // DIR/worktrees/.pool/N; with --keep each trial keeps its own, DIR/worktrees/KEY. The study removes its pool at its end.
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
-import { cpSync, existsSync, mkdirSync, readdirSync, rmSync } from "node:fs";
+import { cpSync, existsSync, readdirSync, rmSync } from "node:fs";
 import { dirname, join, resolve, sep } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { StudyCase } from "./file.ts";
+import { makeFolder } from "../host/folders.ts";
 
 /** The folder id of output folder `out`: names its branches. */
 export const branchIdOf = (out: string): string => createHash("sha256").update(resolve(out)).digest("hex").slice(0, 8);
@@ -95,12 +96,12 @@ export async function isolate(entry: StudyCase, key: string, out: string, folder
     const idle = pooled ? pools.get(poolKey(out, repo))?.pop() : undefined;
     if (idle) return await reset(idle, branch, start.commit, start.subdir);
     const root = pooled ? join(out, "worktrees", ".pool", String(slots++)) : trialRoot(out, key);
-    mkdirSync(dirname(root), { recursive: true });
+    makeFolder(dirname(root));
     await serially(repo, () => git(["worktree", "add", "--quiet", "-B", branch, root, start.commit], repo));
     return { dir: join(root, start.subdir), root, branch, commit: start.commit, gitArgs: ["-C", root], repo, ...(pooled ? { pooled: poolKey(out, repo) } : {}) };
   }
   const root = trialRoot(out, key);
-  mkdirSync(dirname(root), { recursive: true });
+  makeFolder(dirname(root));
   copyExcept(entry.workspace, root, resolve(out));
   const gitArgs = [`--git-dir=${root}.git`, `--work-tree=${root}`];
   await git([...gitArgs, "init", "--quiet"]);
@@ -113,7 +114,7 @@ export async function isolate(entry: StudyCase, key: string, out: string, folder
 /** Copies folder `from` to `to` but `skip` (the output folder, which may lie inside a workspace and holds the copy). */
 function copyExcept(from: string, to: string, skip: string): void {
   if (!skip.startsWith(`${from}${sep}`)) return cpSync(from, to, { recursive: true, verbatimSymlinks: true });
-  mkdirSync(to, { recursive: true });
+  makeFolder(to);
   for (const name of readdirSync(from)) if (join(from, name) !== skip) copyExcept(join(from, name), join(to, name), skip);
 }
 

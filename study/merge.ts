@@ -2,10 +2,11 @@
 // folder it came from; and `gg study merge`, which writes those records, with their transcripts and patches, into one
 // folder that reads like any run's. Within a folder its own latest record counts (a verdict over an error); across
 // folders a key with two different verdicts is a conflict, refused unless the newest is preferred.
-import { copyFileSync, existsSync, mkdirSync, renameSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { FoldersError, oneStudy } from "./identity.ts";
 import { isFinished, latestByKey, readRecords, type TrialRecord } from "./trials.ts";
+import { makeFolder } from "../host/folders.ts";
 
 /** A record that counts, and the folder it is in. */
 export interface Counted {
@@ -44,7 +45,7 @@ export interface Merged {
 /** Copies `from` to `to` when it exists (a trial without a verdict may have no patch). */
 function copyIfThere(from: string, to: string): void {
   if (!existsSync(from)) return;
-  mkdirSync(dirname(to), { recursive: true });
+  makeFolder(dirname(to));
   copyFileSync(from, to);
 }
 
@@ -58,7 +59,7 @@ export function mergeFolders(dirs: readonly string[], out: string, prefer: Prefe
   const sources = [...new Set([...dirs.map((dir) => resolve(dir)), ...(existsSync(join(target, "trials.jsonl")) ? [target] : [])])];
   const study = oneStudy(sources, `merge ${sources.join(", ")}`);
   const counted = countedRecords(sources, prefer).sort((a, b) => (a.record.ended < b.record.ended ? -1 : a.record.ended > b.record.ended ? 1 : 0));
-  mkdirSync(target, { recursive: true });
+  makeFolder(target);
   for (const { record, dir } of counted) {
     if (dir === target) continue;
     copyIfThere(join(dir, "transcripts", `${record.key}.jsonl`), join(target, "transcripts", `${record.key}.jsonl`));

@@ -2,7 +2,7 @@
 // and at most a model's own concurrency of that model's), each in its own directory, judged by its case's check, and
 // recorded the moment it ends: a line of trials.jsonl, its transcript, its patch. The runs share one vision ledger,
 // so a model refused a picture is text-only for the rest of the study.
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import picomatch from "picomatch";
 import { type Catalog, modelInfo } from "../agent/catalog.ts";
@@ -18,6 +18,7 @@ import type { Study } from "./file.ts";
 import { FoldersError, recordedIdentity, studyIdentity } from "./identity.ts";
 import { branchIdOf, diffOf, drainPool, git, type Isolation, isolate, releaseIsolation, type Swept, sweep } from "./isolate.ts";
 import { appendRecord, billedOf, isFinished, latestByKey, readRecords, type Shard, shardOf, type Trial, type TrialRecord, trialsOf, verdictOf } from "./trials.ts";
+import { makeFolder } from "../host/folders.ts";
 
 /** How to run a study. */
 export interface RunOptions {
@@ -207,7 +208,7 @@ async function runTrial(trial: Trial, study: Study, options: RunOptions, ledger:
     const specs = specFiles(isolation.dir, trial.case.specs);
     const { agent, model, arm, config } = trial.agent;
     const transcriptFile = join(options.out, "transcripts", `${trial.key}.jsonl`);
-    mkdirSync(dirname(transcriptFile), { recursive: true });
+    makeFolder(dirname(transcriptFile));
     const transcript = transcriptWriter(transcriptFile, { model, arm, task: trial.case.task, config, ...(agent === undefined ? {} : { agent }), specs }, scrub);
     const info = modelInfo(options.catalog, model);
     const agentStarted = performance.now();
@@ -233,7 +234,7 @@ async function runTrial(trial: Trial, study: Study, options: RunOptions, ledger:
     const base = agentRecord(trial, report, isolation.commit);
     if (report.error?.code === "provider-error") return { ...base, pass: null, check: null, agentMs, overheadMs: Math.round(performance.now() - started - agentMs), ended: new Date().toISOString() };
     const patchFile = join(options.out, "diffs", `${trial.key}.patch`);
-    mkdirSync(dirname(patchFile), { recursive: true });
+    makeFolder(dirname(patchFile));
     writeFileSync(patchFile, scrub(await diffOf(isolation)));
     let check: TrialRecord["check"] = null;
     try {
@@ -278,7 +279,7 @@ export async function runStudy(study: Study, given: RunOptions): Promise<StudyOu
   const progress = options.progress ?? (() => {});
   const id = claimFolder(study, out);
   const repos = reposOf(study);
-  mkdirSync(out, { recursive: true });
+  makeFolder(out);
   ignoreInRepositories(out, repos);
   writeFileSync(join(out, "study.json"), studyJson(study, id));
   const swept = await sweepFolder(study, out);

@@ -31,6 +31,8 @@ test("--transcript into a folder that does not exist makes it (and is not listed
   const refused = await agent(join(ws.root, "taken", "x.jsonl"));
   expect(refused).toMatchObject({ status: 2, stdout: "" });
   expect(refused.stderr).toMatch(/^gg: Cannot write the transcript .*taken\/x\.jsonl: .*; name a file in a folder you can write to\n$/);
+  // A folder in a file system that makes none (where Node's recursive mkdir would loop forever) is refused too.
+  expect(await agent("/proc/nope/x.jsonl")).toMatchObject({ status: 2, stderr: expect.stringMatching(/^gg: Cannot write the transcript \/proc\/nope\/x\.jsonl: .*\n$/) });
   expect(server.requests).toHaveLength(1);
 });
 

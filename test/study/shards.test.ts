@@ -205,6 +205,12 @@ describe("a study over several workers", () => {
     expect(both.status).toBe(2);
     expect(both.stderr).toContain("--shards reads the index from JOB_COMPLETION_INDEX, SLURM_ARRAY_TASK_ID, GG_SHARD_INDEX");
     expect(existsSync(join(ws.root, "out"))).toBe(false);
+    // An --out that cannot be made (under a file; in /proc, where Node's own recursive mkdir would loop) is refused too.
+    ws.put({ taken: "a file" });
+    for (const out of [join(ws.root, "taken", "out"), "/proc/nope/out"]) {
+      const unwritable = await gg("study", "run", file, "--out", out, "--shard", "1/3", "--base-url", "http://127.0.0.1:9");
+      expect(unwritable).toMatchObject({ status: 2, stderr: expect.stringMatching(/^gg: Cannot write into .*; give --out a folder you can write to\n$/) });
+    }
   });
 
   test("--out is relative to where gg runs, also inside a plain folder the study copies; a finished study re-run against another port, or from another directory, runs nothing; a changed study is refused; merge and report refuse different studies and conflicting verdicts; the console shows a study's folders as one", async () => {
