@@ -40,7 +40,7 @@ export function agentCommand(io: Io) {
       }
       if (flags.model === undefined) refuse("gg agent needs --model ID, e.g. --model openai/gpt-4o-mini");
       if (flags.arm === undefined) refuse("gg agent needs --arm tools or --arm code");
-      const loaded = loadConfiguration(flags.config, flags.agent);
+      const loaded = await loadConfiguration(flags.config, flags.agent);
       // The command line's word on cache breakpoints goes in the configuration, which a transcript records.
       const config = flags.cacheMarks === undefined ? loaded : { ...loaded, cacheMarks: flags.cacheMarks };
       const workspace = workspaceOf(flags.workspace);

@@ -3,7 +3,7 @@
 import { readFileSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { Command, InvalidArgumentError, Option } from "commander";
-import { type Configuration, defaultConfiguration, forAgent, parseConfiguration } from "../bindings/config.ts";
+import type { Configuration } from "../bindings/config.ts";
 import { realPath } from "../host/paths.ts";
 
 /** Where a command writes, and the exit status it leaves: 0 success, 1 the call failed, 2 the command line refused. */
@@ -63,9 +63,13 @@ export function positive(whole = false): (text: string) => number {
   };
 }
 
-/** The configuration in `file` (or the default one) as agent `agent` sees it; an agent the file does not list is refused. */
-export function loadConfiguration(file: string | undefined, agent: string | undefined): Configuration {
-  const config = readConfiguration(file);
+/**
+ * The configuration in `file` (or the default one) as agent `agent` sees it; an agent the file does not list is refused.
+ * Its parser is loaded here, by the commands that need it, so that the others start without it.
+ */
+export async function loadConfiguration(file: string | undefined, agent: string | undefined): Promise<Configuration> {
+  const { defaultConfiguration, forAgent, parseConfiguration } = await import("../bindings/config.ts");
+  const config = file === undefined ? defaultConfiguration() : { ...parseConfiguration(readJson(file)), ownFiles: [realPath(resolve(file))] };
   if (agent !== undefined && !Object.hasOwn(config.agents, agent)) {
     const known = Object.keys(config.agents);
     throw new UsageError(`No agent ${JSON.stringify(agent)} in ${file ?? "the configuration"}; ${known.length > 0 ? `the agents are ${known.map((id) => JSON.stringify(id)).join(", ")}` : 'it lists none (add "agents": [{"id": ..., "allow": [...]}])'}`);
@@ -73,22 +77,19 @@ export function loadConfiguration(file: string | undefined, agent: string | unde
   return forAgent(config, agent);
 }
 
-function readConfiguration(file: string | undefined): Configuration {
-  if (file === undefined) return defaultConfiguration();
+/** The JSON of configuration file `file`. (The file in force is gg's own: an agent's write of it is asked, bindings/approval_own.ts.) */
+function readJson(file: string): unknown {
   let text: string;
   try {
     text = readFileSync(file, "utf8");
   } catch (error) {
     throw new UsageError(`Cannot read the configuration ${file}: ${(error as Error).message}`);
   }
-  let json: unknown;
   try {
-    json = JSON.parse(text);
+    return JSON.parse(text);
   } catch (error) {
     throw new UsageError(`Cannot parse the configuration ${file}: ${(error as Error).message}; it must be a JSON array of capabilities`);
   }
-  // The file in force is gg's own: an agent's write of it is asked (bindings/approval_own.ts).
-  return { ...parseConfiguration(json), ownFiles: [realPath(resolve(file))] };
 }
 
 /** The workspace directory `dir` names (default the current directory), refused when it is not one. */

@@ -1,12 +1,12 @@
 // gg docs: the gg API reference, or the functions a query finds.
 import { Option } from "commander";
-import { renderApiDoc, searchDocs } from "../runtime/docs.ts";
 import { type Common, defineCommand, type Io, loadConfiguration, options, UsageError } from "./command.ts";
 
 export function docsCommand(io: Io) {
   return defineCommand(io, "docs", "print the gg API reference (docs/api.md); --search ranks the functions whose name, module or brief match", ["gg docs", 'gg docs --search "read lines"'], async (flags: Common & { search?: string }) => {
     if (flags.json && flags.search === undefined) throw new UsageError("gg docs --json needs --search QUERY (the matches come as JSON); the whole reference is markdown, which gg docs prints");
-    const config = loadConfiguration(flags.config, flags.agent);
+    const config = await loadConfiguration(flags.config, flags.agent);
+    const { renderApiDoc, searchDocs } = await import("../runtime/docs.ts");
     if (flags.search === undefined) io.out(renderApiDoc(config));
     else {
       const matches = searchDocs(flags.search, config);

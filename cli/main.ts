@@ -1,7 +1,6 @@
 // The gg command line: a contract other tools script against. Exit 0: the call succeeded; 1: the call failed;
 // 2: the command line or the configuration was refused (under --json, as {"ok": false, "error"} on stdout).
 import { Command, CommanderError } from "commander";
-import { ConfigError } from "../bindings/config.ts";
 import { ggPackage } from "../host/package.ts";
 import { agentCommand } from "./agent.ts";
 import { callCommand } from "./call.ts";
@@ -31,7 +30,7 @@ export async function main(argv: readonly string[], out: (text: string) => void 
     await program.parseAsync(helpAsOption(argv, program), { from: "user" });
     return io.status;
   } catch (error) {
-    const refusal = refusalOf(error, failedIn);
+    const refusal = refusalOf(error, failedIn) ?? (await configRefusal(error));
     if (refusal === undefined) return unexpected(error, err);
     if (refusal.exit !== 2 || refusal.message === "") return refusal.exit;
     // Under --json a refusal is an answer like any other, on stdout.
@@ -94,7 +93,7 @@ const spelled = (command: Command): string => (command.parent ? `${spelled(comma
 
 /** A refusal's exit status and sentence; undefined for an error that is not one (a bug, which surfaces). */
 function refusalOf(error: unknown, failedIn: WeakMap<CommanderError, Command>): { exit: number; message: string } | undefined {
-  if (error instanceof UsageError || error instanceof ConfigError) return { exit: 2, message: error.message };
+  if (error instanceof UsageError) return { exit: 2, message: error.message };
   if (!(error instanceof CommanderError)) return undefined;
   // Help and version were printed: a success.
   if (error.exitCode === 0) return { exit: 0, message: "" };
@@ -103,6 +102,12 @@ function refusalOf(error: unknown, failedIn: WeakMap<CommanderError, Command>): 
   const command = failedIn.get(error);
   if (error.code === "commander.unknownOption" && command) return { exit: 2, message: unknownOption(error, command) };
   return { exit: 2, message: `${plain(error.message)}; ${command ? `${spelled(command)} --help lists its usage` : "gg --help lists the commands"}` };
+}
+
+/** A configuration the parser refused, as a refusal (its parser loaded only when something failed). */
+async function configRefusal(error: unknown): Promise<{ exit: number; message: string } | undefined> {
+  const { ConfigError } = await import("../bindings/config.ts");
+  return error instanceof ConfigError ? { exit: 2, message: error.message } : undefined;
 }
 
 /** commander's message as one of ours: no "error:" prefix, the suggestion on the same line. */

@@ -1,5 +1,4 @@
 // gg mcp: the agent's tools, run_program, search_docs, the docs and the prompts over MCP on stdio.
-import { stopCommandsOnSignals } from "../host/shell.ts";
 import { agentOf, type Common, defineCommand, type Io, loadConfiguration, options, workspaceOf } from "./command.ts";
 
 export function mcpCommand(io: Io) {
@@ -9,11 +8,11 @@ export function mcpCommand(io: Io) {
     "serve the agent's tools, run_program, search_docs, the docs and the prompts over MCP on stdio",
     ["gg mcp", "gg mcp --workspace . --config examples/text-only-model.json"],
     async (flags: Common) => {
-      const config = loadConfiguration(flags.config, flags.agent);
+      const config = await loadConfiguration(flags.config, flags.agent);
       const workspace = workspaceOf(flags.workspace);
-      stopCommandsOnSignals();
       // Loaded here: the MCP SDK is a third of the bundle, and no other command needs it.
-      const { serveStdio } = await import("../mcp/server.ts");
+      const [{ stopCommandsOnSignals }, { serveStdio }] = await Promise.all([import("../host/shell.ts"), import("../mcp/server.ts")]);
+      stopCommandsOnSignals();
       return await serveStdio({ workspace, config, ...agentOf(flags.agent) });
     },
   )

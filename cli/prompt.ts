@@ -1,9 +1,7 @@
 // gg prompt: the system prompt of an arm for a configuration and agent; a code agent's is followed by its opening
 // turn, opened on the workspace as a runtime would open it.
 import type { Configuration } from "../bindings/config.ts";
-import { type Arm, systemPrompt, viewsText } from "../agent/prompts.ts";
-import { createRuntime } from "../runtime/index.ts";
-import { VIEW_HEADINGS } from "../runtime/window.ts";
+import type { Arm } from "../agent/prompts.ts";
 import { agentOf, type Common, defineCommand, type Io, loadConfiguration, options, workspaceOf } from "./command.ts";
 
 export function promptCommand(io: Io) {
@@ -13,7 +11,7 @@ export function promptCommand(io: Io) {
     "print the system prompt of an arm; a code agent's is followed by its opening turn on the workspace",
     ["gg prompt --arm code", "gg prompt --arm tools --config examples/text-only-model.json"],
     async (flags: Common & { arm: Arm }) => {
-      const config = loadConfiguration(flags.config, flags.agent);
+      const config = await loadConfiguration(flags.config, flags.agent);
       return await printPrompt(flags.arm, { config, ...agentOf(flags.agent), workspace: workspaceOf(flags.workspace) }, io.out);
     },
   )
@@ -24,6 +22,7 @@ export function promptCommand(io: Io) {
 }
 
 async function printPrompt(arm: Arm, options: { config: Configuration; agent?: string; workspace: string }, out: (text: string) => void): Promise<number> {
+  const [{ systemPrompt, viewsText }, { createRuntime }, { VIEW_HEADINGS }] = await Promise.all([import("../agent/prompts.ts"), import("../runtime/index.ts"), import("../runtime/window.ts")]);
   const prompt = systemPrompt({ arm, config: options.config, ...agentOf(options.agent) });
   if (arm === "tools") {
     out(prompt);

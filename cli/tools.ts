@@ -1,10 +1,10 @@
 // gg tools: the JSON tool definitions of the calls a configuration and agent hold.
-import { createTools } from "../bindings/index.ts";
 import { type Common, defineCommand, type Io, loadConfiguration, options } from "./command.ts";
 
 export function toolsCommand(io: Io) {
   return defineCommand(io, "tools", "print the JSON tool definitions of the enabled calls", ["gg tools", "gg tools --config examples/text-only-model.json"], async (flags: Common) => {
-    const config = loadConfiguration(flags.config, flags.agent);
+    const config = await loadConfiguration(flags.config, flags.agent);
+    const { createTools } = await import("../bindings/index.ts");
     io.out(`${JSON.stringify(createTools({ workspace: process.cwd(), config }).definitions(), null, 2)}\n`);
     return 0;
   })
