@@ -74,7 +74,7 @@ export interface AgentOptions {
   onFiles?(changedSoFar: () => AgentReport["filesChanged"]): void;
   /** Called after every turn (progress lines, transcripts). */
   onTurn?(turn: TurnRecord): void;
-  /** Called as a turn's answer arrives, before its calls run, with its record so far (a run cut short counts its tokens). */
+  /** Called as a turn's answer arrives, before its calls run, with its record so far, its time until then included (a run cut short counts its tokens). */
   onAnswer?(turn: TurnRecord): void;
   /** Called with every request as sent, every answer, and every call's outcome (transcripts). */
   onRecord?(entry: LoopRecord): void;
@@ -438,7 +438,7 @@ async function carryOut(answer: Answer, at: { turn: number; estimate: Bands; sta
   const calls = tools ? (reply?.tool_calls ?? []).filter((call) => call.type === "function") : [];
   const program = tools ? undefined : programOf(content);
   const record: TurnRecord = { turn, estimate, ...usageField(answer.completion.usage), calls: program ? 1 : calls.length, retries: answer.retries, elapsedMs: 0 };
-  options.onAnswer?.({ ...record });
+  options.onAnswer?.({ ...record, elapsedMs: Math.round(performance.now() - started) });
   const replied: ChatCompletionMessageParam = { role: "assistant", content, ...(reply?.tool_calls && reply.tool_calls.length > 0 ? { tool_calls: reply.tool_calls } : {}) };
   messages.push(replied);
   if (tools) {

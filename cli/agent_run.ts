@@ -89,14 +89,14 @@ export async function runAgentCommand(flags: AgentFlags, out: (text: string) => 
   // gg's own transcript, when it is in the workspace, is no file the run changed.
   const ours = flags.transcript === undefined ? (files: AgentReport["filesChanged"]) => files : notListing(relative(flags.workspace, resolve(flags.transcript)));
   stopCommandsOnSignals((signal) => {
-    const report = cancelledRun(sofar, signal, { pricing: info.pricing, elapsedMs: Math.round(performance.now() - started) });
+    const report = cancelledRun(sofar, signal, info.pricing);
     transcript?.end(report);
     tell(report, flags, { print, warn, wallMs: performance.now() - started, pricing: info.pricing });
   });
   const ran = await runAgent({
     approve: approverFor(flags.approve, warn),
     onFiles: (files) => (sofar.files = () => ours(files())),
-    onAnswer: (turn) => (sofar.answered = turn),
+    onAnswer: (turn) => (sofar.answered = { turn, at: performance.now() }),
     onRecord: (entry) => {
       if (entry.type === "call") sofar.calls.push(entry.outcome);
       transcript?.onRecord(entry);
@@ -142,14 +142,17 @@ function tell(report: AgentReport, flags: AgentFlags, to: { print: (text: string
 interface SoFar {
   turns: TurnRecord[];
   calls: CallOutcome[];
-  answered?: TurnRecord;
+  /** The turn whose answer came last, with its time until then, and when it came. */
+  answered?: { turn: TurnRecord; at: number };
   files?: () => AgentReport["filesChanged"];
 }
 
 /** The report of a run a signal ended: what it did so far, cancelled; a turn cut short while its calls ran counts, since its request was billed. */
-function cancelledRun(sofar: SoFar, signal: NodeJS.Signals, at: { pricing: Pricing | undefined; elapsedMs: number }): AgentReport {
-  const cut = sofar.answered !== undefined && sofar.answered.turn > (sofar.turns.at(-1)?.turn ?? 0) ? sofar.answered : undefined;
-  const turns = cut ? [...sofar.turns, { ...cut, elapsedMs: at.elapsedMs }] : sofar.turns;
+function cancelledRun(sofar: SoFar, signal: NodeJS.Signals, pricing: Pricing | undefined): AgentReport {
+  const { answered } = sofar;
+  const cut = answered !== undefined && answered.turn.turn > (sofar.turns.at(-1)?.turn ?? 0) ? answered.turn : undefined;
+  // The cut turn lasted until its answer came, and then until the signal.
+  const turns = cut ? [...sofar.turns, { ...cut, elapsedMs: Math.round(cut.elapsedMs + performance.now() - (answered?.at ?? performance.now())) }] : sofar.turns;
   const during = cut ? `while turn ${cut.turn}'s answer was carried out` : `in turn ${turns.length + 1}, waiting for the model`;
   return {
     ok: false,
@@ -158,7 +161,7 @@ function cancelledRun(sofar: SoFar, signal: NodeJS.Signals, at: { pricing: Prici
     calls: sofar.calls,
     visionEvents: [],
     wastedRequests: 0,
-    totals: totalsOf(turns, at.pricing),
+    totals: totalsOf(turns, pricing),
     filesChanged: sofar.files?.() ?? { created: [], modified: [], deleted: [] },
   };
 }

@@ -106,8 +106,13 @@ function refusalOf(error: unknown, failedIn: WeakMap<CommanderError, Command>): 
 
 /** A configuration the parser refused, as a refusal (its parser loaded only when something failed). */
 async function configRefusal(error: unknown): Promise<{ exit: number; message: string } | undefined> {
-  const { ConfigError } = await import("../bindings/config.ts");
-  return error instanceof ConfigError ? { exit: 2, message: error.message } : undefined;
+  try {
+    const { ConfigError } = await import("../bindings/config.ts");
+    return error instanceof ConfigError ? { exit: 2, message: error.message } : undefined;
+  } catch {
+    // The failure was gg's own modules not loading: said as the unexpected failure it is.
+    return undefined;
+  }
 }
 
 /** commander's message as one of ours: no "error:" prefix, the suggestion on the same line. */

@@ -101,7 +101,7 @@ function mergeCommand(io: Io) {
     async (dirs: string[], flags: { out: string; prefer?: "newest" }) => {
       studyFolders(dirs, "merge");
       const { mergeFolders } = await import("../study/merge.ts");
-      const merged = await refused(() => mergeFolders(dirs, folderFor(flags.out, "--out"), flags.prefer ?? "none"));
+      const merged = await refused(() => mergeFolders(dirs, flags.out, flags.prefer ?? "none"));
       const verdicts = merged.records.filter((record) => record.pass !== null).length;
       io.out(`Merged ${merged.records.length} trials of study ${merged.study ?? "(not recorded)"} from ${dirs.length} folders into ${flags.out}: ${verdicts} with a verdict, ${merged.records.length - verdicts} without.\n`);
       return 0;
@@ -165,8 +165,11 @@ async function runStudyCommand(file: string, flags: StudyFlags, io: Io): Promise
   const [{ runStudy, sweepFolder }, { reportText, studyReport }, { retryLine }] = await Promise.all([import("../study/run.ts"), import("../study/report.ts"), import("./summary.ts")]);
   const out = folderFor(resolve(flags.out ?? join(dirname(file), `${basename(file).replace(/\.json$/, "")}.results`)), "--out");
   const warn = (text: string): void => io.err(scrub(text));
-  // A signal leaves the cases' repositories as they were: the worktrees of the trials in flight go with their branches.
+  // A signal leaves the cases' repositories as they were: no trial starts or is recorded any more, and the worktrees
+  // of the trials in flight go with their branches.
+  const stop = new AbortController();
   stopCommandsOnSignals(async (signal) => {
+    stop.abort();
     const swept = await sweepFolder(study, out).catch(() => undefined);
     const removed = swept ? `removed ${plural(swept.worktrees.length, "worktree")} and ${plural(swept.branches.length, "branch", "branches")}` : "some worktrees may be left for the next run into the folder to remove";
     io.err(`gg: the study was cancelled by ${signalWords(signal)}; the trials in flight were stopped and are not recorded, ${removed}; run it again to go on where it stopped\n`);
@@ -180,6 +183,7 @@ async function runStudyCommand(file: string, flags: StudyFlags, io: Io): Promise
       catalog,
       scrub,
       progress: warn,
+      stop: stop.signal,
       provider: (trial) => openAIProvider({ baseURL, apiKey: key, onRetry: (retry, maxRetries) => warn(`${trial.key}: ${retryLine(retry, maxRetries)}`) }),
     }),
   );

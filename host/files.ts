@@ -22,7 +22,7 @@ import {
 } from "node:fs";
 import { basename, dirname, resolve } from "node:path";
 import { fromSystemError, GgError } from "./errors.ts";
-import { makeFolder } from "./folders.ts";
+import { makeMissing } from "./folders.ts";
 import type { GramQuery } from "./grams.ts";
 
 /** What a path names, after following symlinks. */
@@ -425,7 +425,7 @@ const noNewEntries = (action: string, path: string, dir: string, entries: string
 /** Creates `dir` and every missing ancestor for a write of `path`, each failure in the caller's words. */
 function makeParents(dir: string, path: string): void {
   try {
-    makeFolder(dir);
+    makeMissing(dir);
   } catch (error) {
     const failed = error as NodeJS.ErrnoException;
     // The parent exists (it was found or just made), so ENOENT means its file system makes no new entries.

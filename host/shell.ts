@@ -105,20 +105,25 @@ export function killGroups(groups: Iterable<number>): void {
 }
 
 let exitHooked = false;
+/** How long a signalled process may take to say and tidy what it did before it exits. */
+const LAST_WORDS_MS = 20_000;
 /**
  * Makes SIGINT, SIGTERM and SIGHUP, which would end this process without its exit event (where live command groups
  * are killed), kill them too. For entry points only: a library must not take over its embedder's signals. `last`
  * runs once the commands are stopped, before the exit (what the run did so far, said); the exit waits for the promise
- * it returns, if any (a study's worktrees removed). A second signal meanwhile ends the process at once.
+ * it returns, if any (a study's worktrees removed), for at most LAST_WORDS_MS. A second signal ends the process at once.
  */
 export function stopCommandsOnSignals(last?: (signal: NodeJS.Signals) => void | Promise<void>): void {
   let stopping = false;
   for (const name of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
-    process.once(name, () => {
+    // Kept after the first: a second signal must end gg through here (its commands killed), not by default.
+    process.on(name, () => {
       killAllCommands();
       const exit = (): never => process.exit(128 + (constants.signals[name] ?? 0));
       if (stopping) exit();
       stopping = true;
+      // What `last` waits for (git, a file system) may hang: the exit comes within LAST_WORDS_MS all the same.
+      setTimeout(exit, LAST_WORDS_MS);
       let ending: void | Promise<void> = undefined;
       try {
         ending = last?.(name);

@@ -185,25 +185,8 @@ export interface Swept {
 export async function sweep(out: string, folderId: string, repos: string[], kept: ReadonlySet<string>): Promise<Swept> {
   const swept: Swept = { worktrees: [], branches: [] };
   const prefix = branchPrefix(folderId);
-  const keyOf = (branch: string): string => branch.slice(prefix.length);
-  for (const repo of new Set(repos)) {
-    const listing = await git(["worktree", "list", "--porcelain"], repo);
-    for (const block of listing.split("\n\n")) {
-      const path = /^worktree (.*)$/m.exec(block)?.[1];
-      const branch = /^branch refs\/heads\/(.*)$/m.exec(block)?.[1];
-      if (!path || !branch?.startsWith(prefix) || kept.has(keyOf(branch))) continue;
-      // Twice forced: a worktree whose checkout a kill interrupted is still locked ("initializing").
-      await git(["worktree", "remove", "--force", "--force", path], repo).catch(() => rmSync(path, { recursive: true, force: true }));
-      swept.worktrees.push(path);
-    }
-    await git(["worktree", "prune"], repo);
-    const branches = (await git(["for-each-ref", "--format=%(refname:short)", `refs/heads/${prefix}`], repo)).split("\n").filter(Boolean);
-    for (const branch of branches) {
-      if (kept.has(keyOf(branch))) continue;
-      await git(["branch", "-D", "--quiet", branch], repo);
-      swept.branches.push(branch);
-    }
-  }
+  // Each repository's sweep waits for the git operations queued on it (a trial's worktree being made is swept too).
+  for (const repo of new Set(repos)) await serially(repo, () => sweepRepository(repo, prefix, kept, swept));
   // Copies, and folders a worktree's removal missed: trial roots are three levels down (case/agent/repeat).
   const base = join(out, "worktrees");
   const walk = (dir: string, depth: number, key: string): void => {
@@ -221,4 +204,25 @@ export async function sweep(out: string, folderId: string, repos: string[], kept
   };
   walk(base, 1, "");
   return swept;
+}
+
+/** Removes the worktrees and branches under `prefix` in `repo`, but those of trials in `kept`; adds what went to `swept`. */
+async function sweepRepository(repo: string, prefix: string, kept: ReadonlySet<string>, swept: Swept): Promise<void> {
+  const keyOf = (branch: string): string => branch.slice(prefix.length);
+  const listing = await git(["worktree", "list", "--porcelain"], repo);
+  for (const block of listing.split("\n\n")) {
+    const path = /^worktree (.*)$/m.exec(block)?.[1];
+    const branch = /^branch refs\/heads\/(.*)$/m.exec(block)?.[1];
+    if (!path || !branch?.startsWith(prefix) || kept.has(keyOf(branch))) continue;
+    // Twice forced: a worktree whose checkout a kill interrupted is still locked ("initializing").
+    await git(["worktree", "remove", "--force", "--force", path], repo).catch(() => rmSync(path, { recursive: true, force: true }));
+    swept.worktrees.push(path);
+  }
+  await git(["worktree", "prune"], repo);
+  const branches = (await git(["for-each-ref", "--format=%(refname:short)", `refs/heads/${prefix}`], repo)).split("\n").filter(Boolean);
+  for (const branch of branches) {
+    if (kept.has(keyOf(branch))) continue;
+    await git(["branch", "-D", "--quiet", branch], repo);
+    swept.branches.push(branch);
+  }
 }

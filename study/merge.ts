@@ -59,7 +59,12 @@ export function mergeFolders(dirs: readonly string[], out: string, prefer: Prefe
   const sources = [...new Set([...dirs.map((dir) => resolve(dir)), ...(existsSync(join(target, "trials.jsonl")) ? [target] : [])])];
   const study = oneStudy(sources, `merge ${sources.join(", ")}`);
   const counted = countedRecords(sources, prefer).sort((a, b) => (a.record.ended < b.record.ended ? -1 : a.record.ended > b.record.ended ? 1 : 0));
-  makeFolder(target);
+  // Made once the folders are known to merge, so a refused merge leaves nothing behind.
+  try {
+    makeFolder(target);
+  } catch (error) {
+    throw new FoldersError(`Cannot write the merge into ${target}: ${(error as Error).message}; give --out a folder you can write to`);
+  }
   for (const { record, dir } of counted) {
     if (dir === target) continue;
     copyIfThere(join(dir, "transcripts", `${record.key}.jsonl`), join(target, "transcripts", `${record.key}.jsonl`));

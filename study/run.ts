@@ -36,6 +36,8 @@ export interface RunOptions {
   scrub?(text: string): string;
   /** Progress, a line at a time. */
   progress?(line: string): void;
+  /** Once aborted, no trial starts and no trial is recorded (a signal ends the run; its sweep follows). */
+  stop?: AbortSignal;
 }
 
 /** What a run did. */
@@ -285,7 +287,7 @@ export async function runStudy(study: Study, given: RunOptions): Promise<StudyOu
   const swept = await sweepFolder(study, out);
   const earlier = readRecords(out);
   const latest = latestByKey(earlier);
-  if (swept.worktrees.length + swept.branches.length > 0) progress(`removed ${swept.worktrees.length} worktrees and ${swept.branches.length} branches an earlier run left\n`);
+  if (swept.worktrees.length + swept.branches.length > 0) progress(`removed ${plural(swept.worktrees.length, "worktree")} and ${plural(swept.branches.length, "branch", "branches")} an earlier run left\n`);
   const all = options.shard ? shardOf(trialsOf(study), options.shard) : trialsOf(study);
   const pending = all.filter((trial) => !(latest.has(trial.key) && isFinished(latest.get(trial.key) as TrialRecord)));
   const skipped = all.length - pending.length;
@@ -296,8 +298,11 @@ export async function runStudy(study: Study, given: RunOptions): Promise<StudyOu
   const records: TrialRecord[] = [];
   const totals = { passes: 0, tokens: 0, cost: 0, costKnown: true };
   await schedule(pending, options.concurrency, study.concurrency, async (trial) => {
+    if (options.stop?.aborted) return;
     const started = performance.now();
     const record: TrialRecord = { ...(await runTrial(trial, study, options, ledger)), wallMs: 0 };
+    // A trial the signal cut short (its check killed, its worktree swept) is run again by the next run.
+    if (options.stop?.aborted) return;
     record.wallMs = Math.round(performance.now() - started);
     appendRecord(out, record);
     records.push(record);

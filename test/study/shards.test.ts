@@ -205,9 +205,9 @@ describe("a study over several workers", () => {
     expect(both.status).toBe(2);
     expect(both.stderr).toContain("--shards reads the index from JOB_COMPLETION_INDEX, SLURM_ARRAY_TASK_ID, GG_SHARD_INDEX");
     expect(existsSync(join(ws.root, "out"))).toBe(false);
-    // An --out that cannot be made (under a file; in /proc, where Node's own recursive mkdir would loop) is refused too.
+    // An --out that cannot be made (under a file, a file itself; in /proc, where Node's own recursive mkdir would loop) is refused too.
     ws.put({ taken: "a file" });
-    for (const out of [join(ws.root, "taken", "out"), "/proc/nope/out"]) {
+    for (const out of [join(ws.root, "taken", "out"), join(ws.root, "taken"), "/proc/nope/out"]) {
       const unwritable = await gg("study", "run", file, "--out", out, "--shard", "1/3", "--base-url", "http://127.0.0.1:9");
       expect(unwritable).toMatchObject({ status: 2, stderr: expect.stringMatching(/^gg: Cannot write into .*; give --out a folder you can write to\n$/) });
     }
@@ -261,6 +261,10 @@ describe("a study over several workers", () => {
     const conflict = await gg("study", "merge", out, twin, "--out", join(ws.root, "merged"));
     expect(conflict.status).toBe(2);
     expect(conflict.stderr).toContain(`verdicts in two folders: ${head?.key} (in ${out} and ${twin})`);
+    // A refused merge leaves no folder behind; one into a file is refused in one line.
+    expect(existsSync(join(ws.root, "merged"))).toBe(false);
+    writeFileSync(join(ws.root, "a-file"), "");
+    expect(await gg("study", "merge", out, "--out", join(ws.root, "a-file"))).toMatchObject({ status: 2, stderr: expect.stringMatching(/^gg: Cannot write the merge into .*a-file: EEXIST: .*; give --out a folder you can write to\n$/) });
     expect((await gg("study", "merge", out, twin, "--out", join(ws.root, "merged"), "--prefer", "newest")).status).toBe(0);
     expect(readRecords(join(ws.root, "merged")).find((record) => record.key === head?.key)?.pass).toBe(false);
 

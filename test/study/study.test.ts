@@ -173,6 +173,22 @@ describe("gg study", () => {
     nothingLeft(join(ws.root, "repo"), out);
   });
 
+  test("a check a signal cuts short is not recorded as a failure: the next run judges the trial again", async () => {
+    using ws = tempWorkspace();
+    const { out, args } = oneCaseStudy(ws);
+    const file = args[2] as string;
+    const study = JSON.parse(readFileSync(file, "utf8")) as { cases: { check: string }[] };
+    // Each check says it started, then takes long: the signal comes while checks run.
+    writeFileSync(file, JSON.stringify({ ...study, cases: study.cases.map((entry) => ({ ...entry, check: `touch ${join(ws.root, "checking")}; sleep 60` })) }));
+    await using server = await fakeProvider();
+    const child = spawn(process.execPath, [bin, ...args, "--base-url", server.baseURL], { stdio: "ignore" });
+    while (!existsSync(join(ws.root, "checking"))) await sleep(20);
+    child.kill("SIGINT");
+    expect(await new Promise((resolve) => child.once("close", (code) => resolve(code)))).toBe(130);
+    expect(existsSync(join(out, "trials.jsonl")) ? records(out).filter((record) => record.pass === false) : []).toEqual([]);
+    nothingLeft(join(ws.root, "repo"), out);
+  });
+
   test("a model of unknown vision refused the specs' picture costs one request for the whole study, concurrent trials and a resumed run included; every trial still passes", async () => {
     using ws = tempWorkspace();
     ws.put({ "repo/": "" });
