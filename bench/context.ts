@@ -759,43 +759,44 @@ const ratio = { entered: sum.code.entered / sum.tools.entered, window: sum.code.
 console.log(`with a prompt cache (shared prefixes at ${CACHE_READ} of the prompt price): code/tools ${ratio.cached.toFixed(2)}`);
 console.log(`goal: code/tools entered <= 0.40: ${ratio.entered.toFixed(2)}, ${ratio.entered <= 0.4 ? "met" : "not met"}; window <= 0.60: ${ratio.window.toFixed(2)}, ${ratio.window <= 0.6 ? "met" : "not met"}`);
 
-// The long task, each play with a prompt cache of its own (what it shares with itself).
+/**
+ * Shows the plays of a long task as a table, each having run with a prompt cache of its own (what it shares with
+ * itself); every play must end as the first did (its answer, its files). With `tools`, each against the tools arm's.
+ */
+function showPlays(task: Task, where: string, plays: [string, Outcome][], tools?: Outcome): void {
+  const [firstName, first] = plays[0] as [string, Outcome];
+  for (const [name, play] of plays) {
+    if (play.report.answer !== first.report.answer) fail(`${task.name}: the plays answered differently:\n--- ${firstName}\n${first.report.answer}\n--- ${name}\n${play.report.answer}`);
+    if (!sameFiles(play.files, first.files)) fail(`${task.name}: the ${name} play left different files than the ${firstName} play`);
+  }
+  console.log(`\nlong task: ${task.name} (${where}), each play with a prompt cache of its own`);
+  console.log(columns(["play", "turns", "window", "entered", "cached", ...(tools ? ["of tools'", "of tools'"] : [])]));
+  if (tools) console.log(columns(["", "", "", "", "", "entered", "cached"]));
+  for (const [name, play] of plays) {
+    console.log(columns([name, play.report.turns.length, play.window, play.entered, play.cached, ...(tools ? [percent(play.entered, tools.entered), percent(play.cached, tools.cached)] : [])]));
+  }
+}
+
+/** A long task's goals for the code arm against the tools arm: entered at most 0.08 of the tools arm's, cached 0.12. */
+const longGoals = (code: Outcome, tools: Outcome): string => `goal: long task code/tools entered <= 0.08: ${(code.entered / tools.entered).toFixed(3)}; cached <= 0.12: ${(code.cached / tools.cached).toFixed(3)}`;
+
+// The long task: the tools arm, and the code arm keeping its state and afresh.
 const LONG: Task = { name: "modules cloneDeep and merge share", on: "lodash", prompt: "Find every module lodash's cloneDeep.js and merge.js need, directly or through other modules. Mark each module both need with the line `// Shared by cloneDeep and merge.` after its module.exports line, and say how many each needs and which they share.", tools: sharedTools, code: sharedKept };
 const plays = { tools: await runArm(LONG, "tools", log, promptCache()), kept: await runArm(LONG, "code", log, promptCache()), afresh: await runArm(LONG, "code", log, promptCache(), sharedAfresh) };
-for (const [name, play] of Object.entries(plays)) {
-  if (play.report.answer !== plays.tools.report.answer) fail(`${LONG.name}: the ${name} play answered differently:\n${play.report.answer}`);
-  if (!sameFiles(play.files, plays.tools.files)) fail(`${LONG.name}: the ${name} play left different files`);
-}
-console.log(`\nlong task: ${LONG.name} (lodash), each play with a prompt cache of its own`);
-console.log(columns(["play", "turns", "window", "entered", "cached", "of tools'", "of tools'"]));
-console.log(columns(["", "", "", "", "", "entered", "cached"]));
-for (const [name, play] of [["tools arm", plays.tools], ["code, state kept", plays.kept], ["code, afresh", plays.afresh]] as const) {
-  console.log(columns([name, play.report.turns.length, play.window, play.entered, play.cached, percent(play.entered, plays.tools.entered), percent(play.cached, plays.tools.cached)]));
-}
+showPlays(LONG, "lodash", [["tools arm", plays.tools], ["code, state kept", plays.kept], ["code, afresh", plays.afresh]], plays.tools);
 const saved = 1 - plays.kept.entered / plays.afresh.entered;
-console.log(`goal: long task code/tools entered <= 0.08: ${(plays.kept.entered / plays.tools.entered).toFixed(3)}; cached <= 0.12: ${(plays.kept.cached / plays.tools.cached).toFixed(3)}; state kept saves ${(100 * saved).toFixed(0)}% of the code arm's entered`);
+console.log(`${longGoals(plays.kept, plays.tools)}; state kept saves ${(100 * saved).toFixed(0)}% of the code arm's entered`);
 
-// The debugging session, each arm with a prompt cache of its own.
+// The debugging session, played by both arms.
 const BUGHUNT: Task = { name: "four bugs, one at a time", on: "lodash", prepare: plantBugs, prompt: `${CHECK} fails. Find and fix the bugs until every check passes, and say which files you fixed.`, tools: bugsTools, code: bugsCode };
 const hunt = { tools: await runArm(BUGHUNT, "tools", log, promptCache()), code: await runArm(BUGHUNT, "code", log, promptCache()) };
-if (hunt.tools.report.answer !== hunt.code.report.answer) fail(`${BUGHUNT.name}: the arms answered differently:\n--- tools\n${hunt.tools.report.answer}\n--- code\n${hunt.code.report.answer}`);
-if (!sameFiles(hunt.tools.files, hunt.code.files)) fail(`${BUGHUNT.name}: the arms left different files`);
-console.log(`\nlong task: ${BUGHUNT.name} (lodash), each arm with a prompt cache of its own`);
-console.log(columns(["play", "turns", "window", "entered", "cached", "of tools'", "of tools'"]));
-console.log(columns(["", "", "", "", "", "entered", "cached"]));
-for (const [name, play] of [["tools arm", hunt.tools], ["code arm", hunt.code]] as const) {
-  console.log(columns([name, play.report.turns.length, play.window, play.entered, play.cached, percent(play.entered, hunt.tools.entered), percent(play.cached, hunt.tools.cached)]));
-}
-console.log(`goal: long task code/tools entered <= 0.08: ${(hunt.code.entered / hunt.tools.entered).toFixed(3)}; cached <= 0.12: ${(hunt.code.cached / hunt.tools.cached).toFixed(3)}`);
+showPlays(BUGHUNT, "lodash", [["tools arm", hunt.tools], ["code arm", hunt.code]], hunt.tools);
+console.log(longGoals(hunt.code, hunt.tools));
 
 // The third long task, where what the first program parses is what every later step works on.
 const SLOW: Task = { name: "slowest modules in the log", on: "three", prompt: `${LOG} is the output of the test run. Find the five modules whose tests took longest in all, write SLOW.md with a table of each one's total time and its source file's line count, and tell me how many tests ran and failed.`, tools: () => fail("the slow-modules task has no tools play"), code: slowKept };
 const slow = { kept: await runArm(SLOW, "code", log, promptCache()), afresh: await runArm(SLOW, "code", log, promptCache(), slowAfresh) };
-if (slow.kept.report.answer !== slow.afresh.report.answer) fail(`${SLOW.name}: the plays answered differently:\n--- kept\n${slow.kept.report.answer}\n--- afresh\n${slow.afresh.report.answer}`);
-if (!sameFiles(slow.kept.files, slow.afresh.files)) fail(`${SLOW.name}: the plays left different files`);
-console.log(`\nlong task: ${SLOW.name} (three.js), a code agent's four programs, each play with a prompt cache of its own`);
-console.log(columns(["play", "turns", "window", "entered", "cached"]));
-for (const [name, play] of [["code, state kept", slow.kept], ["code, afresh", slow.afresh]] as const) console.log(columns([name, play.report.turns.length, play.window, play.entered, play.cached]));
+showPlays(SLOW, "three.js, a code agent's four programs", [["code, state kept", slow.kept], ["code, afresh", slow.afresh]]);
 const slowSaved = 1 - slow.kept.entered / slow.afresh.entered;
 console.log(`goal: state kept saves >= 25% of the code arm's entered: ${(100 * slowSaved).toFixed(0)}% (cached: ${(100 * (1 - slow.kept.cached / slow.afresh.cached)).toFixed(0)}%), ${slowSaved >= 0.25 ? "met" : "not met"}`);
 

@@ -150,10 +150,10 @@ interface SoFar {
 /** The report of a run a signal ended: what it did so far, cancelled; a turn cut short while its calls ran counts, since its request was billed. */
 function cancelledRun(sofar: SoFar, signal: NodeJS.Signals, pricing: Pricing | undefined): AgentReport {
   const { answered } = sofar;
-  const cut = answered !== undefined && answered.turn.turn > (sofar.turns.at(-1)?.turn ?? 0) ? answered.turn : undefined;
+  const cut = answered !== undefined && answered.turn.turn > (sofar.turns.at(-1)?.turn ?? 0) ? answered : undefined;
   // The cut turn lasted until its answer came, and then until the signal.
-  const turns = cut ? [...sofar.turns, { ...cut, elapsedMs: Math.round(cut.elapsedMs + performance.now() - (answered?.at ?? performance.now())) }] : sofar.turns;
-  const during = cut ? `while turn ${cut.turn}'s answer was carried out` : `in turn ${turns.length + 1}, waiting for the model`;
+  const turns = cut ? [...sofar.turns, { ...cut.turn, elapsedMs: Math.round(cut.turn.elapsedMs + performance.now() - cut.at) }] : sofar.turns;
+  const during = cut ? `while turn ${cut.turn.turn}'s answer was carried out` : `in turn ${turns.length + 1}, waiting for the model`;
   return {
     ok: false,
     error: { code: "cancelled", message: `The run was cancelled by ${signalWords(signal)} ${during}; the commands it started were stopped, and the summary counts the calls that had ended` },

@@ -5,7 +5,6 @@ import { existsSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { DEFAULT_BASE_URL } from "../agent/catalog.ts";
 import { stopCommandsOnSignals } from "../host/shell.ts";
-import { makeFolder } from "../host/folders.ts";
 import { plural } from "../host/lines.ts";
 import { defineCommand, type Io, options, positive, signalWords, UsageError } from "./command.ts";
 
@@ -111,16 +110,6 @@ function mergeCommand(io: Io) {
     .addOption(new Option("--prefer <which>", "for a trial with verdicts in two folders, take the newest rather than refuse").choices(["newest"]));
 }
 
-/** `dir`, made when missing; one that cannot be made refused (exit 2) naming the option that gave it. */
-function folderFor(dir: string, option: string): string {
-  try {
-    makeFolder(dir);
-  } catch (error) {
-    throw new UsageError(`Cannot write into ${dir}: ${(error as Error).message}; give ${option} a folder you can write to`);
-  }
-  return dir;
-}
-
 /** Refuses a folder that gg study run did not write. */
 function studyFolders(dirs: string[], action: string): void {
   for (const dir of dirs) if (!existsSync(join(dir, "trials.jsonl"))) throw new UsageError(`Cannot ${action} ${dir}: it holds no trials.jsonl; name a folder gg study run wrote (its --out)`);
@@ -163,7 +152,7 @@ async function runStudyCommand(file: string, flags: StudyFlags, io: Io): Promise
   const { modelAccess } = await import("./agent_run.ts");
   const { key, scrub, catalog } = modelAccess(baseURL, flags.catalog);
   const [{ runStudy, sweepFolder }, { reportText, studyReport }, { retryLine }] = await Promise.all([import("../study/run.ts"), import("../study/report.ts"), import("./summary.ts")]);
-  const out = folderFor(resolve(flags.out ?? join(dirname(file), `${basename(file).replace(/\.json$/, "")}.results`)), "--out");
+  const out = resolve(flags.out ?? join(dirname(file), `${basename(file).replace(/\.json$/, "")}.results`));
   const warn = (text: string): void => io.err(scrub(text));
   // A signal leaves the cases' repositories as they were: no trial starts or is recorded any more, and the worktrees
   // of the trials in flight go with their branches.

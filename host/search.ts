@@ -63,19 +63,14 @@ export function scanFile(scanner: Scanner, absolute: string, max: number): LineM
     const bytes = files.readScreened(absolute, matcher.grams);
     return bytes ? scanWhole(scanner, bytes, max) : [];
   }
-  if (!files.readPieces) {
-    const bytes = files.readFileInto(absolute, scanner.scratch);
-    // A file that outgrew the buffer got a larger one: keep it, so the next large file allocates nothing.
-    if (!files.keepsReads && bytes.buffer !== scanner.scratch.buffer) scanner.scratch = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.buffer.byteLength - bytes.byteOffset);
-    return scanWhole(scanner, bytes, max);
-  }
+  if (!files.readPieces) return scanWhole(scanner, files.readFileInto(absolute, scanner.scratch), max);
   let found: LineMatch[] = [];
   const lines = { before: 0 };
   let first = true;
   scanner.scratch = files.readPieces(absolute, scanner.scratch, (piece, last) => {
-    const whole = first && last;
-    if (whole || (first && binaryHead(piece))) {
-      found = whole ? scanWhole(scanner, piece, max) : [];
+    // A file read whole comes as one piece, a binary one as its head alone (which scanWhole finds binary).
+    if (first && last) {
+      found = scanWhole(scanner, piece, max);
       return false;
     }
     first = false;
@@ -96,13 +91,14 @@ function scanWhole(scanner: Scanner, bytes: Buffer, max: number): LineMatch[] {
   if (binaryHead(bytes)) return [];
   const found: LineMatch[] = [];
   const lines = { before: 0 };
+  let binary: boolean | undefined;
   for (let from = 0; from < bytes.length && found.length < max; ) {
     const newline = from + scanner.segmentBytes >= bytes.length ? -1 : bytes.indexOf(10, from + scanner.segmentBytes - 1);
     const to = newline === -1 ? bytes.length : newline + 1;
     const segment = bytes.subarray(from, to);
     scanSegment(scanner, segment, max, found, lines);
     // Lines matched first, the NUL looked for after: most files have no match, and need no look.
-    if (found.length > 0 && bytes.indexOf(0) !== -1) return [];
+    if (found.length > 0 && (binary ??= bytes.includes(0))) return [];
     if (to < bytes.length) lines.before += countNewlines(segment);
     from = to;
   }

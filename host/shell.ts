@@ -114,24 +114,19 @@ const LAST_WORDS_MS = 20_000;
  * it returns, if any (a study's worktrees removed), for at most LAST_WORDS_MS. A second signal ends the process at once.
  */
 export function stopCommandsOnSignals(last?: (signal: NodeJS.Signals) => void | Promise<void>): void {
-  let stopping = false;
+  let exiting = false;
   for (const name of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
     // Kept after the first: a second signal must end gg through here (its commands killed), not by default.
     process.on(name, () => {
       killAllCommands();
       const exit = (): never => process.exit(128 + (constants.signals[name] ?? 0));
-      if (stopping) exit();
-      stopping = true;
+      if (exiting) exit();
+      exiting = true;
       // What `last` waits for (git, a file system) may hang: the exit comes within LAST_WORDS_MS all the same.
       setTimeout(exit, LAST_WORDS_MS);
-      let ending: void | Promise<void> = undefined;
-      try {
-        ending = last?.(name);
-      } catch {
-        exit();
-      }
-      if (ending) ending.then(exit, exit);
-      else exit();
+      void Promise.resolve()
+        .then(() => last?.(name))
+        .then(exit, exit);
     });
   }
 }

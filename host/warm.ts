@@ -296,11 +296,15 @@ export function warmSearchHost(host: FileHost, warm: WarmCache, paths: string[])
       throw fromSystemError("read", path, error);
     }
   };
-  // Reads in pieces are the cold host's: a warm search reads each file whole, from what it keeps.
-  const { readPieces: _pieces, ...whole } = host;
+  const readFileInto = (path: string): Buffer => typed(path, () => warm.readFile(path, taken(path)));
   return {
-    ...whole,
-    readFileInto: (path) => typed(path, () => warm.readFile(path, taken(path))),
+    ...host,
+    readFileInto,
+    // A warm search reads each file whole, from what it keeps: one piece.
+    readPieces: (path, scratch, each) => {
+      each(readFileInto(path), true);
+      return scratch;
+    },
     readScreened: (path, grams) => typed(path, () => warm.readScreened(path, taken(path), grams)),
     keepsReads: true,
     finish: () => job?.finish(),

@@ -30,9 +30,7 @@ const Registry = function FinalizationRegistry(cleanup) {
   const wrapped = typeof cleanup === "function" ? (value) => { restored = false; return apply(cleanup, undefined, [value]); } : cleanup;
   return construct(NativeRegistry, [wrapped], new.target);
 };
-defineProperty(Registry, "prototype", { __proto__: null, value: NativeRegistry.prototype, writable: false, enumerable: false, configurable: false });
-defineProperty(NativeRegistry.prototype, "constructor", { __proto__: null, value: Registry, writable: true, enumerable: false, configurable: true });
-defineProperty(globalThis, "FinalizationRegistry", { __proto__: null, value: Registry, writable: true, enumerable: false, configurable: true });
+replaceBuiltin("FinalizationRegistry", NativeRegistry, Registry);
 defineProperty(globalThis, "__gg_keep", fixed((entries) => {
   if (!restored) restore();
   restored = false;
@@ -185,6 +183,12 @@ const fixed = (value) => ({ value, writable: false, enumerable: false, configura
 // Memory that isolated-vm's allocator does not count: WebAssembly memories, growable SharedArrayBuffers and
 // resizable ArrayBuffers. Programs get none of them, so the heap limit bounds everything they can hold.
 for (const name of ["WebAssembly", "SharedArrayBuffer", "Atomics"]) delete globalThis[name];
+// Puts Replacement where builtin Native was: Native's prototype object becomes its, naming it as constructor.
+const replaceBuiltin = (name, Native, Replacement) => {
+  defineProperty(Replacement, "prototype", fixed(Native.prototype));
+  defineProperty(Native.prototype, "constructor", { __proto__: null, value: Replacement, writable: true, enumerable: false, configurable: true });
+  defineProperty(globalThis, name, { __proto__: null, value: Replacement, writable: true, enumerable: false, configurable: true });
+};
 const NativeArrayBuffer = ArrayBuffer;
 const FixedArrayBuffer = function ArrayBuffer(length, options) {
   if (new.target === undefined) throw new TypeErrorCtor("Constructor ArrayBuffer requires 'new'");
@@ -194,11 +198,9 @@ const FixedArrayBuffer = function ArrayBuffer(length, options) {
   return construct(NativeArrayBuffer, [length], new.target);
 };
 setPrototypeOf(FixedArrayBuffer, getPrototypeOf(NativeArrayBuffer));
-defineProperty(FixedArrayBuffer, "prototype", fixed(NativeArrayBuffer.prototype));
 defineProperty(FixedArrayBuffer, "isView", { value: NativeArrayBuffer.isView, writable: true, configurable: true });
 defineProperty(FixedArrayBuffer, Symbol.species, { get() { return this; }, configurable: true });
-defineProperty(NativeArrayBuffer.prototype, "constructor", { value: FixedArrayBuffer, writable: true, configurable: true });
-defineProperty(globalThis, "ArrayBuffer", { value: FixedArrayBuffer, writable: true, configurable: true });
+replaceBuiltin("ArrayBuffer", NativeArrayBuffer, FixedArrayBuffer);
 const options = freeze({ __proto__: null, arguments: freeze({ __proto__: null, copy: true }), result: freeze({ __proto__: null, promise: true, copy: true }) });
 const syncOptions = freeze({ __proto__: null, arguments: freeze({ __proto__: null, copy: true }), result: freeze({ __proto__: null, copy: true }) });
 const format = (value) => {

@@ -6,6 +6,7 @@ import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Study } from "./file.ts";
+import { makeFolder } from "../host/folders.ts";
 
 /** JSON with every object's keys sorted: the same value always hashes the same. */
 const canonical = (value: unknown): string =>
@@ -32,11 +33,20 @@ export function recordedIdentity(dir: string): string | undefined {
   }
 }
 
-/** Results folders refused together: of different studies, or of no recorded study. */
+/** Results folders refused: of different studies, of no recorded study, or one that cannot be written. */
 export class FoldersError extends Error {
   constructor(message: string) {
     super(message);
     this.name = "FoldersError";
+  }
+}
+
+/** Makes results folder `dir` (a run's or a merge's --out); one that cannot be made is a FoldersError saying so. */
+export function makeResultsFolder(dir: string): void {
+  try {
+    makeFolder(dir);
+  } catch (error) {
+    throw new FoldersError(`Cannot write into ${dir}: ${(error as Error).message}; give --out a folder you can write to`);
   }
 }
 

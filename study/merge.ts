@@ -4,7 +4,7 @@
 // folders a key with two different verdicts is a conflict, refused unless the newest is preferred.
 import { copyFileSync, existsSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { FoldersError, oneStudy } from "./identity.ts";
+import { FoldersError, makeResultsFolder, oneStudy } from "./identity.ts";
 import { isFinished, latestByKey, readRecords, type TrialRecord } from "./trials.ts";
 import { makeFolder } from "../host/folders.ts";
 
@@ -60,11 +60,7 @@ export function mergeFolders(dirs: readonly string[], out: string, prefer: Prefe
   const study = oneStudy(sources, `merge ${sources.join(", ")}`);
   const counted = countedRecords(sources, prefer).sort((a, b) => (a.record.ended < b.record.ended ? -1 : a.record.ended > b.record.ended ? 1 : 0));
   // Made once the folders are known to merge, so a refused merge leaves nothing behind.
-  try {
-    makeFolder(target);
-  } catch (error) {
-    throw new FoldersError(`Cannot write the merge into ${target}: ${(error as Error).message}; give --out a folder you can write to`);
-  }
+  makeResultsFolder(target);
   for (const { record, dir } of counted) {
     if (dir === target) continue;
     copyIfThere(join(dir, "transcripts", `${record.key}.jsonl`), join(target, "transcripts", `${record.key}.jsonl`));

@@ -15,7 +15,7 @@ import { excerpt, GgError } from "../host/errors.ts";
 import { dollars, grouped, plural, seconds } from "../host/lines.ts";
 import { walkFiles, walkRoot } from "../host/walk.ts";
 import type { Study } from "./file.ts";
-import { FoldersError, recordedIdentity, studyIdentity } from "./identity.ts";
+import { FoldersError, makeResultsFolder, recordedIdentity, studyIdentity } from "./identity.ts";
 import { branchIdOf, diffOf, drainPool, git, type Isolation, isolate, releaseIsolation, type Swept, sweep } from "./isolate.ts";
 import { appendRecord, billedOf, isFinished, latestByKey, readRecords, type Shard, shardOf, type Trial, type TrialRecord, trialsOf, verdictOf } from "./trials.ts";
 import { makeFolder } from "../host/folders.ts";
@@ -260,19 +260,19 @@ async function runTrial(trial: Trial, study: Study, options: RunOptions, ledger:
 const reposOf = (study: Study): string[] => [...new Set(study.cases.flatMap((entry) => (entry.git ? [entry.git.root] : [])))];
 
 /**
- * Removes the worktrees and branches runs into `out` left in the cases' repositories, but those of trials recorded as
- * kept (--keep): what a run does first, and what a run a signal ends does last.
+ * Removes the worktrees and branches runs into `out` left in the cases' repositories, but those of trials `records`
+ * (the folder's) say were kept (--keep): what a run does first, and what a run a signal ends does last.
  */
-export async function sweepFolder(study: Study, given: string): Promise<Swept> {
+export async function sweepFolder(study: Study, given: string, records = readRecords(resolve(given))): Promise<Swept> {
   const out = resolve(given);
-  const latest = latestByKey(readRecords(out));
+  const latest = latestByKey(records);
   const kept = new Set([...latest.values()].filter((record) => record.kept && isFinished(record)).map((record) => record.key));
   return sweep(out, branchIdOf(out), reposOf(study), kept);
 }
 
 /**
  * Runs the study's unfinished trials (of the shard) into `options.out`, appending a record as each ends; a folder
- * holding another study's trials is refused (FoldersError).
+ * holding another study's trials, or one that cannot be made, is refused (FoldersError).
  */
 export async function runStudy(study: Study, given: RunOptions): Promise<StudyOutcome> {
   // git runs in the case's repository: a relative folder would land there.
@@ -281,11 +281,11 @@ export async function runStudy(study: Study, given: RunOptions): Promise<StudyOu
   const progress = options.progress ?? (() => {});
   const id = claimFolder(study, out);
   const repos = reposOf(study);
-  makeFolder(out);
+  makeResultsFolder(out);
   ignoreInRepositories(out, repos);
   writeFileSync(join(out, "study.json"), studyJson(study, id));
-  const swept = await sweepFolder(study, out);
   const earlier = readRecords(out);
+  const swept = await sweepFolder(study, out, earlier);
   const latest = latestByKey(earlier);
   if (swept.worktrees.length + swept.branches.length > 0) progress(`removed ${plural(swept.worktrees.length, "worktree")} and ${plural(swept.branches.length, "branch", "branches")} an earlier run left\n`);
   const all = options.shard ? shardOf(trialsOf(study), options.shard) : trialsOf(study);

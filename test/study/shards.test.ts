@@ -264,7 +264,7 @@ describe("a study over several workers", () => {
     // A refused merge leaves no folder behind; one into a file is refused in one line.
     expect(existsSync(join(ws.root, "merged"))).toBe(false);
     writeFileSync(join(ws.root, "a-file"), "");
-    expect(await gg("study", "merge", out, "--out", join(ws.root, "a-file"))).toMatchObject({ status: 2, stderr: expect.stringMatching(/^gg: Cannot write the merge into .*a-file: EEXIST: .*; give --out a folder you can write to\n$/) });
+    expect(await gg("study", "merge", out, "--out", join(ws.root, "a-file"))).toMatchObject({ status: 2, stderr: expect.stringMatching(/^gg: Cannot write into .*a-file: EEXIST: .*; give --out a folder you can write to\n$/) });
     expect((await gg("study", "merge", out, twin, "--out", join(ws.root, "merged"), "--prefer", "newest")).status).toBe(0);
     expect(readRecords(join(ws.root, "merged")).find((record) => record.key === head?.key)?.pass).toBe(false);
 
