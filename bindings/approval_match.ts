@@ -16,6 +16,12 @@ import type { ApprovalRule, ApprovalSettings, Configuration, Verdict } from "./c
  */
 export type DecidedBy = "default" | `rule ${number}` | "hook" | "person" | "client" | "standing" | "config";
 
+/** Every named decider (a rule is `rule N`); a record, so a decider added to DecidedBy cannot be missing here. */
+const DECIDERS: Record<Exclude<DecidedBy, `rule ${number}`>, true> = { default: true, hook: true, person: true, client: true, standing: true, config: true };
+
+/** Whether `value` names who decided a call, as a recording (a transcript, a journal) may hold it. */
+export const isDecidedBy = (value: unknown): value is DecidedBy => typeof value === "string" && (Object.hasOwn(DECIDERS, value) || /^rule \d+$/.test(value));
+
 /** The decision on one call, as every call record carries it. */
 export interface Approval {
   verdict: "allow" | "deny";

@@ -1,7 +1,7 @@
 // A run the supervisor waits on: its report, built from the runner's messages and, should the runner die first, from
 // its journal of the calls that change the disk or start a process.
 import { closeSync, fstatSync, openSync, readSync } from "node:fs";
-import type { Approval } from "../bindings/approval_match.ts";
+import { type Approval, isDecidedBy } from "../bindings/approval_match.ts";
 import { ERROR_CODES, type ErrorCode } from "../host/errors.ts";
 import { blankReport, CALL_RECORDS, type CallRecord, type RunError, type RunReport } from "./report.ts";
 
@@ -124,10 +124,10 @@ function journalRecord(value: unknown): CallRecord | undefined {
 export function recordedApproval(value: unknown): Approval | undefined {
   if (typeof value !== "object" || value === null) return undefined;
   const { verdict, by, reason, waitedMs } = value as Record<string, unknown>;
-  if ((verdict !== "allow" && verdict !== "deny") || typeof by !== "string" || !/^(default|hook|person|client|config|rule \d+)$/.test(by)) return undefined;
+  if ((verdict !== "allow" && verdict !== "deny") || !isDecidedBy(by)) return undefined;
   return {
     verdict,
-    by: by as Approval["by"],
+    by,
     ...(typeof reason === "string" ? { reason: reason.slice(0, 2000) } : {}),
     ...(typeof waitedMs === "number" && Number.isFinite(waitedMs) ? { waitedMs } : {}),
   };

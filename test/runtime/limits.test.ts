@@ -107,7 +107,8 @@ describe("limits", () => {
     using ws = engineWorkspace();
     const report = await ws.run(`console.log('start'); ${source}`, { limits: { budgetSecs: 1 } });
     expect(report.error?.code).toBe("timeout");
-    expect(report.usage.wallMs).toBeGreaterThanOrEqual(1000);
+    // At the budget, give or take the millisecond a timer may fire early by (999 was seen under load).
+    expect(report.usage.wallMs).toBeGreaterThanOrEqual(990);
     expect(report.logs[0]?.text).toBe("start");
     // The loop ran: its logs or its calls are in the report (kept, or counted past the limit).
     expect(report.logs.length + report.logsDropped + report.calls.length + report.callsDropped).toBeGreaterThan(2);
