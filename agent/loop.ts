@@ -23,7 +23,7 @@ import { imageTokens, textTokens } from "../runtime/context.ts";
 import { type Baseline, type CallRecord, createRuntime, DEFAULT_LIMITS, type Runtime } from "../runtime/index.ts";
 import { recordedApproval } from "../runtime/pending.ts";
 import { pictureRemoved } from "../runtime/views.ts";
-import { resultHeading, type ViewMessages, type ViewPart, viewMessages } from "../runtime/window.ts";
+import { type ViewMessages, type ViewPart, viewMessages } from "../runtime/window.ts";
 import { type Bands, bandsTotal } from "./bands.ts";
 import { type Arm, systemPrompt } from "./prompts.ts";
 import { type Answer, type ChatRequest, isPictureRefusal, type Provider, ProviderError, type Retry } from "./provider.ts";
@@ -316,7 +316,7 @@ async function answerCall(
   const result = args === undefined
     ? { ok: false as const, error: { code: "invalid-argument" as const, message: `Cannot call ${call.function.name}: its arguments are not JSON; pass one JSON object` } }
     : await tools.call(call.function.name, args, undefined, recordedApproval(sameCall(recorded, call.function.name, args)?.approval));
-  const text = result.ok ? resultHeading(call.function.name, args, result.data) + result.text : errorText(result.error);
+  const text = result.ok ? result.text : errorText(result.error);
   const sent = args === undefined ? call.function.arguments : args;
   const outcome: CallOutcome = { name: call.function.name, args: sent, ok: result.ok, ...(result.ok ? {} : { code: result.error.code }), hash: hashOf(text), ...(result.approval ? { approval: result.approval } : {}) };
   // A picture travels in its tool message, as multi-part content: the openai types allow text parts only there, which

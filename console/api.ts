@@ -24,10 +24,19 @@ export interface ConsoleSources {
   studies: readonly string[];
 }
 
-/** The capabilities' groups on the configuration page, in order. */
-export const CAPABILITY_GROUPS: readonly { name: string; ids: readonly CapabilityId[] }[] = [
-  { name: "Files and search", ids: ["read-file", "write-file", "edit-file", "list-dir", "search"] },
-  { name: "Shell commands", ids: ["shell"] },
+/** A group of the configuration page: its name as the seeds give it, what it holds in a line, its capabilities. */
+export interface CapabilityGroup {
+  name: string;
+  holds: string;
+  ids: readonly CapabilityId[];
+  /** Whether the model's settings (vision, the opening turn) sit in this group too. */
+  model?: true;
+}
+
+/** The capabilities' groups on the configuration page, in order, named as seeds 000 and 001 name them. */
+export const CAPABILITY_GROUPS: readonly CapabilityGroup[] = [
+  { name: "Filesystem", holds: "Reading, writing, editing, listing and searching the workspace's files.", ids: ["read-file", "write-file", "edit-file", "list-dir", "search"] },
+  { name: "Models & tools", holds: "Shell commands, and what the model is sent: pictures, and the opening turn.", ids: ["shell"], model: true },
 ];
 
 /** What the configuration page is built from: the file's JSON (or a fresh configuration's), and what may go in it. */

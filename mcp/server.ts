@@ -26,7 +26,7 @@ import { shownPath } from "../host/paths.ts";
 import { killAllCommands } from "../host/shell.ts";
 import { renderApiDoc, renderDts, searchDocs } from "../runtime/docs.ts";
 import { createRuntime, type OpenedView, type ViewContent } from "../runtime/index.ts";
-import { resultHeading, VIEW_HEADINGS } from "../runtime/window.ts";
+import { VIEW_HEADINGS } from "../runtime/window.ts";
 import { DEFAULT_LIMITS, type RunOptions, runProblems } from "../runtime/limits.ts";
 import { elicitingApprove } from "./elicit.ts";
 import { quote } from "./messages.ts";
@@ -174,7 +174,7 @@ export function createMcpServer(options: McpOptions) {
     // A call that may change files names the open views it made stale (a runner that was never started has none).
     const changed = tools.annotations(name)?.readOnlyHint ? [] : (await serially(() => runtime.views())).flatMap((view) => (view.changed ? [view.changed] : []));
     const stale = changed.length > 0 ? [{ type: "text" as const, text: `Stale views:\n${changed.join("\n")}` }] : [];
-    return { content: [{ type: "text", text: resultHeading(name, args, result.data) + result.text }, ...pictures, ...stale] };
+    return { content: [{ type: "text", text: result.text }, ...pictures, ...stale] };
   });
 
   handle(ListResourcesRequestSchema, () => ({ resources: RESOURCES.map((resource) => ({ ...resource })) }));

@@ -43,16 +43,6 @@ export function viewHeading(path: string, window?: { first: number; last: number
   return window.total === 0 ? `${shownPath(path)} (empty)` : `${shownPath(path)} lines ${window.first}-${window.last} of ${window.total}`;
 }
 
-/**
- * A tool call's first line when its result shows a window of a file (read_file cut by its offset or limit): the path
- * and the lines, as a view's heading says them; else nothing. The agent loop's tools arm and MCP put it before the text.
- */
-export function resultHeading(name: string, args: unknown, data: unknown): string {
-  const window = name === "read_file" && typeof data === "object" && data !== null && "window" in data ? (data.window as { first: number; last: number; total: number }) : undefined;
-  if (!window || (window.first <= 1 && window.last >= window.total)) return "";
-  return `${viewHeading(String((args as { path?: unknown }).path), window)}\n`;
-}
-
 /** The open views as the messages a request carries them in; `pictures` false leaves pictures out (a text-only model). */
 export function viewMessages(views: readonly ViewContent[], pictures = true): ViewMessages {
   const messages: ViewMessages = { opening: [], later: [] };

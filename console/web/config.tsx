@@ -85,17 +85,14 @@ export function ConfigurationPage() {
       {state.groups.map((group) => (
         <section class="group" key={group.name} aria-labelledby={groupId(group.name)}>
           <h2 id={groupId(group.name)}>{group.name}</h2>
+          <p class="muted">{group.holds}</p>
           {group.ids.map((id) => {
             const index = entries.findIndex((entry) => isRecord(entry) && entry.id === id);
             return <CapabilityFields key={id} id={id} entry={entries[index] as Entry} spec={state.capabilities[id] as ConfigurationState["capabilities"][string]} onChange={(edit) => change((draft) => edit((draft.capabilities as Entry[])[index] as Entry))} />;
           })}
+          {group.model && <ModelFields json={json} change={change} />}
         </section>
       ))}
-      {/* Not capabilities: their own section, so the two capability groups hold capabilities only. */}
-      <section class="group" aria-labelledby="group-model">
-        <h2 id="group-model">Model and opening turn</h2>
-        <ModelFields json={json} change={change} />
-      </section>
       <Agents json={json} state={state} offered={check.offered} change={change} />
       <Approvals json={json} state={state} change={change} />
       <details>
@@ -152,7 +149,7 @@ function CapabilityFields(props: { id: string; entry: Entry; spec: { implementat
   );
 }
 
-/** An element id for a group's heading: aria-labelledby takes a list of ids, so no spaces ("Shell commands"). */
+/** An element id for a group's heading: aria-labelledby takes a list of ids, so no spaces ("Models & tools"). */
 const groupId = (name: string): string => `group-${name.toLowerCase().replace(/[^a-z0-9]+/g, "-")}`;
 
 function ModelFields(props: { json: Json; change: (edit: (draft: Json) => void) => void }) {

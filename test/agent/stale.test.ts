@@ -1,11 +1,10 @@
 // The agent loop and stale views: a change from outside gg between two turns is named in one line of the history,
-// before the next request's views, and the stale view itself travels unchanged, under a heading with its lines; a
-// tools-arm read of a window is headed the same way.
+// before the next request's views, and the stale view itself travels unchanged, under a heading with its lines.
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect, test } from "vitest";
 import { runAgent } from "../../agent/loop.ts";
-import { call, fakeModel } from "../provider.ts";
+import { fakeModel } from "../provider.ts";
 import { tempWorkspace } from "../workspace.ts";
 
 const text = (content: unknown): string => (typeof content === "string" ? content : JSON.stringify(content));
@@ -31,13 +30,4 @@ test("a file changed from outside gg is named before the next request's views, o
   // Named once: the third request carries the line where it was, in the history, and no second one.
   expect(third?.filter((message) => message.content === line)).toHaveLength(1);
   expect(third?.at(-4)).toEqual({ role: "user", content: line });
-});
-
-test("tools arm: a read_file result showing a window begins with the path and its lines; a whole-file read is unchanged", async () => {
-  using ws = tempWorkspace();
-  ws.put({ "src/a.ts": "one\ntwo\nthree\n" });
-  await using server = await fakeModel([{ tool_calls: [call("a", "read_file", { path: "src/a.ts", offset: 2, limit: 1 }), call("b", "read_file", { path: "src/a.ts" })] }, { content: "Done." }]);
-  await runAgent({ provider: server.provider, model: "m", arm: "tools", task: "Read src/a.ts.", workspace: ws.root });
-  const results = server.requests[1]?.messages.filter((message) => message.role === "tool").map((message) => message.content);
-  expect(results).toEqual(["src/a.ts lines 2-2 of 3\ntwo\n[showing lines 2-2 of 3; continue with offset: 3]", "one\ntwo\nthree\n"]);
 });

@@ -205,10 +205,11 @@ describe("gg console's guard", () => {
 describe("gg console's pages", () => {
   test("Configuration: a capability edited and saved is what --config reads back", async () => {
     await open("config", "Configuration");
-    // Two groups of capabilities, each capability a fieldset named by its id with Enabled and Implementation.
-    for (const [heading, ids] of [["Files and search", ["read-file", "write-file", "edit-file", "list-dir", "search"]], ["Shell commands", ["shell"]]] as const) {
+    // The seeds' two groups: Filesystem, and Models & tools (the shell, then the model's settings), each capability a
+    // fieldset named by its id with Enabled and Implementation.
+    for (const [heading, ids, settings] of [["Filesystem", ["read-file", "write-file", "edit-file", "list-dir", "search"], []], ["Models & tools", ["shell"], ["model", "openingTurn"]]] as const) {
       const groups = page.getByRole("region", { name: heading, exact: true }).getByRole("group");
-      expect(await groups.locator("legend").allTextContents()).toEqual(ids);
+      expect(await groups.locator("legend").allTextContents()).toEqual([...ids, ...settings]);
       for (const id of ids) expect(await page.getByRole("group", { name: new RegExp(`^${id}`) }).getByRole("checkbox", { name: "Enabled", exact: true }).count()).toBe(1);
     }
     // Every capability this build knows is in one group, once: a new one cannot go missing from the page.

@@ -1,21 +1,12 @@
 // The MCP tool list tells clients each tool's effects, from the declarations, so they can apply their own policies.
 import { join } from "node:path";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { describe, expect, test } from "vitest";
 import { tempWorkspace } from "../workspace.ts";
-
-const bin = join(import.meta.dirname, "../../bin/gg.js");
+import { connectGg } from "./client.ts";
 
 async function listTools(workspace: string, ...extra: string[]) {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [bin, "mcp", "--workspace", workspace, ...extra], stderr: "pipe" });
-  const client = new Client({ name: "gg-test", version: "0.0.0" });
-  await client.connect(transport);
-  try {
-    return Object.fromEntries((await client.listTools()).tools.map((tool) => [tool.name, tool.annotations]));
-  } finally {
-    await client.close();
-  }
+  await using mcp = await connectGg(workspace, ...extra);
+  return Object.fromEntries((await mcp.client.listTools()).tools.map((tool) => [tool.name, tool.annotations]));
 }
 
 describe("gg mcp annotations", () => {
