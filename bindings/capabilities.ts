@@ -1,6 +1,7 @@
 // What a configuration is: the capabilities this build knows and the shape of a parsed configuration. Apart from
 // the parser (config.ts), which checks allowlists against the call registry, so the calls can take these types
 // without importing the registry back.
+import type { McpServerEntry } from "../host/mcp_client.ts";
 import { OUTPUT_MODES } from "../host/output.ts";
 
 /** The modules of the gg global: the calls' (files, shell) and the view manager's (views, context). */
@@ -72,6 +73,8 @@ export interface Configuration {
    * (bindings/approval_own.ts). Set by whoever read the file (gg's commands, MCP, a study), not by the parser.
    */
   ownFiles?: readonly string[];
+  /** Other MCP servers whose tools programs and the tools arm can call, by server name (bindings/mcp_config.ts). */
+  mcpServers?: Readonly<Record<string, McpServerEntry>>;
 }
 
 /** What approvals decide for a call: run it, put it to a person, or refuse it. */

@@ -6,6 +6,7 @@ import { APPROVAL_FIELDS, checkApprovalSettings } from "./approval_rules.ts";
 import { offeredBy } from "./define.ts";
 import { MAX_RANGE_LINES } from "./batch.ts";
 import { TREE_DEFAULT_DEPTH, TREE_MAX_DEPTH } from "./tree.ts";
+import { checkMcpServers } from "./mcp_config.ts";
 
 export { CAPABILITIES, type Capability, type CapabilityEntry, type CapabilityId, type Configuration } from "./capabilities.ts";
 
@@ -244,7 +245,7 @@ export function parseConfiguration(input: unknown): Configuration {
   const config = defaultConfiguration();
   const problems: string[] = [];
   let entries: unknown = input;
-  const fields = ["capabilities", "model", "agents", "openingTurn", ...APPROVAL_FIELDS];
+  const fields = ["capabilities", "model", "agents", "openingTurn", "mcpServers", ...APPROVAL_FIELDS];
   if (isRecord(input)) {
     for (const key of Object.keys(input)) {
       if (!fields.includes(key)) problems.push(`the configuration has an unknown field "${key}"; the fields are ${quote(fields)}`);
@@ -269,6 +270,25 @@ export function parseConfiguration(input: unknown): Configuration {
   const approvals = isRecord(input) ? checkApprovalSettings(input, "", config, problems) : undefined;
   if (approvals) config.approvals = approvals;
   if (isRecord(input) && input.openingTurn !== undefined) config.openingTurn = checkOpeningTurn(input.openingTurn, problems);
+  if (isRecord(input) && input.mcpServers !== undefined) config.mcpServers = checkMcpServers(input.mcpServers, '"mcpServers"', problems);
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+/**
+ * `config` with the servers of an --mcp-config file's JSON (`{"mcpServers": {...}}`, as .mcp.json and Claude Desktop
+ * write it; its other fields are the client's own and left alone) added; a server named twice is refused.
+ * Throws {@link ConfigError} naming every problem.
+ */
+export function withMcpConfig(config: Configuration, json: unknown, file: string): Configuration {
+  const problems: string[] = [];
+  if (!isRecord(json) || json.mcpServers === undefined) throw new ConfigError([`${file} has no "mcpServers"; an MCP configuration is {"mcpServers": {"name": {"command": "...", "args": [...]}}}`]);
+  const added = checkMcpServers(json.mcpServers, `"mcpServers" of ${file}`, problems);
+  const servers = Object.assign(Object.create(null) as Record<string, NonNullable<Configuration["mcpServers"]>[string]>, config.mcpServers);
+  for (const [name, entry] of Object.entries(added)) {
+    if (Object.hasOwn(servers, name)) problems.push(`MCP server ${JSON.stringify(name)} is configured in both --config and ${file}; keep one entry`);
+    servers[name] = entry;
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+  return { ...config, mcpServers: servers };
 }

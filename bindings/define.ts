@@ -137,6 +137,9 @@ export interface CallDefinition<Schema extends TSchema = TSchema, Data = unknown
   attachments?(data: Data): Attachment[] | undefined;
 }
 
+/** What the gate and a run need of a call: gg's own declarations and external tools (bindings/external.ts) alike. */
+export type Runnable<Data = unknown> = Pick<CallDefinition<TSchema, Data>, "name" | "parameters" | "effects" | "openWorld" | "walks" | "async" | "run" | "render" | "attachments">;
+
 /** A parameter of `call` as its caller names it: a program by the gg global's name (CodeSurface.names), a tool call by its JSON one. */
 export const parameterName = (call: { code: { names?: Readonly<Record<string, string>> } }, name: string, context: CallContext): string =>
   (context.program && call.code.names?.[name]) || name;
@@ -145,7 +148,7 @@ export const parameterName = (call: { code: { names?: Readonly<Record<string, st
 export const defineCall = <Schema extends TSchema, Data>(definition: CallDefinition<Schema, Data>): CallDefinition<Schema, Data> => definition;
 
 /** A successful result: the data, its rendering, and its pictures. */
-function succeeded<Data>(definition: CallDefinition<TSchema, Data>, data: Data, args: unknown): CallResult<Data> {
+function succeeded<Data>(definition: Runnable<Data>, data: Data, args: unknown): CallResult<Data> {
   const attachments = definition.attachments?.(data);
   return { ok: true, text: definition.render(data, args as Static<TSchema>), ...(attachments ? { attachments } : {}), data };
 }
@@ -252,7 +255,7 @@ export async function invoke(definition: CallDefinition, args: unknown, context:
 }
 
 /** Runs a call whose arguments were already checked against its schema. */
-export async function runChecked<Data>(definition: CallDefinition<TSchema, Data>, args: unknown, context: CallContext): Promise<CallResult<Data>> {
+export async function runChecked<Data>(definition: Runnable<Data>, args: unknown, context: CallContext): Promise<CallResult<Data>> {
   try {
     return succeeded(definition, await definition.run(args as Static<TSchema>, context), args);
   } catch (error) {
@@ -261,7 +264,7 @@ export async function runChecked<Data>(definition: CallDefinition<TSchema, Data>
 }
 
 /** {@link runChecked} for a call that is not `async`: it completes before returning, so a sandbox can call it inline. */
-export function runCheckedSync<Data>(definition: CallDefinition<TSchema, Data>, args: unknown, context: CallContext): CallResult<Data> {
+export function runCheckedSync<Data>(definition: Runnable<Data>, args: unknown, context: CallContext): CallResult<Data> {
   try {
     const data = definition.run(args as Static<TSchema>, context);
     if (data instanceof Promise) throw new GgError("io-error", `Cannot run ${definition.name} inline: it is asynchronous`);

@@ -7,7 +7,7 @@ import { type Approval, type ApprovalAnswer, type ApprovalRequest, type DecidedB
 import { callVerdict, judgeCall } from "./approval_shell.ts";
 import { guardsOwnFiles } from "./approval_own.ts";
 import type { ApprovalHook, Configuration, Verdict } from "./capabilities.ts";
-import { type CallContext, type CallDefinition, type CallResult, checkArguments, parametersOf, runChecked, runCheckedSync } from "./define.ts";
+import { type CallContext, type CallResult, type Runnable, checkArguments, parametersOf, runChecked, runCheckedSync } from "./define.ts";
 import { execute } from "./shell.ts";
 
 export type { Approval, ApprovalAnswer, ApprovalContext, ApprovalRequest, Approve, DecidedBy } from "./approval_match.ts";
@@ -37,7 +37,7 @@ const ALLOWED: Approval = Object.freeze({ verdict: "allow", by: "default" }) as 
 
 /** The traits rules match a definition by, built once per definition. */
 const traits = new WeakMap<object, CallTraits>();
-function traitsOf(definition: CallDefinition<TSchema, unknown>, config: Configuration): CallTraits {
+function traitsOf(definition: Runnable, config: Configuration): CallTraits {
   let found = traits.get(definition);
   if (!found) {
     const properties = (definition.parameters(config) as { properties?: object }).properties ?? {};
@@ -56,7 +56,7 @@ const hooksOf = (context: CallContext): ApprovalHook[] => [context.config.approv
 export const askTimeoutSecs = (config: Configuration): number => config.agentApproval?.timeoutSecs ?? config.approvals?.timeoutSecs ?? DEFAULT_APPROVAL_TIMEOUT_SECS;
 
 /** The decision when it needs no waiting (no hook, and no ask); undefined when the call must wait for it. */
-export function decideNow(definition: CallDefinition<TSchema, unknown>, args: unknown, context: CallContext): Approval | undefined {
+export function decideNow(definition: Runnable, args: unknown, context: CallContext): Approval | undefined {
   const call = traitsOf(definition, context.config);
   // A write may be of gg's own configuration, which is asked however idle the approvals are.
   if (allowsEverything(context.config) && !(call.effects && (call.paths || call.name === "shell") && guardsOwnFiles(context.config))) return ALLOWED;
@@ -74,7 +74,7 @@ const ANSWERERS: readonly DecidedBy[] = ["hook", "person", "client", "standing"]
  * recorded answer stands where they allow or ask; a recorded allow where they deny (or, where they ask, an allow by no
  * one who answers asks) is a tampered transcript: the call is refused, marked `tampered`.
  */
-function replayed(definition: CallDefinition<TSchema, unknown>, args: unknown, context: CallContext, recorded: Approval): Approval | undefined {
+function replayed(definition: Runnable, args: unknown, context: CallContext, recorded: Approval): Approval | undefined {
   const ruled = callVerdict(context.config, traitsOf(definition, context.config), argsOf(args), context);
   return ruled && rejudged(ruled, recorded);
 }
@@ -90,11 +90,11 @@ function rejudged(ruled: RuleVerdict, recorded: Approval): Approval {
 }
 
 /** The decision on a call when it needs no waiting (a replay's judged again, or the rules'), else undefined. */
-export const decidedNow = (definition: CallDefinition<TSchema, unknown>, args: unknown, context: CallContext, origin: CallOrigin): Approval | undefined =>
+export const decidedNow = (definition: Runnable, args: unknown, context: CallContext, origin: CallOrigin): Approval | undefined =>
   origin.recorded ? replayed(definition, args, context, origin.recorded) : decideNow(definition, args, context);
 
 /** The decision on a call, waiting for what it needs (the shell parser, a hook, a person). */
-export async function decision(definition: CallDefinition<TSchema, unknown>, args: unknown, context: CallContext, origin: CallOrigin): Promise<Approval> {
+export async function decision(definition: Runnable, args: unknown, context: CallContext, origin: CallOrigin): Promise<Approval> {
   if (!origin.recorded) return decide(definition, args, context, origin);
   return rejudged(await judgeCall(context.config, traitsOf(definition, context.config), argsOf(args), context), origin.recorded);
 }
@@ -103,7 +103,7 @@ export async function decision(definition: CallDefinition<TSchema, unknown>, arg
 const decided = (ruled: RuleVerdict): Approval => ({ verdict: ruled.verdict === "allow" ? "allow" : "deny", by: ruled.by, ...(ruled.reason === undefined ? {} : { reason: ruled.reason }) });
 
 /** What the hook and a person asked are told of a call. */
-function requestOf(definition: CallDefinition<TSchema, unknown>, args: unknown, context: CallContext, origin: CallOrigin): ApprovalRequest {
+function requestOf(definition: Runnable, args: unknown, context: CallContext, origin: CallOrigin): ApprovalRequest {
   return {
     agent: context.agent,
     call: definition.name,
@@ -117,7 +117,7 @@ function requestOf(definition: CallDefinition<TSchema, unknown>, args: unknown, 
 }
 
 /** The whole decision: the rules', each hook's (the strictest standing), then for an ask, the person's. */
-async function decide(definition: CallDefinition<TSchema, unknown>, args: unknown, context: CallContext, origin: CallOrigin): Promise<Approval> {
+async function decide(definition: Runnable, args: unknown, context: CallContext, origin: CallOrigin): Promise<Approval> {
   let verdict: RuleVerdict = await judgeCall(context.config, traitsOf(definition, context.config), argsOf(args), context);
   const request = requestOf(definition, args, context, origin);
   for (const hook of hooksOf(context)) {
@@ -226,7 +226,7 @@ const refusal = (name: string, approval: Approval): CallResult<never> => {
 };
 
 /** Runs a call whose arguments were checked, once its approval is decided: the gate every call passes. */
-export async function runApproved<Data>(definition: CallDefinition<TSchema, Data>, args: Static<TSchema>, context: CallContext, origin: CallOrigin): Promise<CallResult<Data>> {
+export async function runApproved<Data>(definition: Runnable<Data>, args: Static<TSchema>, context: CallContext, origin: CallOrigin): Promise<CallResult<Data>> {
   const approval = decidedNow(definition, args, context, origin) ?? (await decision(definition, args, context, origin));
   origin.approval = approval;
   if (approval.verdict === "deny") return refusal(definition.name, approval);
@@ -239,7 +239,7 @@ export async function runApproved<Data>(definition: CallDefinition<TSchema, Data
  * {@link runApproved} for a call that is not `async`, inline: throws {@link Undecided} when its approval needs waiting
  * for, before anything ran.
  */
-export function runApprovedSync<Data>(definition: CallDefinition<TSchema, Data>, args: Static<TSchema>, context: CallContext, origin: CallOrigin): CallResult<Data> {
+export function runApprovedSync<Data>(definition: Runnable<Data>, args: Static<TSchema>, context: CallContext, origin: CallOrigin): CallResult<Data> {
   const approval = decidedNow(definition, args, context, origin);
   if (!approval) throw new Undecided();
   origin.approval = approval;
@@ -250,7 +250,7 @@ export function runApprovedSync<Data>(definition: CallDefinition<TSchema, Data>,
 }
 
 /** Validates `args` and runs the call through the gate; every outcome, a refusal included, is a result. */
-export async function invokeApproved(definition: CallDefinition, args: unknown, context: CallContext, origin: CallOrigin): Promise<CallResult> {
+export async function invokeApproved(definition: Runnable, args: unknown, context: CallContext, origin: CallOrigin): Promise<CallResult> {
   const given = args === undefined ? {} : args;
   const refused = checkArguments(definition.name, parametersOf(definition, context.config), given);
   if (refused) return { ok: false, error: refused };

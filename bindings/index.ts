@@ -8,6 +8,7 @@ import { type CallContext, type CallDefinition, type CallResult, holdsCall } fro
 import { newRunId } from "./approval_match.ts";
 import { type Approval, type Approve, invokeApproved } from "./gate.ts";
 import { CALLS } from "./calls.ts";
+import { type ExternalDeclaration, type ExternalSurface, holdsExternal } from "./external.ts";
 
 export { CALLS } from "./calls.ts";
 
@@ -30,6 +31,13 @@ export const toolDefinitions = (config: Configuration): ToolDefinition[] =>
     description: call.description(config),
     parameters: JSON.parse(JSON.stringify(call.parameters(config))) as TSchema,
   }));
+
+/** An external tool as a tool-calling model receives it: its server's description and input schema. */
+const externalDefinition = (declaration: ExternalDeclaration): ToolDefinition => ({
+  name: declaration.name,
+  description: declaration.tool.description,
+  parameters: JSON.parse(JSON.stringify(declaration.tool.inputSchema)) as TSchema,
+});
 
 /** What an MCP client is told of a call's effects, from its declaration, so it can apply its own policies too. */
 export interface ToolAnnotations {
@@ -67,6 +75,8 @@ export interface ToolsOptions {
   approve?: Approve;
   /** The run's id, as the approval hook and `approve` receive it (default: a fresh one). */
   runId?: string;
+  /** Other MCP servers' tools and the application's functions, as tools `mcp__<server>__<tool>` and `app__<name>`. */
+  external?: ExternalSurface;
 }
 
 /** The context calls run in, from the options of a run. */
@@ -87,11 +97,13 @@ export function callContext(options: ToolsOptions): CallContext {
 /** The tool-calling surface for one run: definitions plus a `call` that never throws. */
 export function createTools(options: ToolsOptions) {
   const context = callContext(options);
-  const calls = new Map(enabledCalls(context.config).map((call) => [call.name, call]));
+  const own = enabledCalls(context.config);
+  const external = [...(options.external?.declarations.values() ?? [])].filter((declaration) => holdsExternal(context.config, declaration.name));
+  const calls = new Map<string, CallDefinition | ExternalDeclaration>([...own.map((call) => [call.name, call] as const), ...external.map((declaration) => [declaration.name, declaration] as const)]);
   /** The next call's number in this run. */
   let seq = 0;
   return {
-    definitions: (): ToolDefinition[] => toolDefinitions(context.config),
+    definitions: (): ToolDefinition[] => [...toolDefinitions(context.config), ...external.map(externalDefinition)],
     /** The MCP annotations of tool `name` (read-only, destructive, open-world), from its declaration. */
     annotations: (name: string): ToolAnnotations | undefined => {
       const call = calls.get(name);
@@ -103,7 +115,7 @@ export function createTools(options: ToolsOptions) {
     json(name: string, result: CallResult): Record<string, unknown> {
       if (!result.ok) return result;
       const call = calls.get(name);
-      return { ok: true, ...(call?.json ? call.json(result) : { text: result.text, attachments: result.attachments ?? [] }) };
+      return { ok: true, ...(call && "json" in call && call.json ? call.json(result) : { text: result.text, attachments: result.attachments ?? [] }) };
     },
     /**
      * Runs tool `name` once its approval is decided (the result carries it); aborting `signal` stops what the call

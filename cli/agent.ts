@@ -40,7 +40,7 @@ export function agentCommand(io: Io) {
       }
       if (flags.model === undefined) refuse("gg agent needs --model ID, e.g. --model openai/gpt-4o-mini");
       if (flags.arm === undefined) refuse("gg agent needs --arm tools or --arm code");
-      const loaded = await loadConfiguration(flags.config, flags.agent);
+      const loaded = await loadConfiguration(flags);
       // The command line's word on cache breakpoints goes in the configuration, which a transcript records.
       const config = flags.cacheMarks === undefined ? loaded : { ...loaded, cacheMarks: flags.cacheMarks };
       const workspace = workspaceOf(flags.workspace);
@@ -73,6 +73,7 @@ export function agentCommand(io: Io) {
     .addOption(new Option("--base-url <url>", `an OpenAI-compatible endpoint, http:// or https:// (default ${DEFAULT_BASE_URL}); a server on this machine (localhost, 127.x.x.x) needs no API key`))
     .addOption(options.workspace())
     .addOption(options.config())
+    .addOption(options.mcpConfig())
     .addOption(options.agent())
     .addOption(options.catalog())
     .addOption(new Option("--max-turns <n>", "the most model turns before the run stops (default 50)").argParser(positive(true)))

@@ -14,7 +14,7 @@ export type CallFlags = Common & { budget?: number };
 /** gg call TOOL [ARGS_JSON]: exit 0 when the call succeeded, 1 when it failed; refused arguments are a usage error. */
 export async function callTool(tool: string, argsText: string | undefined, flags: CallFlags, io: Io): Promise<number> {
   const args = parseArgsJson(argsText);
-  const config = await loadConfiguration(flags.config, flags.agent);
+  const config = await loadConfiguration(flags);
   stopCommandsOnSignals();
   // One call, then the process ends: nothing is kept for a next search (the cold path).
   const tools = createTools({ workspace: workspaceOf(flags.workspace), config, ...agentOf(flags.agent), approve: approverFor(flags.approve, io.err), ...(flags.budget === undefined ? {} : { budgetSecs: flags.budget }), warm: false });

@@ -20,6 +20,7 @@ export class UsageError extends Error {}
 export const options = {
   workspace: () => new Option("--workspace <dir>", "workspace root; relative paths resolve against it (default: the current directory)"),
   config: () => new Option("--config <file>", "JSON capability configuration (default: every capability on)"),
+  mcpConfig: () => new Option("--mcp-config <file>", 'other MCP servers whose tools programs and tool calls can use: {"mcpServers": {...}}, as .mcp.json writes it'),
   agent: () => new Option("--agent <id>", "the agent to act as: its allowlist in the configuration decides its calls, and it names its shell logs"),
   json: (what = "print one JSON object instead of text") => new Option("--json", what),
   budget: (what: string) => new Option("--budget <seconds>", what).argParser(positive()),
@@ -36,6 +37,7 @@ export interface Common {
   workspace?: string;
   approve?: "allow" | "deny";
   config?: string;
+  mcpConfig?: string;
   agent?: string;
   json?: boolean;
 }
@@ -67,9 +69,11 @@ export function positive(whole = false): (text: string) => number {
  * The configuration in `file` (or the default one) as agent `agent` sees it; an agent the file does not list is refused.
  * Its parser is loaded here, by the commands that need it, so that the others start without it.
  */
-export async function loadConfiguration(file: string | undefined, agent: string | undefined): Promise<Configuration> {
-  const { defaultConfiguration, forAgent, parseConfiguration } = await import("../bindings/config.ts");
-  const config = file === undefined ? defaultConfiguration() : { ...parseConfiguration(readJson(file)), ownFiles: [realPath(resolve(file))] };
+export async function loadConfiguration(flags: Pick<Common, "config" | "agent" | "mcpConfig">): Promise<Configuration> {
+  const { config: file, agent, mcpConfig } = flags;
+  const { defaultConfiguration, forAgent, parseConfiguration, withMcpConfig } = await import("../bindings/config.ts");
+  const base = file === undefined ? defaultConfiguration() : { ...parseConfiguration(readJson(file)), ownFiles: [realPath(resolve(file))] };
+  const config = mcpConfig === undefined ? base : withMcpConfig(base, readJson(mcpConfig), mcpConfig);
   if (agent !== undefined && !Object.hasOwn(config.agents, agent)) {
     const known = Object.keys(config.agents);
     throw new UsageError(`No agent ${JSON.stringify(agent)} in ${file ?? "the configuration"}; ${known.length > 0 ? `the agents are ${known.map((id) => JSON.stringify(id)).join(", ")}` : 'it lists none (add "agents": [{"id": ..., "allow": [...]}])'}`);

@@ -5,7 +5,7 @@ import { type Common, defineCommand, type Io, loadConfiguration, options, UsageE
 export function docsCommand(io: Io) {
   return defineCommand(io, "docs", "print the gg API reference (docs/api.md); --search ranks the functions whose name, module or brief match", ["gg docs", 'gg docs --search "read lines"'], async (flags: Common & { search?: string }) => {
     if (flags.json && flags.search === undefined) throw new UsageError("gg docs --json needs --search QUERY (the matches come as JSON); the whole reference is markdown, which gg docs prints");
-    const config = await loadConfiguration(flags.config, flags.agent);
+    const config = await loadConfiguration(flags);
     const { renderApiDoc, searchDocs } = await import("../runtime/docs.ts");
     if (flags.search === undefined) io.out(renderApiDoc(config));
     else {
@@ -18,6 +18,7 @@ export function docsCommand(io: Io) {
   })
     .addOption(new Option("--search <query>", "the functions matching these words, best first"))
     .addOption(options.config())
+    .addOption(options.mcpConfig())
     .addOption(options.agent())
     .addOption(options.json("with --search: the matches as a JSON array"));
 }

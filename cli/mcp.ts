@@ -8,7 +8,7 @@ export function mcpCommand(io: Io) {
     "serve the agent's tools, run_program, search_docs, the docs and the prompts over MCP on stdio",
     ["gg mcp", "gg mcp --workspace . --config examples/text-only-model.json"],
     async (flags: Common) => {
-      const config = await loadConfiguration(flags.config, flags.agent);
+      const config = await loadConfiguration(flags);
       const workspace = workspaceOf(flags.workspace);
       // Loaded here: the MCP SDK is a third of the bundle, and no other command needs it.
       const [{ stopCommandsOnSignals }, { serveStdio }] = await Promise.all([import("../host/shell.ts"), import("../mcp/server.ts")]);
@@ -18,5 +18,6 @@ export function mcpCommand(io: Io) {
   )
     .addOption(options.workspace())
     .addOption(options.config())
+    .addOption(options.mcpConfig())
     .addOption(options.agent());
 }

@@ -11,13 +11,14 @@ export function promptCommand(io: Io) {
     "print the system prompt of an arm; a code agent's is followed by its opening turn on the workspace",
     ["gg prompt --arm code", "gg prompt --arm tools --config examples/text-only-model.json"],
     async (flags: Common & { arm: Arm }) => {
-      const config = await loadConfiguration(flags.config, flags.agent);
+      const config = await loadConfiguration(flags);
       return await printPrompt(flags.arm, { config, ...agentOf(flags.agent), workspace: workspaceOf(flags.workspace) }, io.out);
     },
   )
     .addOption(options.arm().makeOptionMandatory())
     .addOption(options.workspace())
     .addOption(options.config())
+    .addOption(options.mcpConfig())
     .addOption(options.agent());
 }
 

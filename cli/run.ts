@@ -13,6 +13,7 @@ export function runCommand(io: Io) {
   )
     .addOption(options.workspace())
     .addOption(options.config())
+    .addOption(options.mcpConfig())
     .addOption(options.agent())
     .addOption(options.budget("wall-clock budget of the program (default 120); a shell command's timeout is clamped to it"))
     .addOption(options.cpu())

@@ -23,7 +23,7 @@ export interface RunFlags extends Common {
 /** gg run FILE: exit 0 when the program finished, 1 when it failed or was stopped. */
 export async function runProgram(file: string, flags: RunFlags, io: Io): Promise<number> {
   const source = readProgram(file);
-  const config = await loadConfiguration(flags.config, flags.agent);
+  const config = await loadConfiguration(flags);
   const workspace = workspaceOf(flags.workspace);
   const options = runOptions(file, flags);
   // Logs are printed as they arrive; a signal prints the run so far before gg ends.

@@ -3,11 +3,12 @@ import { type Common, defineCommand, type Io, loadConfiguration, options } from 
 
 export function toolsCommand(io: Io) {
   return defineCommand(io, "tools", "print the JSON tool definitions of the enabled calls", ["gg tools", "gg tools --config examples/text-only-model.json"], async (flags: Common) => {
-    const config = await loadConfiguration(flags.config, flags.agent);
+    const config = await loadConfiguration(flags);
     const { createTools } = await import("../bindings/index.ts");
     io.out(`${JSON.stringify(createTools({ workspace: process.cwd(), config }).definitions(), null, 2)}\n`);
     return 0;
   })
     .addOption(options.config())
+    .addOption(options.mcpConfig())
     .addOption(options.agent());
 }

@@ -15,6 +15,8 @@ export const CALL_ERROR_CODES = [
   "over-cap",
   "conflict",
   "denied",
+  "tool-error",
+  "unavailable",
 ] as const;
 
 /** One of {@link CALL_ERROR_CODES}. */

@@ -105,6 +105,26 @@ export function killGroups(groups: Iterable<number>): void {
 }
 
 let exitHooked = false;
+
+/**
+ * Counts process group `pgid` among this process's commands until {@link releaseGroup}: a signal or this process's
+ * exit kills it, and a supervising process is told of it (an MCP server gg started is one too).
+ */
+export function superviseGroup(pgid: number): void {
+  liveGroups.add(pgid);
+  groupWatcher?.(pgid, true);
+  if (!exitHooked) {
+    // Whatever ends this process, its commands end with it.
+    exitHooked = true;
+    process.on("exit", killAllCommands);
+  }
+}
+
+/** Process group `pgid` is gone (or stopped): no longer killed at exit. */
+export function releaseGroup(pgid: number): void {
+  liveGroups.delete(pgid);
+  groupWatcher?.(pgid, false);
+}
 /** How long a signalled process may take to say and tidy what it did before it exits. */
 const LAST_WORDS_MS = 20_000;
 /**
@@ -252,15 +272,7 @@ export function runCommand(spec: CommandSpec): Promise<CommandOutcome> {
       child.stdin.on("error", () => {});
       child.stdin.end(spec.input);
     }
-    if (child.pid !== undefined) {
-      liveGroups.add(child.pid);
-      groupWatcher?.(child.pid, true);
-    }
-    if (!exitHooked) {
-      // Whatever ends this process, its commands end with it.
-      exitHooked = true;
-      process.on("exit", killAllCommands);
-    }
+    if (child.pid !== undefined) superviseGroup(child.pid);
     let settled = false;
     // What ended the command first: its timeout, its caller, or sh's own exit. A timeout that falls while a cancelled
     // or finished command's group is still being stopped (the SIGTERM grace) is no timeout.
@@ -292,8 +304,7 @@ export function runCommand(spec: CommandSpec): Promise<CommandOutcome> {
       stoppedBy ??= "itself";
       clearTimeout(timer);
       await stopGroup(child.pid as number);
-      liveGroups.delete(child.pid as number);
-      groupWatcher?.(child.pid as number, false);
+      releaseGroup(child.pid as number);
       await new Promise<void>((done) => {
         const giveUp = setTimeout(done, DRAIN_MS);
         void Promise.all(closed).then(() => {

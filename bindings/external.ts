@@ -1,0 +1,284 @@
+// Tools from outside gg: other MCP servers' (host/mcp_client.ts) and the application's own functions, in one registry
+// from which the tools arm's JSON tools, the program surface (gg.mcp, gg.app), the types, the docs and the approvals are
+// all derived, as gg's own surfaces are from bindings/. A catalog is plain data, so it crosses to the runner process;
+// the tools run where the registry was made, never in a program's process.
+import { type Static, type TSchema, Type } from "typebox";
+import { createMcpHub, type McpHub } from "../host/mcp_client.ts";
+import { clampMessage, GgError, isGgError } from "../host/errors.ts";
+import { similarNames } from "../host/similar.ts";
+import type { Configuration } from "./capabilities.ts";
+import type { Attachment, CallContext, Runnable } from "./define.ts";
+import { namespaceOf, toIdentifier } from "./identifiers.ts";
+
+/** A function of the application's own, offered to programs as `gg.app.<name>` and to tool calls as `app__<name>`. */
+export interface AppFunction<Input extends TSchema = TSchema> {
+  /** An identifier: `[A-Za-z_][A-Za-z0-9_]*`, not `call`. */
+  name: string;
+  description: string;
+  /** The input's TypeBox schema (an object): calls are checked against it before `run` sees them. */
+  input: Input;
+  /** The output's schema, for the types and docs programs get. */
+  output?: TSchema;
+  /** True when it changes nothing: an approvalDefault of ask does not ask for it. */
+  readOnly?: boolean;
+  run(input: Static<Input>): unknown;
+}
+
+/** One external tool as every surface derives it. */
+export interface ExternalTool {
+  source: "mcp" | "app";
+  /** The server's name; "app" for the application's functions. */
+  server: string;
+  /** Its name as its server gives it. */
+  tool: string;
+  /** Its JSON tool's name, which approval rules name too: `mcp__memory__create_entities`, `app__lookup`. */
+  name: string;
+  /** How a program calls it, `gg.mcp.memory.create_entities`; absent when it was left out of the namespace. */
+  call?: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  outputSchema?: Record<string, unknown>;
+  /** Marked read-only by its server (readOnlyHint) or its author: an approvalDefault of ask does not ask for it. */
+  readOnly: boolean;
+}
+
+/** What a catalog says of each server: its tools' count and what went wrong, for prompts and gg.mcp.list(). */
+export interface ServerSummary {
+  server: string;
+  /** `gg.mcp.<identifier>`, absent when the server's name came out the same as another's. */
+  call?: string;
+  description?: string;
+  tools: string[];
+  /** Why the server has no tools: it did not start, or died. */
+  error?: string;
+  /** Tools a program can call only through gg.mcp.call, and why. */
+  leftOut: { tool: string; why: string }[];
+}
+
+/** Every external tool at one moment; `version` changes when a server says its tools changed. */
+export interface ExternalCatalog {
+  version: number;
+  servers: ServerSummary[];
+  tools: ExternalTool[];
+}
+
+/** A call's outcome: the value a program receives, the text and pictures a tool-calling model receives. */
+export interface ExternalOutput {
+  data: unknown;
+  text: string;
+  attachments?: Attachment[];
+}
+
+/** Runs an external tool by its JSON name with arguments the gate checked; rejects with a GgError. */
+export type CallTool = (name: string, args: Record<string, unknown>, signal?: AbortSignal) => Promise<ExternalOutput>;
+
+/** Characters of an external tool's text that a tool-calling model receives; a program gets the whole result. */
+export const EXTERNAL_TEXT_CHARS = 50_000;
+
+/** An external tool's declaration for the gate, with the tool it declares. */
+export type ExternalDeclaration = ReturnType<typeof externalDeclaration>;
+
+/** What the tools arm offers of the external tools at one moment: the catalog and each tool's declaration, by JSON name. */
+export interface ExternalSurface {
+  catalog: ExternalCatalog;
+  declarations: ReadonlyMap<string, ExternalDeclaration>;
+}
+
+/** The external tools of a run or a session: listed on first need, each call run here. */
+export interface Externals {
+  catalog(): Promise<ExternalCatalog>;
+  /** The catalog with each tool's declaration, for createTools' `external`. */
+  surface(): Promise<ExternalSurface>;
+  /** Runs tool `name` (its JSON tool name) with `args` already checked by the gate; throws a GgError. */
+  run: CallTool;
+  /** Stops every server this started. */
+  close(): Promise<void>;
+}
+
+const APP = "app";
+const jsonName = (source: string, server: string, tool: string): string => `${source}__${server}__${tool}`.replace(/^app__app__/, "app__");
+
+/** A tool's JSON name part: its own name where tool-calling APIs take it, else its identifier. */
+const toolPart = (tool: string): string => (/^[A-Za-z0-9_-]+$/.test(tool) ? tool : (toIdentifier(tool) ?? "tool"));
+
+/** The words a left-out tool's reason gives. */
+const WHY = { collision: "its name comes out the same as another tool's", then: "it is named then, which would make the namespace look like a promise", "no-identifier": "nothing of its name can be an identifier" };
+
+/** The catalog of MCP servers' listings and the application's functions. */
+function catalogOf(listings: Awaited<ReturnType<McpHub["listing"]>>, functions: readonly AppFunction[], version: number): ExternalCatalog {
+  const servers: ServerSummary[] = [];
+  const tools: ExternalTool[] = [];
+  const serverIds = namespaceOf(listings.map((listing) => listing.server));
+  const serverCall = new Map([...serverIds.byIdentifier].map(([identifier, server]) => [server, identifier]));
+  for (const listing of listings) {
+    const space = namespaceOf(listing.tools.map((tool) => tool.name));
+    const identifierOf = new Map([...space.byIdentifier].map(([identifier, tool]) => [tool, identifier]));
+    const prefix = serverCall.get(listing.server);
+    const leftOut = space.leftOut.map((out) => ({ tool: out.name, why: WHY[out.reason] }));
+    if (!prefix) leftOut.unshift(...listing.tools.map((tool) => ({ tool: tool.name, why: "its server's name comes out the same as another server's" })));
+    servers.push({ server: listing.server, ...(prefix ? { call: `gg.mcp.${prefix}` } : {}), ...(listing.description ? { description: listing.description } : {}), tools: listing.tools.map((tool) => tool.name), ...(listing.error ? { error: listing.error } : {}), leftOut });
+    for (const tool of listing.tools) {
+      const identifier = identifierOf.get(tool.name);
+      tools.push({
+        source: "mcp",
+        server: listing.server,
+        tool: tool.name,
+        name: jsonName("mcp", listing.server, toolPart(tool.name)),
+        ...(prefix && identifier ? { call: `gg.mcp.${prefix}.${identifier}` } : {}),
+        description: tool.description ?? tool.title ?? "",
+        inputSchema: tool.inputSchema as Record<string, unknown>,
+        ...(tool.outputSchema ? { outputSchema: tool.outputSchema as Record<string, unknown> } : {}),
+        readOnly: tool.annotations?.readOnlyHint === true,
+      });
+    }
+  }
+  for (const fn of functions) {
+    tools.push({
+      source: "app",
+      server: APP,
+      tool: fn.name,
+      name: jsonName("app", APP, fn.name),
+      call: `gg.app.${fn.name}`,
+      description: fn.description,
+      inputSchema: JSON.parse(JSON.stringify(fn.input)) as Record<string, unknown>,
+      ...(fn.output ? { outputSchema: JSON.parse(JSON.stringify(fn.output)) as Record<string, unknown> } : {}),
+      readOnly: fn.readOnly === true,
+    });
+  }
+  return { version, servers, tools };
+}
+
+/** An application function's name: an identifier gg.app can hold. */
+const APP_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** Refuses application functions gg cannot offer as written: every problem at once. */
+export function checkAppFunctions(functions: readonly AppFunction[]): void {
+  const problems: string[] = [];
+  const seen = new Set<string>();
+  for (const [index, fn] of functions.entries()) {
+    const where = `functions[${index}]`;
+    if (typeof fn?.name !== "string" || !APP_NAME.test(fn.name) || fn.name === "call" || toIdentifier(fn.name) !== fn.name) problems.push(`${where} has name ${JSON.stringify(fn?.name)}; a name is an identifier ([A-Za-z_][A-Za-z0-9_]*), not a reserved word and not "call"`);
+    else if (seen.has(fn.name)) problems.push(`${where} is named ${JSON.stringify(fn.name)} like an earlier function; names are unique`);
+    else seen.add(fn.name);
+    if (typeof fn?.description !== "string") problems.push(`${where} has no description; the model reads it to know when to call the function`);
+    if (typeof fn?.input !== "object" || fn.input === null || (fn.input as { type?: unknown }).type !== "object") problems.push(`${where} has an input that is not an object schema; use Type.Object({...})`);
+    if (typeof fn?.run !== "function") problems.push(`${where} has no run function`);
+  }
+  if (problems.length > 0) throw new GgError("invalid-argument", `Cannot offer the application's functions: ${problems.join("; ")}`);
+}
+
+/** The text of an MCP result's content as a tool-calling model reads it: text as it is, other blocks named. */
+function contentText(content: readonly Record<string, unknown>[]): string {
+  return content
+    .map((block) => {
+      if (block.type === "text") return String(block.text);
+      if (block.type === "image") return "";
+      if (block.type === "resource_link") return `[resource link: ${String(block.uri)}${block.name ? ` (${String(block.name)})` : ""}]`;
+      if (block.type === "resource") return `[resource: ${String((block.resource as { uri?: unknown } | undefined)?.uri)}]${typeof (block.resource as { text?: unknown } | undefined)?.text === "string" ? `\n${(block.resource as { text: string }).text}` : ""}`;
+      return `[${String(block.type)} content]`;
+    })
+    .filter((text) => text !== "")
+    .join("\n");
+}
+
+/** `text` within EXTERNAL_TEXT_CHARS, saying what was cut. */
+const clipped = (text: string, name: string): string =>
+  text.length <= EXTERNAL_TEXT_CHARS ? text : `${text.slice(0, EXTERNAL_TEXT_CHARS)}\n[cut at ${EXTERNAL_TEXT_CHARS} of ${text.length} characters; call ${name} from a program to keep only what you need of it]`;
+
+/** An MCP tool's result as the registry gives it; isError rejects with tool-error. */
+function mcpOutput(tool: ExternalTool, result: { content?: unknown; structuredContent?: unknown; isError?: unknown }): ExternalOutput {
+  const content = Array.isArray(result.content) ? (result.content as Record<string, unknown>[]) : [];
+  const text = content.filter((block) => block.type === "text").map((block) => String(block.text)).join("\n");
+  if (result.isError === true) throw new GgError("tool-error", `${tool.server}.${tool.tool} failed: ${text || "its server gave no reason"}`);
+  const shown = contentText(content) || (result.structuredContent === undefined ? "" : JSON.stringify(result.structuredContent, null, 2));
+  const attachments = content.flatMap((block): Attachment[] => (block.type === "image" && typeof block.data === "string" && typeof block.mimeType === "string" ? [{ type: "image", mime: block.mimeType, dataUrl: `data:${block.mimeType};base64,${block.data}` }] : []));
+  const data = tool.outputSchema && result.structuredContent !== undefined ? result.structuredContent : { text, content };
+  return { data, text: clipped(shown, tool.name), ...(attachments.length > 0 ? { attachments } : {}) };
+}
+
+/** An application function's value as the registry gives it. */
+function appOutput(tool: ExternalTool, value: unknown): ExternalOutput {
+  const text = typeof value === "string" ? value : (JSON.stringify(value, null, 2) ?? "");
+  return { data: value === undefined ? null : value, text: clipped(text, tool.name) };
+}
+
+/** The registry of `config`'s MCP servers and the application's `functions`; undefined when there are neither. */
+export function createExternals(config: Configuration, functions: readonly AppFunction[] = []): Externals | undefined {
+  const servers = Object.entries(config.mcpServers ?? {}).filter(([, entry]) => entry.enabled !== false);
+  if (servers.length === 0 && functions.length === 0) return undefined;
+  checkAppFunctions(functions);
+  const hub = createMcpHub(Object.fromEntries(servers));
+  const byName = new Map(functions.map((fn) => [fn.name, fn]));
+  let cached: Promise<ExternalCatalog> | undefined;
+  let cachedVersion = -1;
+  const catalog = (): Promise<ExternalCatalog> => {
+    if (!cached || cachedVersion !== hub.version) {
+      cachedVersion = hub.version;
+      const version = hub.version;
+      cached = hub.listing().then((listings) => catalogOf(listings, functions, version));
+    }
+    return cached;
+  };
+  const externals: Externals = {
+    catalog,
+    async surface() {
+      const current = await catalog();
+      return { catalog: current, declarations: new Map(current.tools.map((tool) => [tool.name, externalDeclaration(tool, externals.run)])) };
+    },
+    async run(name, args, signal) {
+      const tool = (await catalog()).tools.find((candidate) => candidate.name === name);
+      if (!tool) throw new GgError("not-found", `No external tool ${JSON.stringify(name)}`);
+      if (tool.source === "app") {
+        const fn = byName.get(tool.tool) as AppFunction;
+        try {
+          return appOutput(tool, await fn.run(args));
+        } catch (error) {
+          if (isGgError(error)) throw error;
+          throw new GgError("tool-error", `app.${tool.tool} failed: ${error instanceof Error ? error.message : String(error)}`);
+        }
+      }
+      return mcpOutput(tool, await hub.call(tool.server, tool.tool, args, signal));
+    },
+    close: () => hub.close(),
+  };
+  return externals;
+}
+
+/** A tool the catalog lacks, with the nearest names it holds. */
+export function unknownExternal(catalog: ExternalCatalog, server: string, tool: string | undefined): GgError {
+  const summary = catalog.servers.find((candidate) => candidate.server === server);
+  if (server !== APP && !summary) {
+    const near = similarNames(server, catalog.servers.map((candidate) => candidate.server));
+    return new GgError("not-found", `No MCP server ${JSON.stringify(server)}${near.length ? ` (did you mean ${near.join(" or ")}?)` : ""}; the servers are ${catalog.servers.map((candidate) => candidate.server).join(", ") || "none"}`);
+  }
+  const names = catalog.tools.filter((candidate) => candidate.server === server).map((candidate) => candidate.tool);
+  const near = similarNames(tool ?? "", names);
+  const where = server === APP ? "The application has" : `MCP server ${JSON.stringify(server)} has`;
+  const why = summary?.error ? `; it could not be listed: ${summary.error}` : "";
+  return new GgError("not-found", clampMessage(`${where} no tool ${JSON.stringify(tool)}${near.length ? ` (did you mean ${near.join(" or ")}?)` : ""}; its tools are ${names.slice(0, 40).join(", ") || "none"}${why}`));
+}
+
+/** Whether `config`'s agent holds external tool `name`: without an allowlist every one; with one, a name or glob of it. */
+export const holdsExternal = (config: Configuration, name: string): boolean => config.allow === undefined || config.allow.some((allowed) => allowed === name || (allowed.endsWith("*") && name.startsWith(allowed.slice(0, -1))));
+
+/** Arguments of an external tool: an object, as every tool takes (its server checks the rest). */
+const ANY_OBJECT = Type.Object({}, { additionalProperties: true });
+
+/**
+ * The declaration the gate judges an external tool by: its JSON name (which rules name), its effects (none when it is
+ * read-only), and a run that calls `callTool`. An application function's input is checked against its schema (plain
+ * JSON Schema after the catalog's copy, which TypeBox checks as it is), an MCP tool's by its server.
+ */
+export function externalDeclaration(tool: ExternalTool, callTool: CallTool) {
+  const schema = (tool.source === "app" ? tool.inputSchema : ANY_OBJECT) as TSchema;
+  return {
+    tool,
+    name: tool.name,
+    parameters: () => schema,
+    ...(tool.readOnly ? {} : { effects: true as const, openWorld: true as const }),
+    async: true as const,
+    run: (args: Record<string, unknown>, context: CallContext) => callTool(tool.name, args, context.signal),
+    render: (output: ExternalOutput) => output.text,
+    attachments: (output: ExternalOutput) => output.attachments,
+  } satisfies Runnable<ExternalOutput> & { tool: ExternalTool };
+}

@@ -1,0 +1,290 @@
+// Other MCP servers, as a client: each configured server is started (stdio) or reached (Streamable HTTP) on first use,
+// its tools listed whole, and its calls made through the official SDK client with a timeout that cancels. A stdio
+// server runs in a process group of its own, with only the variables its entry names (and the SDK's defaults), and
+// the whole group is stopped at the end; a server that dies is started again at the next call.
+import { type ChildProcessByStdio, spawn } from "node:child_process";
+import type { Readable, Writable } from "node:stream";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
+import type { JsonSchemaType, JsonSchemaValidator, jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation";
+import { type CallToolResult, ErrorCode as McpErrorCode, type JSONRPCMessage, McpError, type Tool, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { GgError } from "./errors.ts";
+import { releaseGroup, stopGroup, superviseGroup } from "./shell.ts";
+
+/** One server as a configuration names it (the shape Claude Code's .mcp.json, Cursor and Claude Desktop use). */
+export interface McpServerEntry {
+  /** A stdio server: the program to start, its arguments, the variables it gets beyond the defaults, its folder. */
+  command?: string;
+  args?: readonly string[];
+  env?: Readonly<Record<string, string>>;
+  cwd?: string;
+  /** A Streamable HTTP server: its endpoint and the headers every request carries. */
+  url?: string;
+  headers?: Readonly<Record<string, string>>;
+  /** False leaves the server out (default true). */
+  enabled?: boolean;
+  /** Seconds a call (or the start) may take before it is cancelled; default {@link DEFAULT_MCP_TIMEOUT_SECS}. */
+  timeoutSecs?: number;
+}
+
+/** Seconds a call to another server may take when its entry says nothing. */
+export const DEFAULT_MCP_TIMEOUT_SECS = 60;
+
+/** Lines of a stdio server's stderr kept, to say why it failed. */
+const STDERR_LINES = 20;
+
+/** What a server offers, as listed. */
+export interface ServerListing {
+  server: string;
+  /** The server's own instructions or title, when it gives one. */
+  description?: string;
+  tools: Tool[];
+  /** Why the server could not be listed: it did not start, or died. */
+  error?: string;
+}
+
+/** A stdio transport whose server runs in its own process group, so stopping it stops what it started too. */
+function groupStdioTransport(entry: McpServerEntry): Transport & { stderr: string[] } {
+  let child: ChildProcessByStdio<Writable, Readable, Readable> | undefined;
+  const buffer = new ReadBuffer();
+  const stderr: string[] = [];
+  const transport: Transport & { stderr: string[] } = {
+    stderr,
+    start: () =>
+      new Promise((resolve, reject) => {
+        const { command = "", args = [], env = {}, cwd } = entry;
+        const started = spawn(command, [...args], { env: { ...getDefaultEnvironment(), ...env }, stdio: ["pipe", "pipe", "pipe"], detached: true, ...(cwd ? { cwd } : {}) });
+        child = started;
+        started.once("error", (error) => {
+          reject(error);
+          transport.onerror?.(error);
+        });
+        started.once("spawn", () => {
+          if (started.pid !== undefined) superviseGroup(started.pid);
+          resolve();
+        });
+        started.once("exit", () => {
+          if (started.pid !== undefined) releaseGroup(started.pid);
+          transport.onclose?.();
+        });
+        started.stdin.on("error", (error) => transport.onerror?.(error));
+        started.stdout.on("data", (chunk: Buffer) => read(chunk));
+        started.stderr.on("data", (chunk: Buffer) => keepStderr(chunk));
+      }),
+    send: (message) =>
+      new Promise((resolve) => {
+        const stdin = child?.stdin;
+        if (!stdin || stdin.destroyed) return resolve();
+        if (stdin.write(serializeMessage(message))) resolve();
+        else stdin.once("drain", resolve);
+      }),
+    // The spec's shutdown: stdin closed, then SIGTERM and SIGKILL to the whole group if it lingers.
+    async close() {
+      const running = child;
+      if (!running || running.pid === undefined || running.exitCode !== null || running.signalCode !== null) return;
+      running.stdin.end();
+      const exited = await new Promise<boolean>((done) => {
+        const timer = setTimeout(() => done(false), 1000);
+        running.once("exit", () => {
+          clearTimeout(timer);
+          done(true);
+        });
+      });
+      // Exited or not, what it started in its group is stopped.
+      await stopGroup(running.pid);
+      if (!exited) releaseGroup(running.pid);
+    },
+  };
+  const read = (chunk: Buffer): void => {
+    try {
+      buffer.append(chunk);
+      for (let message = buffer.readMessage(); message; message = buffer.readMessage()) transport.onmessage?.(message);
+    } catch (error) {
+      transport.onerror?.(error as Error);
+      void transport.close();
+    }
+  };
+  const keepStderr = (chunk: Buffer): void => {
+    const lines = chunk.toString("utf8").split("\n").filter((line) => line.trim() !== "");
+    stderr.push(...lines.map((line) => line.slice(0, 500)));
+    if (stderr.length > STDERR_LINES) stderr.splice(0, stderr.length - STDERR_LINES);
+  };
+  return transport;
+}
+
+/** One server's connection, made on first use and again after the server died. */
+interface Connection {
+  client: Client;
+  transport: Transport;
+  stderr: string[];
+  tools?: Tool[];
+  /** Each tool's outputSchema check, made when it is first called (the SDK keeps only the last page's). */
+  checks: Map<string, JsonSchemaValidator<unknown>>;
+  alive: boolean;
+  description?: string;
+}
+
+const ajv = new AjvJsonSchemaValidator();
+/** Schemas from servers are untrusted: one that cannot be compiled (an external $ref, a cycle) checks nothing, never fails the listing. */
+const tolerant: jsonSchemaValidator = {
+  getValidator<T>(schema: JsonSchemaType): JsonSchemaValidator<T> {
+    try {
+      return ajv.getValidator<T>(schema);
+    } catch {
+      return (input) => ({ valid: true, data: input as T, errorMessage: undefined });
+    }
+  },
+};
+
+/** Fails a result that breaks `tool`'s own outputSchema (or lacks the structured content it promises). */
+function checkOutput(live: Connection, server: string, tool: Tool | undefined, result: CallToolResult): void {
+  if (!tool?.outputSchema || result.isError) return;
+  if (result.structuredContent === undefined) throw new GgError("tool-error", `${server}.${tool.name} declares an outputSchema but returned no structuredContent; the server is at fault: call it through gg.mcp.call, or report it to the server's authors`);
+  let check = live.checks.get(tool.name);
+  if (!check) live.checks.set(tool.name, (check = tolerant.getValidator(tool.outputSchema as JsonSchemaType)));
+  const verdict = check(result.structuredContent);
+  if (!verdict.valid) throw new GgError("tool-error", `${server}.${tool.name} answered against its own outputSchema (${verdict.errorMessage}); the server is at fault: report it to the server's authors`);
+}
+
+/** The servers of a run or a session, connected on first use. */
+export interface McpHub {
+  /** The configured servers' names, enabled ones only, in the configuration's order. */
+  readonly servers: readonly string[];
+  /** Each server's tools (every page of tools/list), starting what has not started; a server that fails says why. */
+  listing(): Promise<ServerListing[]>;
+  /** Calls `tool` of `server`; fails with unavailable (it cannot start or died), timeout or tool-error. */
+  call(server: string, tool: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<CallToolResult>;
+  /** Bumped when a server says its tools changed: the next listing asks it again. */
+  readonly version: number;
+  /** Stops every server (their process groups) and closes every connection. */
+  close(): Promise<void>;
+}
+
+/** A server's failure as `unavailable`, with the last lines of its stderr. */
+function unavailable(server: string, why: string, stderr: readonly string[]): GgError {
+  const tail = stderr.length > 0 ? `; its stderr ended with:\n${stderr.slice(-5).join("\n")}` : "";
+  return new GgError("unavailable", `Cannot reach MCP server "${server}": ${why}${tail}; check its entry in mcpServers (command, args, url), or try again: a server that died is started again at the next call`);
+}
+
+const errorMessage = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
+/** The hub of `servers` (disabled entries left out). */
+export function createMcpHub(servers: Readonly<Record<string, McpServerEntry>>): McpHub {
+  const enabled = Object.entries(servers).filter(([, entry]) => entry.enabled !== false);
+  const entries = new Map(enabled);
+  const connections = new Map<string, Promise<Connection>>();
+  let version = 0;
+  let closed = false;
+
+  const timeoutMs = (server: string): number => (entries.get(server)?.timeoutSecs ?? DEFAULT_MCP_TIMEOUT_SECS) * 1000;
+
+  async function connect(server: string, entry: McpServerEntry): Promise<Connection> {
+    const stdio = entry.url === undefined ? groupStdioTransport(entry) : undefined;
+    const transport: Transport = stdio ?? new StreamableHTTPClientTransport(new URL(entry.url as string), { requestInit: { headers: { ...entry.headers } } });
+    const client = new Client({ name: "gg", version: "0.1.0" }, { capabilities: {}, jsonSchemaValidator: tolerant });
+    const connection: Connection = { client, transport, stderr: stdio?.stderr ?? [], checks: new Map(), alive: true };
+    client.onclose = () => {
+      connection.alive = false;
+    };
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      connection.tools = undefined;
+      version++;
+    });
+    try {
+      await client.connect(transport, { timeout: timeoutMs(server) });
+    } catch (error) {
+      await transport.close().catch(() => {});
+      throw unavailable(server, `it did not start (${errorMessage(error)})`, connection.stderr);
+    }
+    const description = (client.getInstructions() ?? client.getServerVersion()?.title ?? "").split("\n")[0]?.trim();
+    if (description) connection.description = description.slice(0, 200);
+    return connection;
+  }
+
+  /** The live connection to `server`, made now if there is none or the last one died. */
+  function connection(server: string): Promise<Connection> {
+    const entry = entries.get(server);
+    if (!entry) return Promise.reject(new GgError("not-found", `Cannot reach MCP server "${server}": no server of that name is configured; the servers are ${[...entries.keys()].map((name) => `"${name}"`).join(", ") || "none"}`));
+    if (closed) return Promise.reject(unavailable(server, "this session has ended", []));
+    const made = connections.get(server);
+    const fresh = (): Promise<Connection> => {
+      const next = connect(server, entry);
+      connections.set(server, next);
+      next.catch(() => connections.delete(server));
+      return next;
+    };
+    if (!made) return fresh();
+    return made.then((live) => (live.alive ? live : fresh()));
+  }
+
+  async function toolsOf(server: string): Promise<{ tools: Tool[]; description?: string }> {
+    const live = await connection(server);
+    if (!live.tools) {
+      const tools: Tool[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await live.client.listTools(cursor === undefined ? {} : { cursor }, { timeout: timeoutMs(server) });
+        tools.push(...page.tools);
+        cursor = page.nextCursor;
+      } while (cursor !== undefined && tools.length < 10_000);
+      live.tools = tools;
+      live.checks.clear();
+    }
+    return { tools: live.tools, ...(live.description ? { description: live.description } : {}) };
+  }
+
+  return {
+    servers: enabled.map(([name]) => name),
+    get version() {
+      return version;
+    },
+    async listing() {
+      return Promise.all(
+        enabled.map(async ([server]): Promise<ServerListing> => {
+          try {
+            return { server, ...(await toolsOf(server)) };
+          } catch (error) {
+            return { server, tools: [], error: errorMessage(error) };
+          }
+        }),
+      );
+    },
+    async call(server, tool, args, signal) {
+      const live = await connection(server);
+      const { tools } = await toolsOf(server);
+      let result: CallToolResult;
+      try {
+        result = (await live.client.callTool({ name: tool, arguments: args }, undefined, { timeout: timeoutMs(server), ...(signal ? { signal } : {}) })) as CallToolResult;
+      } catch (error) {
+        throw callFailure(server, tool, error, live, timeoutMs(server));
+      }
+      checkOutput(live, server, tools.find((listed) => listed.name === tool), result);
+      return result;
+    },
+    async close() {
+      closed = true;
+      const all = await Promise.allSettled(connections.values());
+      connections.clear();
+      await Promise.all(all.map((made) => (made.status === "fulfilled" ? made.value.client.close().catch(() => {}) : undefined)));
+    },
+  };
+}
+
+/** What a failed call to `tool` of `server` says: the server's timeout, its death, or its refusal. */
+function callFailure(server: string, tool: string, error: unknown, live: Connection, timeoutMs: number): GgError {
+  if (error instanceof McpError && error.code === McpErrorCode.RequestTimeout) {
+    return new GgError("timeout", `Cannot finish ${server}.${tool}: no answer within ${timeoutMs / 1000} s (timeoutSecs of its server's entry), so it was cancelled; it may have done part of its work; ask for less, or raise timeoutSecs`);
+  }
+  if (!live.alive || (error instanceof McpError && error.code === McpErrorCode.ConnectionClosed)) return unavailable(server, `it closed the connection during ${tool} (${errorMessage(error)})`, live.stderr);
+  if (error instanceof McpError && /output schema|structured content/i.test(error.message)) {
+    return new GgError("tool-error", `${server}.${tool} answered against its own outputSchema: ${error.message}; the server is at fault: call it through gg.mcp.call to see its raw answer, or report it to the server's authors`);
+  }
+  if (error instanceof McpError && error.code === McpErrorCode.InvalidParams && /tool/i.test(error.message) && /not found|unknown/i.test(error.message)) {
+    return new GgError("not-found", `${server} has no tool "${tool}" (${error.message}); gg.mcp.list() names its tools`);
+  }
+  return new GgError("tool-error", `${server}.${tool} failed: ${errorMessage(error)}`);
+}

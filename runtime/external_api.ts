@@ -1,0 +1,231 @@
+// gg.mcp and gg.app: the external tools of bindings/external.ts on the gg global. Four functions find and call any
+// tool (gg.mcp.call, list, search, describe; gg.app.call); the namespaces gg.mcp.<server>.<tool> and gg.app.<name> are
+// the same calls under the tools' own names, built by the shim from the catalog in force (realm.ts's layout).
+import { Type } from "typebox";
+import type { Configuration } from "../bindings/config.ts";
+import { type CallResult, checkArguments, parametersOf } from "../bindings/define.ts";
+import { type CallTool, type ExternalCatalog, type ExternalDeclaration, type ExternalTool, externalDeclaration, holdsExternal, unknownExternal } from "../bindings/external.ts";
+import { type CallOrigin, runApproved } from "../bindings/gate.ts";
+import { toolDeclaration } from "../bindings/schema_types.ts";
+import { GgError } from "../host/errors.ts";
+import type { GgEnv, GgFunction } from "./api.ts";
+
+/** The external tools a runtime holds now: the catalog, each tool's declaration, and who runs them. */
+export interface ExternalEnv {
+  catalog: ExternalCatalog;
+  declarations: Map<string, ExternalDeclaration>;
+}
+
+/** The environment of `catalog` with calls made through `callTool`, the tools `config`'s agent does not hold left out. */
+export function externalEnv(catalog: ExternalCatalog, callTool: CallTool, config: Configuration): ExternalEnv {
+  const held = { ...catalog, tools: catalog.tools.filter((tool) => holdsExternal(config, tool.name)) };
+  return { catalog: held, declarations: new Map(held.tools.map((tool) => [tool.name, externalDeclaration(tool, callTool)])) };
+}
+
+/** The type a program receives from a tool without an outputSchema. */
+export const MCP_TEXT_RESULT = "McpTextResult";
+/** Its declaration, beside the gg global's. */
+export const MCP_TEXT_RESULT_DTS = `/** What a tool without an outputSchema returns: its text blocks joined with newlines, and every block as sent. */
+interface ${MCP_TEXT_RESULT} {
+  text: string;
+  content: ({ type: "text"; text: string } | { type: "image"; data: string; mimeType: string } | { type: string; [key: string]: unknown })[];
+}`;
+
+/** A tool's declaration as gg.mcp.describe gives it and the types hold it: `name(input: {...}): Promise<...>;`. */
+export const declarationOf = (tool: ExternalTool, compact = false): string =>
+  toolDeclaration(tool.call?.split(".").pop() ?? tool.tool, { description: tool.description, inputSchema: tool.inputSchema, outputSchema: tool.source === "app" && !tool.outputSchema ? {} : tool.outputSchema }, { untypedOutput: MCP_TEXT_RESULT, compact });
+
+/** A tool's description in one line of at most 160 characters: what search and list show. */
+export const briefOf = (description: string): string => {
+  const line = description.split("\n").find((text) => text.trim() !== "")?.trim() ?? "";
+  const sentence = /^(.*?[.!?])(\s|$)/.exec(line)?.[1] ?? line;
+  return sentence.length > 160 ? `${sentence.slice(0, 157)}...` : sentence;
+};
+
+const noArgs = () => Type.Object({}, { additionalProperties: false });
+const Listed = Type.Object({ server: Type.String(), tools: Type.Array(Type.String(), { description: "Its tools' names, as gg.mcp.call and describe take them." }), description: Type.Optional(Type.String()), error: Type.Optional(Type.String({ description: "Why it has no tools: it did not start, or died." })) }, { $id: "McpServer" });
+const Found = Type.Object({ server: Type.String(), tool: Type.String(), call: Type.String({ description: 'How to call it: "gg.mcp.memory.create_entities", or gg.mcp.call(...) for a tool left out of its namespace.' }), brief: Type.String() }, { $id: "McpMatch" });
+const Described = Type.Object({
+  server: Type.String(),
+  tool: Type.String(),
+  call: Type.String(),
+  description: Type.String(),
+  declaration: Type.String({ description: "Its TypeScript declaration: input and result types." }),
+  inputSchema: Type.Record(Type.String(), Type.Unknown()),
+  outputSchema: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+}, { $id: "McpTool" });
+
+/** How a program calls `tool`: its namespace's name, or gg.mcp.call with the server's own names. */
+const callOf = (tool: ExternalTool): string => tool.call ?? (tool.source === "app" ? `gg.app.call(${JSON.stringify(tool.tool)}, input)` : `gg.mcp.call(${JSON.stringify(tool.server)}, ${JSON.stringify(tool.tool)}, input)`);
+
+/** The external environment of a run; a runtime without external tools has none, and these functions do not exist there. */
+const externalOf = (env: GgEnv): ExternalEnv => {
+  if (!env.external) throw new GgError("unavailable", "This runtime has no external tools: configure mcpServers (or --mcp-config), or give createRuntime functions");
+  return env.external;
+};
+
+/** Calls `tool` with `input` through the gate, as a tool call would be; the program receives its data. */
+function callExternal(env: GgEnv, tool: ExternalTool | undefined, input: unknown, origin: CallOrigin, missing: () => GgError): Promise<unknown> {
+  const external = externalOf(env);
+  const declaration = tool && external.declarations.get(tool.name);
+  if (!tool || !declaration) return Promise.reject(missing());
+  const args = input === undefined || input === null ? {} : input;
+  const refused = checkArguments(callOf(tool), parametersOf(declaration, env.context.config), args);
+  if (refused) return Promise.reject(new GgError(refused.code, refused.message));
+  return runApproved(declaration, args as Record<string, unknown>, env.context, origin).then((result: CallResult) => {
+    if (!result.ok) throw new GgError(result.error.code, result.error.message);
+    return (result.data as { data: unknown }).data;
+  });
+}
+
+const mcpCall: GgFunction = {
+  module: "mcp",
+  name: "call",
+  brief: "Call a tool of a configured MCP server by the server's own names (any tool, also one left out of gg.mcp.<server>).",
+  positional: ["server", "tool", "input"],
+  parameters: () =>
+    Type.Object({ server: Type.String({ description: "The server's name in mcpServers." }), tool: Type.String({ description: "The tool's name as its server lists it." }), input: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: "The tool's input object." })) }, { additionalProperties: false }),
+  result: Type.Unknown(),
+  errors: ["not-found", "tool-error", "unavailable", "timeout", "denied"],
+  sync: false,
+  effects: true,
+  run: (args, env, origin) => {
+    const { server, tool, input } = args as { server: string; tool: string; input?: unknown };
+    const catalog = externalOf(env).catalog;
+    const found = catalog.tools.find((candidate) => candidate.source === "mcp" && candidate.server === server && candidate.tool === tool);
+    return callExternal(env, found, input, origin, () => unknownExternal(catalog, server, tool));
+  },
+};
+
+const appCall: GgFunction = {
+  ...mcpCall,
+  module: "app",
+  brief: "Call one of the application's own functions by its name (gg.app.<name>(input) is the same call).",
+  positional: ["name", "input"],
+  parameters: () => Type.Object({ name: Type.String({ description: "The function's name." }), input: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: "Its input object." })) }, { additionalProperties: false }),
+  errors: ["invalid-argument", "not-found", "tool-error", "denied"],
+  run: (args, env, origin) => {
+    const { name, input } = args as { name: string; input?: unknown };
+    const catalog = externalOf(env).catalog;
+    const found = catalog.tools.find((candidate) => candidate.source === "app" && candidate.tool === name);
+    return callExternal(env, found, input, origin, () => unknownExternal(catalog, "app", name));
+  },
+};
+
+const mcpList: GgFunction = {
+  module: "mcp",
+  name: "list",
+  brief: "List the configured MCP servers: each one's tools by name, its description, and why it failed if it did.",
+  positional: [],
+  parameters: noArgs,
+  result: Type.Array(Listed),
+  errors: [],
+  sync: true,
+  run: (_args, env) =>
+    externalOf(env).catalog.servers.map((server) => ({
+      server: server.server,
+      tools: externalOf(env).catalog.tools.filter((tool) => tool.source === "mcp" && tool.server === server.server).map((tool) => tool.tool),
+      ...(server.description ? { description: server.description } : {}),
+      ...(server.error ? { error: server.error } : {}),
+    })),
+};
+
+/** Lower-case words of a name or a text: snake, kebab and camel case split. */
+const words = (text: string): string[] =>
+  text
+    .replace(/([a-z])([A-Z])/g, "$1 $2")
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter((word) => word.length > 1);
+
+/** The MCP tools matching `query`, best first: a query word in the tool's name counts 3, its server's 2, its description 1. */
+export function searchTools(catalog: ExternalCatalog, query: string, limit = 10): { server: string; tool: string; call: string; brief: string }[] {
+  const terms = [...new Set(words(query))];
+  const scored = catalog.tools
+    .filter((tool) => tool.source === "mcp")
+    .map((tool, order) => {
+      const fields: [string[], number][] = [
+        [words(tool.tool), 3],
+        [words(tool.server), 2],
+        [words(tool.description), 1],
+      ];
+      const score = terms.reduce((sum, term) => sum + Math.max(0, ...fields.map(([found, weight]) => (found.some((word) => word === term || (term.length >= 3 && word.startsWith(term))) ? weight : 0))), 0);
+      return { tool, score, order };
+    })
+    .filter((match) => match.score > 0)
+    .sort((a, b) => b.score - a.score || a.order - b.order);
+  return scored.slice(0, limit).map(({ tool }) => ({ server: tool.server, tool: tool.tool, call: callOf(tool), brief: briefOf(tool.description) }));
+}
+
+const mcpSearch: GgFunction = {
+  module: "mcp",
+  name: "search",
+  brief: "Find MCP tools for a task: the best matches of the query's words in their names, servers and descriptions.",
+  positional: ["query"],
+  parameters: () => Type.Object({ query: Type.String({ description: "Words of what you want done, e.g. \"create entity\"." }), limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: "Matches at most (default 10)." })) }, { additionalProperties: false }),
+  result: Type.Array(Found),
+  errors: [],
+  sync: true,
+  run: (args, env) => searchTools(externalOf(env).catalog, String(args.query), (args.limit as number | undefined) ?? 10),
+};
+
+const mcpDescribe: GgFunction = {
+  module: "mcp",
+  name: "describe",
+  brief: "One MCP tool in full: its description, TypeScript declaration and JSON Schemas.",
+  positional: ["tool"],
+  parameters: () => Type.Object({ tool: Type.String({ description: 'The tool as "server.tool" (its server\'s names), or as a program calls it, "gg.mcp.server.tool".' }) }, { additionalProperties: false }),
+  result: Described,
+  errors: ["not-found"],
+  sync: true,
+  run: (args, env) => {
+    const catalog = externalOf(env).catalog;
+    const given = String(args.tool).replace(/^gg\.mcp\./, "");
+    const dot = given.indexOf(".");
+    const server = dot < 0 ? given : given.slice(0, dot);
+    const name = dot < 0 ? "" : given.slice(dot + 1);
+    const tool = catalog.tools.find((candidate) => candidate.source === "mcp" && (candidate.server === server || candidate.call?.split(".")[2] === server) && (candidate.tool === name || candidate.call === `gg.mcp.${given}`));
+    if (!tool) throw unknownExternal(catalog, catalog.servers.find((summary) => summary.call === `gg.mcp.${server}`)?.server ?? server, name);
+    return { server: tool.server, tool: tool.tool, call: callOf(tool), description: tool.description, declaration: declarationOf(tool), inputSchema: tool.inputSchema, ...(tool.outputSchema ? { outputSchema: tool.outputSchema } : {}) };
+  },
+};
+
+/** gg.mcp's and gg.app's functions under `catalog`: the modules exist when there are servers, or functions. */
+export function externalFunctions(catalog: ExternalCatalog | undefined): GgFunction[] {
+  if (!catalog) return [];
+  const mcp = catalog.servers.length > 0 ? [mcpCall, mcpList, mcpSearch, mcpDescribe] : [];
+  const app = catalog.tools.some((tool) => tool.source === "app") ? [appCall] : [];
+  return [...mcp, ...app];
+}
+
+/** What the shim builds gg.mcp.<server>.<tool> and gg.app.<name> from: each name a program calls, and the names it calls. */
+export interface NamespaceLayout {
+  version: number;
+  mcp: Record<string, Record<string, [server: string, tool: string]>>;
+  app: string[];
+}
+
+/** The namespaces of `external`'s tools. */
+export function namespaceLayout(external: ExternalEnv): NamespaceLayout {
+  const layout: NamespaceLayout = { version: external.catalog.version, mcp: {}, app: [] };
+  for (const tool of external.catalog.tools) {
+    if (!tool.call) continue;
+    if (tool.source === "app") layout.app.push(tool.tool);
+    else {
+      const [, , server = "", name = ""] = tool.call.split(".");
+      (layout.mcp[server] ??= {})[name] = [tool.server, tool.tool];
+    }
+  }
+  return layout;
+}
+
+/** The declarations of the namespaces for the type-checker: `memory: { create_entities(input: ...): Promise<...>; }`. */
+export function namespaceDts(external: ExternalCatalog | undefined): { mcp: string[]; app: string[] } {
+  const tools = (external?.tools ?? []).filter((tool) => tool.call);
+  const mcp = [...new Set(tools.filter((tool) => tool.source === "mcp").map((tool) => tool.call?.split(".")[2] as string))].map((server) => {
+    const members = tools.filter((tool) => tool.source === "mcp" && tool.call?.split(".")[2] === server).map((tool) => `      ${declarationOf(tool, true)}`);
+    return `    ${server}: {\n${members.join("\n")}\n    };`;
+  });
+  const app = tools.filter((tool) => tool.source === "app").map((tool) => `    ${declarationOf(tool, true)}`);
+  return { mcp, app };
+}
