@@ -270,8 +270,8 @@ function quoted(text: string): string {
   return shown === text ? JSON.stringify(text) : shown;
 }
 
-/** Text for a doc comment: line breaks as "\n", what hides or reorders text dropped. */
-function commentText(text: unknown): string | undefined {
+/** Untrusted text (a tool's or a server's description) for {@link docComment}: line breaks as "\n", what hides or reorders text dropped. */
+export function commentText(text: unknown): string | undefined {
   return typeof text === "string" ? text.replace(BREAKS, "\n").replace(HIDDEN, "") : undefined;
 }
 
