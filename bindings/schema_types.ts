@@ -270,7 +270,10 @@ function quoted(text: string): string {
   return shown === text ? JSON.stringify(text) : shown;
 }
 
-/** Untrusted text (a tool's or server's description) for {@link docComment}: breaks as "\n", hiding characters dropped. */
+/**
+ * Untrusted text (a tool's or a server's description) for {@link docComment}: line breaks as "\n", what hides or
+ * reorders text dropped.
+ */
 export function commentText(text: unknown): string | undefined {
   return typeof text === "string" ? text.replace(BREAKS, "\n").replace(HIDDEN, "") : undefined;
 }
