@@ -43,7 +43,7 @@ const NEVER: Rendered = { text: "never", binds: "atom" };
 const ANY_OBJECT: Rendered = { text: "Record<string, unknown>", binds: "atom" };
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
 const COMPOSED = ["$ref", "anyOf", "oneOf", "allOf"];
-/** Line breaks other than "\n"; and what hides or reorders text (controls, bidirectional marks), dropped from comments. */
+/** Line breaks other than "\n"; what hides or reorders text (controls, bidirectional marks), dropped from comments. */
 const BREAKS = /\r\n?|[\u0085\u2028\u2029]/g;
 const HIDDEN = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 
@@ -222,7 +222,7 @@ function union(members: Rendered[]): Rendered {
   return { text: kept.map((member) => member.text).join(" | "), binds: "union" };
 }
 
-/** `never` if any part is; `unknown` parts left out (and an object of any keys beside other parts), repeated parts once. */
+/** `never` if any part is; `unknown` parts left out (and any-keys objects beside other parts), repeated parts once. */
 function intersection(parts: Rendered[]): Rendered {
   if (parts.some((part) => part.text === NEVER.text)) return NEVER;
   const known = distinct(parts.filter((part) => part.text !== UNKNOWN.text));
@@ -270,8 +270,11 @@ function quoted(text: string): string {
   return shown === text ? JSON.stringify(text) : shown;
 }
 
-/** Text for a doc comment: line breaks as "\n", what hides or reorders text dropped. */
-function commentText(text: unknown): string | undefined {
+/**
+ * Untrusted text (a tool's or a server's description) for {@link docComment}: line breaks as "\n", what hides or
+ * reorders text dropped.
+ */
+export function commentText(text: unknown): string | undefined {
   return typeof text === "string" ? text.replace(BREAKS, "\n").replace(HIDDEN, "") : undefined;
 }
 
