@@ -4,8 +4,8 @@
 import type { McpServerEntry } from "../host/mcp_client.ts";
 import { OUTPUT_MODES } from "../host/output.ts";
 
-/** The modules of the gg global: the calls' (files, shell) and the view manager's (views, context). */
-export const GG_MODULES = ["files", "shell", "views", "context"] as const;
+/** The modules of the gg global: the calls' (files, shell), the view manager's (views, context), and the external tools' (mcp, app). */
+export const GG_MODULES = ["files", "shell", "views", "context", "mcp", "app"] as const;
 /** One of {@link GG_MODULES}. */
 export type GgModule = (typeof GG_MODULES)[number];
 

@@ -80,12 +80,16 @@ export interface ToolsOptions {
 }
 
 /** The context calls run in, from the options of a run. */
+/** The configuration of a run's options, parsed if given as a file holds it, as its agent sees it. */
+export const configurationOf = (options: Pick<ToolsOptions, "config" | "agent">): Configuration =>
+  forAgent(options.config === undefined ? defaultConfiguration() : isConfiguration(options.config) ? options.config : parseConfiguration(options.config), options.agent);
+
 export function callContext(options: ToolsOptions): CallContext {
   const warm = options.warm === false ? undefined : createWarmCache(options.warm?.capBytes);
   return {
     workspace: options.workspace,
     cwd: options.cwd ?? options.workspace,
-    config: forAgent(options.config === undefined ? defaultConfiguration() : isConfiguration(options.config) ? options.config : parseConfiguration(options.config), options.agent),
+    config: configurationOf(options),
     files: warm ? warmFileHost(nodeFileHost, warm) : nodeFileHost,
     agent: options.agent ?? String(process.pid),
     ...(options.budgetSecs === undefined ? {} : { deadline: Date.now() + options.budgetSecs * 1000 }),

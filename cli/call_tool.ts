@@ -6,7 +6,7 @@ import { similarNames } from "../host/similar.ts";
 import { quote } from "../host/errors.ts";
 import { stopCommandsOnSignals } from "../host/shell.ts";
 import { approverFor } from "./approve.ts";
-import { agentOf, type Common, type Io, loadConfiguration, UsageError, workspaceOf } from "./command.ts";
+import { agentOf, type Common, externalTools, type Io, loadConfiguration, UsageError, workspaceOf } from "./command.ts";
 
 /** What gg call is given, checked by commander. */
 export type CallFlags = Common & { budget?: number };
@@ -16,16 +16,22 @@ export async function callTool(tool: string, argsText: string | undefined, flags
   const args = parseArgsJson(argsText);
   const config = await loadConfiguration(flags);
   stopCommandsOnSignals();
-  // One call, then the process ends: nothing is kept for a next search (the cold path).
-  const tools = createTools({ workspace: workspaceOf(flags.workspace), config, ...agentOf(flags.agent), approve: approverFor(flags.approve, io.err), ...(flags.budget === undefined ? {} : { budgetSecs: flags.budget }), warm: false });
-  // A tool this configuration lacks (unknown, or its capability disabled) is a refused command line.
-  const names = tools.names();
-  if (!names.includes(tool)) throw new UsageError(unknownTool(tool, names));
-  const result = await tools.call(tool, args);
-  // Arguments the tool's schema refuses never ran: a refused command line, as malformed JSON is.
-  if (!result.ok && result.error.code === "invalid-argument" && misfits(tools, tool, args)) throw new UsageError(result.error.message);
-  io.out(flags.json ? `${JSON.stringify(tools.json(tool, result))}\n` : `${result.ok ? result.text : errorText(result.error)}\n`);
-  return result.ok ? 0 : 1;
+  // Other MCP servers are started only for one of their tools.
+  const { external, close } = tool.startsWith("mcp__") ? await externalTools(config) : { close: async () => {} };
+  try {
+    // One call, then the process ends: nothing is kept for a next search (the cold path).
+    const tools = createTools({ workspace: workspaceOf(flags.workspace), config, ...agentOf(flags.agent), approve: approverFor(flags.approve, io.err), ...(flags.budget === undefined ? {} : { budgetSecs: flags.budget }), warm: false, ...(external ? { external } : {}) });
+    // A tool this configuration lacks (unknown, or its capability disabled) is a refused command line.
+    const names = tools.names();
+    if (!names.includes(tool)) throw new UsageError(unknownTool(tool, names));
+    const result = await tools.call(tool, args);
+    // Arguments the tool's schema refuses never ran: a refused command line, as malformed JSON is.
+    if (!result.ok && result.error.code === "invalid-argument" && misfits(tools, tool, args)) throw new UsageError(result.error.message);
+    io.out(flags.json ? `${JSON.stringify(tools.json(tool, result))}\n` : `${result.ok ? result.text : errorText(result.error)}\n`);
+    return result.ok ? 0 : 1;
+  } finally {
+    await close();
+  }
 }
 
 function parseArgsJson(text: string | undefined): unknown {

@@ -4,6 +4,7 @@ import { readFileSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { Command, InvalidArgumentError, Option } from "commander";
 import type { Configuration } from "../bindings/config.ts";
+import type { ExternalSurface } from "../bindings/external.ts";
 import { realPath } from "../host/paths.ts";
 
 /** Where a command writes, and the exit status it leaves: 0 success, 1 the call failed, 2 the command line refused. */
@@ -79,6 +80,14 @@ export async function loadConfiguration(flags: Pick<Common, "config" | "agent" |
     throw new UsageError(`No agent ${JSON.stringify(agent)} in ${file ?? "the configuration"}; ${known.length > 0 ? `the agents are ${known.map((id) => JSON.stringify(id)).join(", ")}` : 'it lists none (add "agents": [{"id": ..., "allow": [...]}])'}`);
   }
   return forAgent(config, agent);
+}
+
+/** The external tools of `config` (its MCP servers, started now) for a command that offers tool calls, and their end. */
+export async function externalTools(config: Configuration): Promise<{ external?: ExternalSurface; close(): Promise<void> }> {
+  const { createExternals } = await import("../bindings/external.ts");
+  const externals = createExternals(config);
+  if (!externals) return { close: async () => {} };
+  return { external: await externals.surface(), close: () => externals.close() };
 }
 
 /** The JSON of configuration file `file`. (The file in force is gg's own: an agent's write of it is asked, bindings/approval_own.ts.) */

@@ -5,7 +5,6 @@
 import { type ChildProcessByStdio, spawn } from "node:child_process";
 import type { Readable, Writable } from "node:stream";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
@@ -34,6 +33,18 @@ export interface McpServerEntry {
 /** Seconds a call to another server may take when its entry says nothing. */
 export const DEFAULT_MCP_TIMEOUT_SECS = 60;
 
+/**
+ * The variables a stdio server gets from gg's environment besides its entry's: the MCP SDK's defaults (the SDK's client
+ * module is not loaded for them: it brings a CommonJS spawner the CLI's bundle cannot hold). A shell function's value
+ * is not passed.
+ */
+const INHERITED = ["HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER"];
+const inheritedEnv = (): Record<string, string> =>
+  Object.fromEntries(INHERITED.flatMap((name) => {
+    const value = process.env[name];
+    return value === undefined || value.startsWith("()") ? [] : [[name, value]];
+  }));
+
 /** Lines of a stdio server's stderr kept, to say why it failed. */
 const STDERR_LINES = 20;
 
@@ -57,7 +68,7 @@ function groupStdioTransport(entry: McpServerEntry): Transport & { stderr: strin
     start: () =>
       new Promise((resolve, reject) => {
         const { command = "", args = [], env = {}, cwd } = entry;
-        const started = spawn(command, [...args], { env: { ...getDefaultEnvironment(), ...env }, stdio: ["pipe", "pipe", "pipe"], detached: true, ...(cwd ? { cwd } : {}) });
+        const started = spawn(command, [...args], { env: { ...inheritedEnv(), ...env }, stdio: ["pipe", "pipe", "pipe"], detached: true, ...(cwd ? { cwd } : {}) });
         child = started;
         started.once("error", (error) => {
           reject(error);

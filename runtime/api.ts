@@ -13,43 +13,11 @@ import { Breakdown } from "./context.ts";
 import { HeldName } from "./realm.ts";
 import { Closed, OpenedView, ViewSummary, type Views } from "./views.ts";
 
-/** What a gg function runs with. */
-export interface GgEnv {
-  context: CallContext;
-  views: Views;
-  /** What the session's realm holds, when its programs keep state. */
-  held?: () => HeldName[];
-}
+import type { GgEnv, GgFunction } from "./functions.ts";
+import type { ExternalCatalog } from "../bindings/external.ts";
+import { externalFunctions } from "./external_api.ts";
 
-/** One function of the gg global. */
-export interface GgFunction {
-  module: GgModule;
-  name: string;
-  /** One line saying what it does. */
-  brief: string;
-  /** What a program needs beyond the compact signature, in one short line (see CodeSurface.note). */
-  note?(config: Configuration): string;
-  /** Parameters taken positionally, in order; the rest go in a trailing options object. */
-  positional: readonly string[];
-  /** Parameters named otherwise than in `parameters`, by their name there (see CodeSurface.names). */
-  names?: Readonly<Record<string, string>>;
-  /** Schema of all parameters, as one object. */
-  parameters(config: Configuration): TSchema;
-  /** Schema of what it resolves to (named by its `$id` in gg.d.ts). */
-  result: TSchema;
-  /** Error codes it can fail with, besides invalid-argument. */
-  errors: readonly string[];
-  /** True when `run` completes before it returns (no process to wait on): the sandbox calls it inline. */
-  sync: boolean;
-  /** True when it changes the disk or starts a process: recorded before it runs, so a runner's death cannot hide it. */
-  effects?: boolean;
-  /**
-   * Runs with arguments already checked against `parameters`, through the approval gate for what the agent's calls
-   * can do (the gate writes its decision into `origin`); returns a promise only when not `sync` or not `inline`. Run
-   * inline, it throws {@link Undecided} when its approval must be waited for: call it again not inline.
-   */
-  run(args: Record<string, unknown>, env: GgEnv, origin: CallOrigin, inline: boolean): unknown;
-}
+export type { GgEnv, GgFunction } from "./functions.ts";
 
 const FILE_ERRORS = ["not-found", "permission-denied", "io-error"];
 const ERRORS: Record<string, readonly string[]> = {
@@ -180,13 +148,16 @@ const state: GgFunction = {
   run: (_args, env) => env.held?.() ?? [],
 };
 
-/** The functions of the gg global under `config`: a disabled capability's functions do not exist. */
-export function ggFunctions(config: Configuration): GgFunction[] {
+/**
+ * The functions of the gg global under `config`: a disabled capability's functions do not exist; gg.mcp's and gg.app's
+ * exist when `external` (the runtime's catalog of other tools) has servers or functions.
+ */
+export function ggFunctions(config: Configuration, external?: ExternalCatalog): GgFunction[] {
   const enabled = enabledCalls(config);
   const calls = enabled.map(fromCall);
   // Opening a view is read_file's read: it exists for an agent that holds read-file's calls, classic or batch.
   const views = enabled.some((call) => call.capability === readFile.capability) ? [openFile] : [];
-  return [...calls, ...views, close, list, evictFileView, breakdown, state];
+  return [...calls, ...views, close, list, evictFileView, breakdown, state, ...externalFunctions(external)];
 }
 
 /** Turns positional arguments and a trailing options object into one arguments object, or says why it cannot. */

@@ -9,6 +9,7 @@ import { type CompiledProgram, mapStack } from "./compile.ts";
 import { recordedApproval } from "./pending.ts";
 import { type HeldName, readHeld } from "./realm.ts";
 import { CALL_RECORDS, type CallRecord, type LogEntry, type RunObserver, type RunReport } from "./report.ts";
+import { namespaceLayout } from "./external_api.ts";
 import { SHIM, UNSENT_CHARS } from "./shim.ts";
 
 /** A call's arguments as its record keeps them: the first 300 characters of their JSON. */
@@ -167,7 +168,7 @@ function log(slot: { run?: RunState }) {
 /** Creates an isolate and installs the shim; its bridge serves whichever run is in `slot`. */
 export async function prepare(env: GgEnv, memoryMb: number, resultChars: number): Promise<Prepared> {
   const isolate = new ivm.Isolate({ memoryLimit: memoryMb });
-  const functions = ggFunctions(env.context.config);
+  const functions = ggFunctions(env.context.config, env.external?.()?.catalog);
   const slot: { run?: RunState } = {};
   const dispatch = callDispatch(env, functions, slot);
   const dispatcher = new ivm.Reference(async (index: unknown, argsJson: unknown, unsent: unknown) => dispatch(index, argsJson, unsent, false));
@@ -183,7 +184,12 @@ export async function prepare(env: GgEnv, memoryMb: number, resultChars: number)
   const held = new ivm.Callback((json: unknown) => {
     prepared.held = readHeld(json);
   }, { sync: true });
-  prepared.restoreIdle = (await context.evalClosure(SHIM, [dispatcher, dispatcherSync, emit, layout, resultChars, held], { result: { reference: true } })) as ivm.Reference;
+  // The namespaces of the external tools, asked for by the version the guest holds: "" while it is the one in force.
+  const namespaces = new ivm.Callback((known: unknown) => {
+    const external = env.external?.();
+    return !external || external.catalog.version === known ? "" : JSON.stringify(namespaceLayout(external));
+  }, { sync: true });
+  prepared.restoreIdle = (await context.evalClosure(SHIM, [dispatcher, dispatcherSync, emit, layout, resultChars, held, namespaces], { result: { reference: true } })) as ivm.Reference;
   return prepared;
 }
 

@@ -63,14 +63,15 @@ const EARLIER = "/gg/earlier.ts";
  * A checker for programs of an agent whose gg global `declarations` (gg.d.ts) describe; in a session that keeps
  * state, told of each program that ran, so a later program is checked knowing what the earlier ones declared.
  */
-export function createChecker(declarations: string) {
+export function createChecker(initial: string) {
+  let declarations = initial;
   let compiler: Promise<(source: string, earlier: string) => CheckOutcome> | undefined;
   /** The latest top-level declaration of each name, in the order they were made. */
   const earlier = new Map<string, string>();
   return {
     /** Type-checks `source` (the body of an async function). */
     async check(source: string): Promise<CheckOutcome> {
-      compiler ??= load(declarations);
+      compiler ??= load(() => declarations);
       // A statement declaring several names is kept once; declaring a name again replaces its statement.
       return (await compiler)(source, [...new Set(earlier.values())].join("\n"));
     },
@@ -87,10 +88,14 @@ export function createChecker(declarations: string) {
     forget(): void {
       earlier.clear();
     },
+    /** The gg global changed (its external tools did): later checks are against `next`. */
+    declare(next: string): void {
+      declarations = next;
+    },
   };
 }
 
-async function load(declarations: string): Promise<(source: string, earlier: string) => CheckOutcome> {
+async function load(declarations: () => string): Promise<(source: string, earlier: string) => CheckOutcome> {
   const { default: typescript } = await import("typescript");
   const options: ts.CompilerOptions = {
     strict: true,
@@ -106,8 +111,12 @@ async function load(declarations: string): Promise<(source: string, earlier: str
     noResolve: true,
   };
   const libDir = dirname(typescript.getDefaultLibFilePath(options));
-  // Parsed once: the library and the gg global never change under a checker.
-  const kept = new Map<string, ts.SourceFile>([[TYPES, typescript.createSourceFile(TYPES, declarations, typescript.ScriptTarget.ES2024, false)]]);
+  // Parsed once: the library never changes under a checker, and the gg global only when its external tools do.
+  const kept = new Map<string, ts.SourceFile>();
+  const typesFile = (): void => {
+    const text = declarations();
+    if (kept.get(TYPES)?.text !== text) kept.set(TYPES, typescript.createSourceFile(TYPES, text, typescript.ScriptTarget.ES2024, false));
+  };
   let program: ts.SourceFile | undefined;
   let earlierFile: ts.SourceFile | undefined;
   const host: ts.CompilerHost = {
@@ -135,6 +144,7 @@ async function load(declarations: string): Promise<(source: string, earlier: str
   };
   let previous: ts.Program | undefined;
   return (source, earlier) => {
+    typesFile();
     // The program is checked as it runs: the body of an async function, so return and await are legal at its top.
     program = typescript.createSourceFile(PROGRAM, `${PROGRAM_HEAD}${source}${PROGRAM_TAIL}`, typescript.ScriptTarget.ES2024, false);
     // Earlier declarations are checked as the script they make (their own errors are not this program's): the

@@ -8,6 +8,8 @@ import { GG_MODULES, type GgModule } from "../bindings/capabilities.ts";
 import { ErrorCode } from "../bindings/define.ts";
 import { type CompactStyle, compactDeclaration, compactTypeOf, declarations, docComment, type NamedTypes, namedUses, typeOf } from "../bindings/types.ts";
 import { type GgFunction, ggFunctions } from "./api.ts";
+import type { ExternalCatalog } from "../bindings/external.ts";
+import { briefOf, declarationOf, MCP_TEXT_RESULT_DTS, namespaceDts } from "./external_api.ts";
 
 interface Property {
   description?: string;
@@ -68,18 +70,17 @@ interface GgError extends Error {
  * docs/gg.d.ts: the gg global under `config` as TypeScript declarations (with the console a program has), for a
  * model, an editor, and the type-checking of programs.
  */
-export function renderDts(config: Configuration = defaultConfiguration()): string {
-  const functions = ggFunctions(config);
+export function renderDts(config: Configuration = defaultConfiguration(), external?: ExternalCatalog): string {
+  const functions = ggFunctions(config, external);
   const named: NamedTypes = new Map();
+  // The external tools' namespaces sit beside gg.mcp's and gg.app's own functions.
+  const spaces = namespaceDts(external);
   const modules = MODULES.map((module) => {
-    const members = functions
-      .filter((fn) => fn.module === module)
-      .map((fn) => `${docComment(fn.brief, "    ")}    ${signature(fn, config, named)};`)
-      .join("\n");
+    const members = [...functions.filter((fn) => fn.module === module).map((fn) => `${docComment(fn.brief, "    ")}    ${signature(fn, config, named)};`), ...(module === "mcp" || module === "app" ? spaces[module] : [])].join("\n");
     return members ? `  ${module}: {\n${members}\n  };` : "";
   }).filter(Boolean);
   typeOf(ErrorCode, named);
-  const types = declarations(named);
+  const types = [...declarations(named), ...(functions.some((fn) => fn.module === "mcp") ? [MCP_TEXT_RESULT_DTS] : [])];
   return `// Generated from gg's declarations; do not edit.\n\n${types.join("\n\n")}\n\n${GG_ERROR}\n\n${CONSOLE}\n\ndeclare const gg: {\n${modules.join("\n")}\n};\n`;
 }
 
@@ -113,9 +114,25 @@ function functionSection(fn: GgFunction, config: Configuration, named: NamedType
   return out;
 }
 
+/** The external tools of `external` as the reference shows them: a section per server, a declaration per tool. */
+function externalSections(external: ExternalCatalog | undefined): string[] {
+  const out: string[] = [];
+  for (const server of external?.servers ?? []) {
+    out.push("", `## ${server.call ?? `gg.mcp.call("${server.server}", ...)`}`, "", `MCP server "${server.server}"${server.description ? `: ${server.description}` : ""}${server.error ? ` (not available: ${server.error})` : ""}.`);
+    for (const tool of external?.tools.filter((candidate) => candidate.source === "mcp" && candidate.server === server.server) ?? []) {
+      out.push("", `### ${tool.call ?? `gg.mcp.call("${server.server}", "${tool.tool}", input)`}`, "", "```ts", declarationOf(tool), "```", `JSON tool \`${tool.name}\`${tool.readOnly ? " (read-only)" : ""}.`);
+    }
+    for (const { tool, why } of server.leftOut) out.push("", `- \`${tool}\` is left out of the namespace (${why}): call it with gg.mcp.call("${server.server}", "${tool}", input).`);
+  }
+  const app = external?.tools.filter((tool) => tool.source === "app") ?? [];
+  if (app.length > 0) out.push("", "## The application's functions (gg.app)");
+  for (const tool of app) out.push("", `### ${tool.call}`, "", "```ts", declarationOf(tool), "```", `JSON tool \`${tool.name}\`${tool.readOnly ? " (read-only)" : ""}.`);
+  return out;
+}
+
 /** docs/api.md: the API grouped by module, with signatures, briefs, parameters and errors, then the types. */
-export function renderApiDoc(config: Configuration = defaultConfiguration()): string {
-  const functions = ggFunctions(config);
+export function renderApiDoc(config: Configuration = defaultConfiguration(), external?: ExternalCatalog): string {
+  const functions = ggFunctions(config, external);
   const named: NamedTypes = new Map();
   const out = [
     "# The gg global",
@@ -130,7 +147,8 @@ export function renderApiDoc(config: Configuration = defaultConfiguration()): st
     out.push("", `## gg.${module}`);
     for (const fn of members) out.push("", ...functionSection(fn, config, named));
   }
-  out.push("", "## Types", "", "```ts", declarations(named).join("\n\n"), "```");
+  out.push(...externalSections(external));
+  out.push("", "## Types", "", "```ts", [...declarations(named), ...(functions.some((fn) => fn.module === "mcp") ? [MCP_TEXT_RESULT_DTS] : [])].join("\n\n"), "```");
   return `${out.join("\n")}\n`;
 }
 
@@ -160,10 +178,10 @@ const meets = (word: string, term: string): boolean => word === term || (term.le
  * The gg functions `config` gives, ranked by how well `query` matches them: a query word in the function's name
  * counts 3, in its module 2, in its brief 1. The functions that match nothing are left out.
  */
-export function searchDocs(query: string, config: Configuration = defaultConfiguration()): DocMatch[] {
+export function searchDocs(query: string, config: Configuration = defaultConfiguration(), external?: ExternalCatalog): DocMatch[] {
   const terms = [...new Set(words(query))].filter((term) => term !== "gg");
   const matches: DocMatch[] = [];
-  for (const fn of ggFunctions(config)) {
+  for (const fn of ggFunctions(config, external)) {
     const fields: [string[], number][] = [
       [words(fn.name), 3],
       [[fn.module], 2],
@@ -172,6 +190,17 @@ export function searchDocs(query: string, config: Configuration = defaultConfigu
     let score = 0;
     for (const term of terms) score += Math.max(0, ...fields.map(([found, weight]) => (found.some((word) => meets(word, term)) ? weight : 0)));
     if (score > 0) matches.push({ function: `gg.${fn.module}.${fn.name}`, module: fn.module, signature: signature(fn, config), brief: fn.brief, score });
+  }
+  // The external tools, scored as their own search scores them (a word in the name 3, the server 2, the description 1).
+  for (const tool of external?.tools ?? []) {
+    const fields: [string[], number][] = [
+      [words(tool.tool), 3],
+      [words(tool.server), 2],
+      [words(tool.description), 1],
+    ];
+    let score = 0;
+    for (const term of terms) score += Math.max(0, ...fields.map(([found, weight]) => (found.some((word) => meets(word, term)) ? weight : 0)));
+    if (score > 0) matches.push({ function: tool.call ?? `gg.${tool.source}.call`, module: tool.source, signature: declarationOf(tool, true), brief: briefOf(tool.description), score });
   }
   // Stable: equal scores keep the declarations' order.
   return matches.sort((a, b) => b.score - a.score);

@@ -4,7 +4,9 @@ import { callContext, type ToolsOptions } from "../bindings/index.ts";
 import { readFile } from "../bindings/read_file.ts";
 import { runCheckedSync } from "../bindings/define.ts";
 import type { Approve } from "../bindings/gate.ts";
+import type { CallTool, ExternalCatalog } from "../bindings/external.ts";
 import { createChecker } from "./check.ts";
+import { externalEnv } from "./external_api.ts";
 import type { Baseline } from "./context.ts";
 import { renderDts } from "./docs.ts";
 import { refusedRun, type RunOptions, runLimits } from "./limits.ts";
@@ -29,7 +31,7 @@ export interface EngineOptions extends ToolsOptions {
  * An engine; `firstViewId` numbers its first view (a runtime gives each runner its own range). Its calls are made from
  * programs (the code arm); `approve`, when given, is who an ask is put to (the runner's relay to the embedding process).
  */
-export function createEngine(options: EngineOptions, firstViewId = 1, approve: Approve | undefined = options.approve) {
+export function createEngine(options: EngineOptions, firstViewId = 1, approve: Approve | undefined = options.approve, external?: { catalog: ExternalCatalog; callTool: CallTool }) {
   const context = callContext(options);
   context.approvals = { arm: "code", runId: context.approvals?.runId ?? "", ...(approve ? { approve } : {}) };
   if (options.textOnly) context.config = { ...context.config, vision: false };
@@ -40,10 +42,12 @@ export function createEngine(options: EngineOptions, firstViewId = 1, approve: A
     options.baseline,
     firstViewId,
   );
+  // The external tools in force: their catalog comes from the embedding process, and their calls go back to it.
+  let tools = external && externalEnv(external.catalog, external.callTool, context.config);
   // Against the gg global this agent holds; the compiler loads on the first check and stays warm.
-  const checker = createChecker(renderDts(context.config));
+  const checker = createChecker(renderDts(context.config, tools?.catalog));
   // In a session that keeps state, the checker follows the realm: what ran in it is declared for the next check.
-  const sandbox = createSandbox({ context, views }, options.keepState === true, { ran: checker.ran, ended: checker.forget });
+  const sandbox = createSandbox({ context, views, external: () => tools }, options.keepState === true, { ran: checker.ran, ended: checker.forget });
   return {
     views,
     run: async (source: string, run: RunOptions = {}, observer?: RunObserver, cancel?: AbortSignal): Promise<RunReport> => {
@@ -71,6 +75,12 @@ export function createEngine(options: EngineOptions, firstViewId = 1, approve: A
     textOnly(): void {
       context.config = { ...context.config, vision: false };
       views.withdrawPictures();
+    },
+    /** The external tools' catalog changed (a server's tools did): the next program sees the new one. */
+    setCatalog(catalog: ExternalCatalog): void {
+      if (!external) return;
+      tools = externalEnv(catalog, external.callTool, context.config);
+      checker.declare(renderDts(context.config, catalog));
     },
     /** Ends the realm of a session that keeps state: the next program starts empty. */
     reset(): void {

@@ -4,17 +4,11 @@
 import { Type } from "typebox";
 import type { Configuration } from "../bindings/config.ts";
 import { type CallResult, checkArguments, parametersOf } from "../bindings/define.ts";
-import { type CallTool, type ExternalCatalog, type ExternalDeclaration, type ExternalTool, externalDeclaration, holdsExternal, unknownExternal } from "../bindings/external.ts";
+import { type CallTool, type ExternalCatalog, type ExternalTool, externalDeclaration, holdsExternal, unknownExternal } from "../bindings/external.ts";
 import { type CallOrigin, runApproved } from "../bindings/gate.ts";
 import { toolDeclaration } from "../bindings/schema_types.ts";
 import { GgError } from "../host/errors.ts";
-import type { GgEnv, GgFunction } from "./api.ts";
-
-/** The external tools a runtime holds now: the catalog, each tool's declaration, and who runs them. */
-export interface ExternalEnv {
-  catalog: ExternalCatalog;
-  declarations: Map<string, ExternalDeclaration>;
-}
+import type { ExternalEnv, GgEnv, GgFunction } from "./functions.ts";
 
 /** The environment of `catalog` with calls made through `callTool`, the tools `config`'s agent does not hold left out. */
 export function externalEnv(catalog: ExternalCatalog, callTool: CallTool, config: Configuration): ExternalEnv {
@@ -60,8 +54,9 @@ const callOf = (tool: ExternalTool): string => tool.call ?? (tool.source === "ap
 
 /** The external environment of a run; a runtime without external tools has none, and these functions do not exist there. */
 const externalOf = (env: GgEnv): ExternalEnv => {
-  if (!env.external) throw new GgError("unavailable", "This runtime has no external tools: configure mcpServers (or --mcp-config), or give createRuntime functions");
-  return env.external;
+  const external = env.external?.();
+  if (external) return external;
+  throw new GgError("unavailable", "This runtime has no external tools: configure mcpServers (or --mcp-config), or give createRuntime functions");
 };
 
 /** Calls `tool` with `input` through the gate, as a tool call would be; the program receives its data. */

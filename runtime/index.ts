@@ -10,7 +10,10 @@ import { newRunId } from "../bindings/approval_match.ts";
 import type { ApprovalAnswer, ApprovalRequest } from "../bindings/gate.ts";
 import { endSupervised, killGroups } from "../host/shell.ts";
 import type { EngineOptions } from "./engine.ts";
-import type { FromRunner, ToRunner } from "./runner.ts";
+import type { ExternalOutcome, FromRunner, ToRunner } from "./runner.ts";
+import { type AppFunction, createExternals, type ExternalCatalog } from "../bindings/external.ts";
+import { configurationOf } from "../bindings/index.ts";
+import { isGgError } from "../host/errors.ts";
 import { refusedRun, type RunOptions, runLimits } from "./limits.ts";
 import { awaitRun, mergeJournal, type Pending, place, RUNNER_GRACE_SECS } from "./pending.ts";
 import { blankReport, type RunError, type RunReport, stateLostNote } from "./report.ts";
@@ -97,9 +100,15 @@ function spawnRunner(init: Extract<ToRunner, { type: "init" }>, onMessage: (mess
  * The runner process of a runtime: started when first needed and after it dies, serving one run or question at a
  * time (its caller queues them), and closed for good by `close`.
  */
-function superviseRunner(given: EngineOptions) {
-  // `approve` stays here (a function cannot cross to the runner): the runner puts its asks to this process.
-  const { approve, ...rest } = given;
+function superviseRunner(given: RuntimeOptions) {
+  // `approve` stays here (a function cannot cross to the runner): the runner puts its asks to this process. So do the
+  // external tools: the servers and the application's functions run here, and the runner puts their calls to them.
+  const { approve, functions, external: _surface, ...rest } = given;
+  const externals = createExternals(configurationOf(given), functions);
+  /** The catalog the current runner holds. */
+  let sentCatalog: ExternalCatalog | undefined;
+  /** External calls under way for the runner, by its id: aborted when it cancels them. */
+  const externalCalls = new Map<number, AbortController>();
   const options: EngineOptions = { ...rest, runId: given.runId ?? newRunId() };
   let runner: ChildProcess | undefined;
   /** The current runner's journal. */
@@ -120,13 +129,15 @@ function superviseRunner(given: EngineOptions) {
   /** Answers awaited from the runner for `ask`, by request id. */
   const requests = new Map<number, (answer: unknown) => void>();
 
-  const start = (): Promise<void> => {
+  const start = async (): Promise<void> => {
+    // The first use of a runtime with external tools starts their servers: programs are built against their tools.
+    sentCatalog = await externals?.catalog();
     journal.remove();
     const own = openJournal();
     journal = own;
     // View ids go on from where the last runner's stopped (by a million a runner), so they name one view each for
     // the runtime's life.
-    const init = { type: "init" as const, options: textOnly ? { ...options, textOnly } : options, journal: own.path, firstViewId: generation++ * 1_000_000 + 1, asks: approve !== undefined };
+    const init = { type: "init" as const, options: textOnly ? { ...options, textOnly } : options, journal: own.path, firstViewId: generation++ * 1_000_000 + 1, asks: approve !== undefined, ...(sentCatalog ? { catalog: sentCatalog } : {}) };
     const spawned = spawnRunner(init, onMessage, (code, signal) => onExit(spawned.child, own, code, signal));
     runner = spawned.child;
     ready = spawned.ready;
@@ -137,6 +148,30 @@ function superviseRunner(given: EngineOptions) {
   const connected = async (): Promise<void> => {
     if (!runner) await start();
     else await ready;
+    // A server's tools changed since the runner was told: it hears of it before the next program.
+    const catalog = await externals?.catalog();
+    if (catalog && catalog !== sentCatalog && runner) {
+      sentCatalog = catalog;
+      const message: ToRunner = { type: "catalog", catalog };
+      runner.send(message);
+    }
+  };
+
+  /** Runs an external tool the runner asked for, and sends back what it came to; a failure is data, never a throw. */
+  const runExternal = (id: number, name: string, args: Record<string, unknown>): void => {
+    const child = runner;
+    const control = new AbortController();
+    externalCalls.set(id, control);
+    void (externals ? externals.run(name, args, control.signal) : Promise.reject(new Error("this runtime has no external tools")))
+      .then(
+        (output): ExternalOutcome => ({ ok: true, output }),
+        (error: unknown): ExternalOutcome => ({ ok: false, error: isGgError(error) ? { code: error.code, message: error.message } : { code: "tool-error", message: error instanceof Error ? error.message : String(error) } }),
+      )
+      .then((outcome) => {
+        externalCalls.delete(id);
+        const message: ToRunner = { type: "external-answer", id, outcome };
+        if (child?.connected) child.send(message);
+      });
   };
 
   const onMessage = (message: RunnerMessage): void => {
@@ -146,6 +181,8 @@ function superviseRunner(given: EngineOptions) {
       return;
     }
     if (message.type === "approve") return relayAsk(message.id, message.request);
+    if (message.type === "external") return runExternal(message.id, message.name, message.args);
+    if (message.type === "external-cancel") return externalCalls.get(message.id)?.abort();
     if (!pending || message.id !== pending.id) return;
     if (message.type === "pause") return pending.pause(message.on);
     if (message.type === "progress") {
@@ -254,6 +291,8 @@ function superviseRunner(given: EngineOptions) {
     /** Stops the runner process (a busy one after the grace); nothing starts again. */
     close(): void {
       closed = true;
+      for (const control of externalCalls.values()) control.abort();
+      void externals?.close();
       const child = runner;
       child?.disconnect();
       // A runner busy in a program cannot see the disconnect: it is stopped after the grace, with its commands.
@@ -269,7 +308,12 @@ function superviseRunner(given: EngineOptions) {
 const NODE_MAJOR = 24;
 
 /** A runtime for one agent: its workspace, configuration and views persist across the programs it runs. */
-export function createRuntime(options: EngineOptions) {
+/** Options of a runtime: its engine's, and the application's own functions, offered to programs as gg.app.<name>. */
+export interface RuntimeOptions extends EngineOptions {
+  functions?: readonly AppFunction[];
+}
+
+export function createRuntime(options: RuntimeOptions) {
   // Else the runner dies at start with isolated-vm's "No native build was found for ... node=20".
   if (Number(process.versions.node.split(".")[0]) < NODE_MAJOR) {
     throw new Error(`Cannot run programs on Node ${process.versions.node}: gg needs Node ${NODE_MAJOR} or later (its sandbox, isolated-vm, is built for it); install Node ${NODE_MAJOR} (nvm install ${NODE_MAJOR}, or https://nodejs.org), or run your script with npx -p node@${NODE_MAJOR} node`);
@@ -324,7 +368,6 @@ export function createRuntime(options: EngineOptions) {
 }
 
 export type Runtime = ReturnType<typeof createRuntime>;
-export type { EngineOptions as RuntimeOptions } from "./engine.ts";
 export type { RunOptions } from "./limits.ts";
 export type { CallRecord, LogEntry, RunError, RunReport } from "./report.ts";
 export type { OpenedView, ViewSummary } from "./views.ts";

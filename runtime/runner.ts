@@ -7,14 +7,20 @@ import { compileProgram } from "./compile.ts";
 import { createEngine, type EngineOptions } from "./engine.ts";
 import type { RunOptions } from "./limits.ts";
 import type { ApprovalAnswer, ApprovalRequest } from "../bindings/gate.ts";
+import type { CallTool, ExternalCatalog, ExternalOutput } from "../bindings/external.ts";
+import { type CallError, GgError } from "../host/errors.ts";
 import type { CallRecord, RunReport } from "./report.ts";
 import type { OpenedView } from "./views.ts";
 import type { ViewContent } from "./window.ts";
 
 /** Messages from the embedding process. */
-export type ToRunner = { type: "init"; options: EngineOptions; journal: string; firstViewId: number; asks: boolean } | { type: "run"; id: number; source: string; run: RunOptions } | { type: "views" | "opening" | "text-only" | "reset"; id: number }
+export type ToRunner = { type: "init"; options: EngineOptions; journal: string; firstViewId: number; asks: boolean; catalog?: ExternalCatalog } | { type: "run"; id: number; source: string; run: RunOptions } | { type: "views" | "opening" | "text-only" | "reset"; id: number }
   | { type: "cancel"; id: number }
-  | { type: "approval"; id: number; answer: ApprovalAnswer };
+  | { type: "approval"; id: number; answer: ApprovalAnswer }
+  | { type: "catalog"; catalog: ExternalCatalog }
+  | { type: "external-answer"; id: number; outcome: ExternalOutcome };
+/** What a call of an external tool came to, in the embedding process. */
+export type ExternalOutcome = { ok: true; output: ExternalOutput } | { ok: false; error: CallError };
 /** Messages to the embedding process. */
 export type FromRunner =
   | { type: "ready" }
@@ -23,7 +29,9 @@ export type FromRunner =
   | { type: "group"; pgid: number; live: boolean }
   | { type: "answer"; id: number; answer: ViewContent[] | OpenedView[] }
   | { type: "approve"; id: number; request: ApprovalRequest }
-  | { type: "pause"; id: number; on: boolean };
+  | { type: "pause"; id: number; on: boolean }
+  | { type: "external"; id: number; name: string; args: Record<string, unknown> }
+  | { type: "external-cancel"; id: number };
 
 const send = (message: FromRunner): void => {
   process.send?.(message);
@@ -51,6 +59,23 @@ const askEmbedder = (request: ApprovalRequest): Promise<ApprovalAnswer> =>
     send({ type: "approve", id, request });
   });
 
+/** Calls of external tools put to the embedding process and not yet answered, by id. */
+const externalCalls = new Map<number, (outcome: ExternalOutcome) => void>();
+let nextExternal = 1;
+/** Runs an external tool in the embedding process, which holds the servers and the application's functions. */
+const callEmbedder: CallTool = (name, args, signal) =>
+  new Promise((resolve, reject) => {
+    const id = nextExternal++;
+    const cancel = (): void => send({ type: "external-cancel", id });
+    signal?.addEventListener("abort", cancel, { once: true });
+    externalCalls.set(id, (outcome) => {
+      signal?.removeEventListener("abort", cancel);
+      if (outcome.ok) resolve(outcome.output);
+      else reject(new GgError(outcome.error.code, outcome.error.message));
+    });
+    send({ type: "external", id, name, args });
+  });
+
 /** Appends `line` to the journal; a journal that cannot be written leaves the records to the channel alone. */
 function journalWrite(line: string): void {
   if (journal === undefined) return;
@@ -68,7 +93,7 @@ process.on("message", (message: ToRunner) => {
     } catch {
       journal = undefined;
     }
-    engine = createEngine(message.options, message.firstViewId, message.asks ? askEmbedder : undefined);
+    engine = createEngine(message.options, message.firstViewId, message.asks ? askEmbedder : undefined, message.catalog && { catalog: message.catalog, callTool: callEmbedder });
     // Start esbuild's service now rather than in the first program's time.
     compileProgram("0", "js");
     send({ type: "ready" });
@@ -79,6 +104,11 @@ process.on("message", (message: ToRunner) => {
     asks.delete(message.id);
     return;
   }
+  if (message.type === "external-answer") {
+    externalCalls.get(message.id)?.(message.outcome);
+    externalCalls.delete(message.id);
+    return;
+  }
   const active = engine;
   if (!active) return;
   if (message.type === "cancel") {
@@ -86,6 +116,12 @@ process.on("message", (message: ToRunner) => {
     const run = cancels.get(message.id);
     if (run) run.abort();
     else cancelledEarly.add(message.id);
+    return;
+  }
+  if (message.type === "catalog") {
+    // Between programs, in order: the next one sees the servers' tools as they are now.
+    const { catalog } = message;
+    queue = queue.then(() => active.setCatalog(catalog));
     return;
   }
   if (message.type !== "run") {

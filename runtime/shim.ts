@@ -161,14 +161,53 @@ const commit = () => {
   } catch {}
 };`;
 
+// gg.mcp and gg.app: their functions (call, list, ...) and, beside them, a namespace per server (and one function per
+// application function) built from the host's layout, asked for again whenever the host's catalog changed. Each tool's
+// function is gg.mcp.call (gg.app.call) with the names the host gave. Nothing here is named then: awaiting a namespace
+// gives the namespace.
+const NAMESPACES = `const spaces = { __proto__: null }, baseSpaces = { __proto__: null }, callIndex = { __proto__: null };
+let spacesVersion = -1;
+layout.forEach(([module, name], index) => { if (name === "call") callIndex[module] = index; });
+// Defined, never assigned: a tool may be named __proto__.
+const put = (object, key, value) => defineProperty(object, key, { __proto__: null, value, enumerable: true, writable: false, configurable: false });
+const refreshSpaces = () => {
+  const json = namespaces(spacesVersion);
+  if (typeof json !== "string" || json === "") return;
+  const next = parse(json);
+  spacesVersion = next.version;
+  for (const module of keys(baseSpaces)) {
+    const space = { __proto__: null };
+    for (const name of keys(baseSpaces[module])) put(space, name, baseSpaces[module][name]);
+    if (module === "mcp") {
+      for (const server of keys(next.mcp)) {
+        if (apply(hasOwn, space, [server])) continue;
+        const tools = { __proto__: null };
+        for (const tool of keys(next.mcp[server])) {
+          const [serverName, toolName] = next.mcp[server][tool];
+          put(tools, tool, (input) => callAsync(callIndex.mcp, [serverName, toolName, input]));
+        }
+        put(space, server, freeze(tools));
+      }
+    } else for (const name of next.app) put(space, name, (input) => callAsync(callIndex.app, [name, input]));
+    spaces[module] = freeze(space);
+  }
+};
+for (const module of ["mcp", "app"]) {
+  if (gg[module] === undefined) continue;
+  baseSpaces[module] = gg[module];
+  spaces[module] = gg[module];
+  delete gg[module];
+  defineProperty(gg, module, { __proto__: null, get() { refreshSpaces(); return spaces[module]; }, enumerable: true, configurable: false });
+}`;
+
 /**
- * The shim's source, run once per isolate before the program with $0 to $5: the two dispatchers, the console
- * callback, the gg functions' layout as JSON, the result limit in characters, and the callback told what the realm
- * holds after each program of a session that keeps state. It captures what it needs, then never exposes the
+ * The shim's source, run once per isolate before the program with $0 to $6: the two dispatchers, the console
+ * callback, the gg functions' layout as JSON, the result limit in characters, the callback told what the realm
+ * holds after each program of a session that keeps state, and the one that gives the external tools' namespaces. It captures what it needs, then never exposes the
  * dispatchers. It returns the function that restores the builtins between a session's programs.
  */
 export const SHIM = `'use strict';
-const dispatch = $0, dispatchSync = $1, emit = $2, layout = JSON.parse($3), resultLimit = $4, held = $5;
+const dispatch = $0, dispatchSync = $1, emit = $2, layout = JSON.parse($3), resultLimit = $4, held = $5, namespaces = $6;
 const { stringify, parse } = JSON;
 const { freeze, defineProperty, getPrototypeOf, setPrototypeOf, getOwnPropertyDescriptor, keys, isExtensible, preventExtensions } = Object;
 const ownKeys = Reflect.ownKeys, isArray = Array.isArray, functionText = Function.prototype.toString;
@@ -255,6 +294,7 @@ layout.forEach(([module, name, sync], index) => {
   gg[module][name] = sync ? call : (...args) => callAsync(index, args);
 });
 for (const module of Object.keys(gg)) freeze(gg[module]);
+${NAMESPACES}
 defineProperty(globalThis, "gg", fixed(freeze(gg)));
 const logger = (level) => (...values) => {
   let text = "";
