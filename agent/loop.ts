@@ -16,6 +16,7 @@ import { errorText } from "../bindings/define.ts";
 import { newRunId } from "../bindings/approval_match.ts";
 import type { Approval, Approve } from "../bindings/gate.ts";
 import { createTools } from "../bindings/index.ts";
+import { type AppFunction, createExternals } from "../bindings/external.ts";
 import { countLines, plural } from "../host/lines.ts";
 import { resolvePath } from "../host/paths.ts";
 import { walkFiles, walkRoot } from "../host/walk.ts";
@@ -78,6 +79,8 @@ export interface AgentOptions {
   onAnswer?(turn: TurnRecord): void;
   /** Called with every request as sent, every answer, and every call's outcome (transcripts). */
   onRecord?(entry: LoopRecord): void;
+  /** The application's own functions, offered as tools app__<name> (tools arm) and gg.app.<name> (code arm). */
+  functions?: readonly AppFunction[];
   /** Asked about each call whose verdict is ask (see ToolsOptions.approve); absent, an ask is a deny. */
   approve?: Approve;
   /**
@@ -491,12 +494,19 @@ async function drive(options: AgentOptions): Promise<Omit<AgentReport, "filesCha
   // The calls of one run share its id and its approver, whether tools or programs make them.
   const approve = options.approve && unchargedWaits(options.approve, clock);
   const calls = { ...agent, ...(approve ? { approve } : {}), runId: newRunId() };
-  const system = systemPrompt({ arm: options.arm, config, ...agent });
   const report: Omit<AgentReport, "filesChanged" | "totals"> = { ok: false, turns: [], calls: [], visionEvents: [], wastedRequests: 0 };
   const maxTurns = options.maxTurns ?? 50;
   const specs = (options.specs ?? []).map((path) => ({ path, limit: linesIn(options.workspace, path) }));
-  let tools = options.arm === "tools" ? createTools({ workspace: options.workspace, config, ...calls }) : undefined;
-  const runtime = options.arm === "code" ? createRuntime({ workspace: options.workspace, config, ...calls, ...(specs.length > 0 ? { specs } : {}), keepState: true }) : undefined;
+  const functions = options.functions ? { functions: options.functions } : {};
+  // Other tools: the tools arm's are this run's own; the code arm's belong to its runtime, which calls them for programs.
+  const externals = options.arm === "tools" ? createExternals(config, options.functions) : undefined;
+  const external = await externals?.surface();
+  const withExternal = external ? { external } : {};
+  let tools = options.arm === "tools" ? createTools({ workspace: options.workspace, config, ...calls, ...withExternal }) : undefined;
+  const runtime = options.arm === "code" ? createRuntime({ workspace: options.workspace, config, ...calls, ...functions, ...(specs.length > 0 ? { specs } : {}), keepState: true }) : undefined;
+  const catalog = await runtime?.catalog();
+  const prompted = { arm: options.arm, ...agent, ...(catalog ? { external: catalog } : {}) };
+  const system = systemPrompt({ ...prompted, config });
   const functionsOf = (held: typeof tools): ChatCompletionTool[] | undefined =>
     held?.definitions().map((tool) => ({ type: "function", function: { name: tool.name, description: tool.description, parameters: tool.parameters as Record<string, unknown> } }));
   const conversation: Conversation = {
@@ -516,8 +526,8 @@ async function drive(options: AgentOptions): Promise<Omit<AgentReport, "filesCha
     for (const message of messages) stripPictures(message, pictures);
     // The system prompt and read_file's description say so; the open views give up their pictures and stop being charged for them.
     const textOnly = { ...config, vision: false };
-    messages[0] = { role: "system", content: (conversation.system = systemPrompt({ arm: options.arm, config: textOnly, ...agent })) };
-    if (tools) conversation.functionTools = functionsOf((tools = createTools({ workspace: options.workspace, config: textOnly, ...calls })));
+    messages[0] = { role: "system", content: (conversation.system = systemPrompt({ ...prompted, config: textOnly })) };
+    if (tools) conversation.functionTools = functionsOf((tools = createTools({ workspace: options.workspace, config: textOnly, ...calls, ...withExternal })));
     await runtime?.textOnly();
   };
   try {
@@ -562,5 +572,6 @@ async function drive(options: AgentOptions): Promise<Omit<AgentReport, "filesCha
     }
   } finally {
     runtime?.close();
+    await externals?.close();
   }
 }

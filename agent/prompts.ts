@@ -6,6 +6,8 @@ import { type Configuration, defaultConfiguration, forAgent } from "../bindings/
 import { enabledCalls } from "../bindings/index.ts";
 import { BUDGET } from "../bindings/batch.ts";
 import { shownPath } from "../host/paths.ts";
+import { plural } from "../host/lines.ts";
+import type { ExternalCatalog } from "../bindings/external.ts";
 import { capRule, FOOTER_RULE, imageRule, readFile } from "../bindings/read_file.ts";
 import { outputRule, shell } from "../bindings/shell.ts";
 import { ggFunctions } from "../runtime/api.ts";
@@ -29,6 +31,8 @@ export interface PromptOptions {
   limits?: Limits;
   /** The view caps (default: a fresh runtime's). */
   viewCaps?: ViewCaps;
+  /** The other tools programs can call (gg.mcp, gg.app): each server is named once, never a tool's schema. */
+  external?: ExternalCatalog;
 }
 
 const KIB = 1024;
@@ -110,10 +114,34 @@ function codePrompt(config: Configuration, options: PromptOptions): string {
     );
     if (!config.vision) out.push("", "Reading images is unsupported for this model.");
   }
+  out.push(...externalSection(options.external));
   // The Views section says what the views and context modules do; the types declare the others.
   const declared = opens ? MODULES.filter((module) => module !== "views" && module !== "context") : MODULES;
-  out.push("", "# The gg global", "", "```ts", compactDts(config, declared).trimEnd(), "```");
+  out.push("", "# The gg global", "", "```ts", compactDts(config, declared, options.external).trimEnd(), "```");
   return `${out.join("\n")}\n`;
+}
+
+/** Characters of a server's description the prompt shows. */
+const SERVER_LINE_CHARS = 80;
+
+/**
+ * The other tools in a few lines: each server once (how a program names it, its description, its tool count), never a
+ * tool's schema, so the prompt is the same size for 5 tools as for 500; search and describe find the rest.
+ */
+function externalSection(external: ExternalCatalog | undefined): string[] {
+  if (!external || (external.servers.length === 0 && !external.tools.some((tool) => tool.source === "app"))) return [];
+  const out = ["", "# Other tools", ""];
+  if (external.servers.length > 0) {
+    out.push("MCP servers: call a tool as gg.mcp.<server>.<tool>(input); gg.mcp.search(query) finds tools, gg.mcp.describe(\"server.tool\") gives one's types.");
+    for (const server of external.servers) {
+      const about = server.error ? "not available now" : (server.description ?? "").replace(/^#+\s*/, "");
+      const line = about.length > SERVER_LINE_CHARS ? `${about.slice(0, SERVER_LINE_CHARS - 3)}...` : about;
+      out.push(`- ${server.call ?? `gg.mcp.call("${server.server}", ...)`} (${plural(server.tools.length, "tool")})${line ? `: ${line}` : ""}`);
+    }
+  }
+  const app = external.tools.filter((tool) => tool.source === "app");
+  if (app.length > 0) out.push("The application's own functions are gg.app's, declared below.");
+  return out;
 }
 
 /** Views as the text of a message: each one under its label and cost (what `gg prompt --arm code` shows of the opening turn). */

@@ -24,13 +24,14 @@ export function promptCommand(io: Io) {
 
 async function printPrompt(arm: Arm, options: { config: Configuration; agent?: string; workspace: string }, out: (text: string) => void): Promise<number> {
   const [{ systemPrompt, viewsText }, { createRuntime }, { VIEW_HEADINGS }] = await Promise.all([import("../agent/prompts.ts"), import("../runtime/index.ts"), import("../runtime/window.ts")]);
-  const prompt = systemPrompt({ arm, config: options.config, ...agentOf(options.agent) });
   if (arm === "tools") {
-    out(prompt);
+    out(systemPrompt({ arm, config: options.config, ...agentOf(options.agent) }));
     return 0;
   }
   const runtime = createRuntime({ workspace: options.workspace, config: options.config, ...agentOf(options.agent) });
   try {
+    const external = await runtime.catalog();
+    const prompt = systemPrompt({ arm, config: options.config, ...agentOf(options.agent), ...(external ? { external } : {}) });
     const opened = await runtime.openingTurn();
     out(`${prompt}\n${VIEW_HEADINGS.opening}\n\n${opened.length > 0 ? viewsText(opened) : "(nothing: the configuration's openingTurn opens no views for this agent)\n"}`);
     return 0;

@@ -159,7 +159,7 @@ export function createMcpServer(options: McpOptions) {
       const refused = checkArguments(name, name === "run_program" ? RunProgram : SearchDocs, args);
       if (refused) return failure(refused.code, refused.message);
       if (name === "search_docs") {
-        const matches = searchDocs((args as Static<typeof SearchDocs>).query, config);
+        const matches = searchDocs((args as Static<typeof SearchDocs>).query, config, await runtime.catalog());
         const text = matches.length === 0 ? "No function of the gg global matches that." : matches.map((match) => `${match.function}: ${match.brief}\n  ${match.signature}`).join("\n");
         return { content: [{ type: "text", text }], structuredContent: { matches } };
       }
@@ -188,7 +188,8 @@ export function createMcpServer(options: McpOptions) {
       const views = (await serially(() => runtime.views())).map((view) => ({ path: view.path, ...(view.window ? { window: view.window } : {}), stale: view.stale === true }));
       return { contents: [{ uri, mimeType: resource.mimeType, text: JSON.stringify(views) }] };
     }
-    return { contents: [{ uri, mimeType: resource.mimeType, text: uri === "gg://docs/api.md" ? renderApiDoc(config) : renderDts(config) }] };
+    const external = await runtime.catalog();
+    return { contents: [{ uri, mimeType: resource.mimeType, text: uri === "gg://docs/api.md" ? renderApiDoc(config, external) : renderDts(config, external) }] };
   });
 
   handle(ListPromptsRequestSchema, () => ({ prompts: PROMPTS.map((prompt) => ({ ...prompt })) }));
@@ -196,7 +197,7 @@ export function createMcpServer(options: McpOptions) {
     const prompt = PROMPTS.find((candidate) => candidate.name === request.params.name);
     if (!prompt) throw rpcError(McpErrorCode.InvalidParams, `Cannot get the prompt ${quote(request.params.name)}: gg serves no prompt of that name; the prompts are ${PROMPTS.map((candidate) => candidate.name).join(", ")}`);
     const arm: Arm = prompt.name === "tools-agent" ? "tools" : "code";
-    const messages = [{ role: "user" as const, content: { type: "text" as const, text: systemPrompt({ arm, config, delivery: "tool" }) } }];
+    const messages = [{ role: "user" as const, content: { type: "text" as const, text: systemPrompt({ arm, config, delivery: "tool", ...(arm === "code" ? { external: await runtime.catalog() } : {}) }) } }];
     if (arm === "code") {
       // Opened once per session: its views stay in the session's window like any other.
       opening ??= serially(async () => {

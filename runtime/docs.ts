@@ -90,14 +90,16 @@ export function renderDts(config: Configuration = defaultConfiguration(), extern
  * and results as every result holds them (their optional fields are in {@link renderDts}, which a program is checked
  * against).
  */
-export function compactDts(config: Configuration = defaultConfiguration(), modules: readonly GgModule[] = MODULES): string {
-  const functions = ggFunctions(config).filter((fn) => modules.includes(fn.module));
+export function compactDts(config: Configuration = defaultConfiguration(), modules: readonly GgModule[] = MODULES, external?: ExternalCatalog): string {
+  const functions = ggFunctions(config, external).filter((fn) => modules.includes(fn.module));
+  // The application's functions are declared where they are called; MCP tools never are (gg.mcp.describe gives them).
+  const app = namespaceDts(external).app.map((line) => `  ${line.trim()}`);
   const named = namedUses(functions.flatMap((fn) => [fn.parameters(config), fn.result]));
   const declared = new Set([...named].filter(([, found]) => found.uses > 1).map(([name]) => name));
   const results: CompactStyle = { declared, requiredOnly: true };
   const types = [...declared].map((name) => compactDeclaration(name, named.get(name)?.schema as TSchema, results));
   const blocks = modules.flatMap((module) => {
-    const members = functions.filter((fn) => fn.module === module).map((fn) => `    ${compactSignature(fn, config, declared)};`);
+    const members = [...functions.filter((fn) => fn.module === module).map((fn) => `    ${compactSignature(fn, config, declared)};`), ...(module === "app" ? app.map((line) => `  ${line}`) : [])];
     return members.length > 0 ? [`  ${module}: {`, ...members, "  };"] : [];
   });
   return [...types, "declare const gg: {", ...blocks, "};", ""].join("\n");

@@ -284,6 +284,8 @@ function superviseRunner(given: RuntimeOptions) {
   return {
     execute,
     ask,
+    /** The external tools' catalog, their servers started if they were not (undefined when the runtime has none). */
+    catalog: (): Promise<ExternalCatalog | undefined> => externals?.catalog() ?? Promise.resolve(undefined),
     /** From now on runners describe pictures. */
     describePictures(): void {
       textOnly = true;
@@ -358,6 +360,11 @@ export function createRuntime(options: RuntimeOptions) {
       supervisor.describePictures();
       await serially(() => supervisor.ask<void>("text-only", false));
     },
+    /**
+     * The other MCP servers' tools and the application's functions that programs can call (gg.mcp, gg.app), as one
+     * catalog; their servers start now if they have not. Undefined when the runtime has none.
+     */
+    catalog: (): Promise<ExternalCatalog | undefined> => supervisor.catalog(),
     /** Ends the realm of a runtime whose programs keep state (keepState): the next program starts empty. */
     reset: async (): Promise<void> => {
       await serially(() => supervisor.ask<void>("reset", false));
