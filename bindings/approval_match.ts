@@ -2,6 +2,7 @@
 // defaults give it. A path is matched relative to the workspace twice, as written (resolved lexically) and as the file
 // system resolves it (host/paths.ts realPath), and the stricter verdict stands; the disk is asked only when a path
 // rule could give the real path a stricter verdict than the written one got.
+import { coversExternal } from "./external_names.ts";
 import { isAbsolute, relative, resolve } from "node:path";
 import picomatch from "picomatch";
 import { realPath } from "../host/paths.ts";
@@ -161,7 +162,7 @@ function pathsOf(args: Record<string, unknown>): string[] {
 const READ_CALLS: readonly string[] = ["read_file", "read", "view_image"];
 
 /** Whether `rule` is for `call`: named by it, "*", or, for a call that walks, a call that reads. */
-export const ruleFor = (rule: ApprovalRule, call: CallTraits): boolean => rule.call === call.name || rule.call === "*" || (call.walks === true && READ_CALLS.includes(rule.call));
+export const ruleFor = (rule: ApprovalRule, call: CallTraits): boolean => rule.call === call.name || rule.call === "*" || coversExternal(rule.call, call.name) || (call.walks === true && READ_CALLS.includes(rule.call));
 
 /** Whether `rule` applies to call `call` with `args` (a call with one path, as rules see it). */
 export function applies(rule: ApprovalRule, call: CallTraits, args: Record<string, unknown>, path: string | undefined): boolean {

@@ -1,5 +1,6 @@
 // Approval settings as a configuration writes them (top level or an agent's entry), checked against the calls gg
 // declares: every bad rule is named at once, as the configuration's other refusals are.
+import { isExternalName } from "./external_names.ts";
 import { globMatcher } from "./approval_match.ts";
 import { type ApprovalRule, type ApprovalSettings, type Configuration, VERDICTS } from "./capabilities.ts";
 import { CALLS } from "./calls.ts";
@@ -53,15 +54,17 @@ function checkRule(input: unknown, name: string, calls: Map<string, Set<string>>
   const fields = ["call", "when", "verdict", "reason"];
   for (const key of Object.keys(input)) if (!fields.includes(key)) problems.push(`${name} has an unknown field "${key}"; its fields are ${quote(fields)}`);
   const { call, when, verdict, reason } = input;
-  const known = typeof call === "string" && (call === "*" || calls.has(call));
-  if (!known) problems.push(`${name} names unknown call ${show(call)}; name a tool (${quote(calls.keys())}) or "*" for every call`);
+  // An external tool's arguments are its server's to check: a rule naming one takes any argument.
+  const external = typeof call === "string" && isExternalName(call);
+  const known = typeof call === "string" && (call === "*" || calls.has(call) || external);
+  if (!known) problems.push(`${name} names unknown call ${show(call)}; name a tool (${quote(calls.keys())}), an MCP server's (mcp__server__tool, mcp__server__*) or "*" for every call`);
   if (!(VERDICTS as readonly unknown[]).includes(verdict)) problems.push(`${name} has verdict ${show(verdict)}; the verdicts are ${quote(VERDICTS)}`);
   if (reason !== undefined && typeof reason !== "string") problems.push(`${name} has reason ${show(reason)}; a reason is a string`);
   if (when !== undefined && !isRecord(when)) problems.push(`${name} has when ${show(when)}; it must be an object of argument globs, e.g. {"path": "src/**"}`);
   if (isRecord(when)) {
     for (const [argument, glob] of Object.entries(when)) {
       const takes = call === "*" ? [...calls.values()].some((names) => names.has(argument)) : known && calls.get(call as string)?.has(argument);
-      if (known && !takes) {
+      if (known && !external && !takes) {
         const own = call === "*" ? new Set([...calls.values()].flatMap((names) => [...names])) : (calls.get(call as string) ?? new Set());
         problems.push(`${name} matches argument "${argument}", which ${call === "*" ? "no call" : String(call)} takes as a string; ${call === "*" ? "the calls'" : "its"} string arguments are ${quote(own)}`);
       }

@@ -7,6 +7,7 @@ import { offeredBy } from "./define.ts";
 import { MAX_RANGE_LINES } from "./batch.ts";
 import { TREE_DEFAULT_DEPTH, TREE_MAX_DEPTH } from "./tree.ts";
 import { checkMcpServers } from "./mcp_config.ts";
+import { isExternalName } from "./external_names.ts";
 
 export { CAPABILITIES, type Capability, type CapabilityEntry, type CapabilityId, type Configuration } from "./capabilities.ts";
 
@@ -122,7 +123,7 @@ function checkAgents(input: unknown, config: Configuration, problems: string[]):
     // An entry with approvals alone holds every call: its allowlist is every call's name.
     if (allow === undefined && approvals) {
       if (typeof id === "string" && id !== "" && !Object.hasOwn(agents, id)) {
-        agents[id] = [...calls.keys()];
+        agents[id] = [...calls.keys(), "mcp__*", "app__*"];
         agentApprovals[id] = approvals;
       }
       return;
@@ -139,6 +140,8 @@ function checkAgents(input: unknown, config: Configuration, problems: string[]):
 
 /** Checks one call of agent `name`'s allowlist: declared, enabled, and offered by its capability's implementation. */
 function checkAllowed(call: unknown, name: string, calls: Map<string, (typeof CALLS)[number][]>, config: Configuration, problems: string[]): void {
+  // Other servers' tools are known once they are listed: an allowlist names them (or a prefix of them) unchecked.
+  if (typeof call === "string" && isExternalName(call)) return;
   const declared = typeof call === "string" ? calls.get(call) : undefined;
   if (declared === undefined) {
     problems.push(`${name} allows unknown call ${show(call)}; the calls are ${quote([...calls.keys()])}`);

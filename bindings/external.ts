@@ -8,6 +8,7 @@ import { clampMessage, GgError, isGgError } from "../host/errors.ts";
 import { similarNames } from "../host/similar.ts";
 import type { Configuration } from "./capabilities.ts";
 import type { Attachment, CallContext, Runnable } from "./define.ts";
+import { coversExternal } from "./external_names.ts";
 import { namespaceOf, toIdentifier } from "./identifiers.ts";
 
 /** A function of the application's own, offered to programs as `gg.app.<name>` and to tool calls as `app__<name>`. */
@@ -202,6 +203,29 @@ function appOutput(tool: ExternalTool, value: unknown): ExternalOutput {
   return { data: value === undefined ? null : value, text: clipped(text, tool.name) };
 }
 
+/** Runs application function `fn` (tool `tool`) on its checked input; what it throws is a tool-error, a GgError keeps its code. */
+async function runApp(tool: ExternalTool, fn: AppFunction, args: Record<string, unknown>): Promise<ExternalOutput> {
+  try {
+    return appOutput(tool, await fn.run(args));
+  } catch (error) {
+    if (isGgError(error)) throw error;
+    throw new GgError("tool-error", `app.${tool.tool} failed: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+/** The application's functions alone, as createTools offers them: nothing to start, so nothing to wait for. */
+export function appSurface(functions: readonly AppFunction[]): ExternalSurface {
+  checkAppFunctions(functions);
+  const catalog = catalogOf([], functions, 0);
+  const run: CallTool = async (name, args) => {
+    const tool = catalog.tools.find((candidate) => candidate.name === name);
+    const fn = functions.find((candidate) => candidate.name === tool?.tool);
+    if (!tool || !fn) throw new GgError("not-found", `No application function ${JSON.stringify(name)}`);
+    return runApp(tool, fn, args);
+  };
+  return { catalog, declarations: new Map(catalog.tools.map((tool) => [tool.name, externalDeclaration(tool, run)])) };
+}
+
 /** The registry of `config`'s MCP servers and the application's `functions`; undefined when there are neither. */
 export function createExternals(config: Configuration, functions: readonly AppFunction[] = []): Externals | undefined {
   const servers = Object.entries(config.mcpServers ?? {}).filter(([, entry]) => entry.enabled !== false);
@@ -228,15 +252,7 @@ export function createExternals(config: Configuration, functions: readonly AppFu
     async run(name, args, signal) {
       const tool = (await catalog()).tools.find((candidate) => candidate.name === name);
       if (!tool) throw new GgError("not-found", `No external tool ${JSON.stringify(name)}`);
-      if (tool.source === "app") {
-        const fn = byName.get(tool.tool) as AppFunction;
-        try {
-          return appOutput(tool, await fn.run(args));
-        } catch (error) {
-          if (isGgError(error)) throw error;
-          throw new GgError("tool-error", `app.${tool.tool} failed: ${error instanceof Error ? error.message : String(error)}`);
-        }
-      }
+      if (tool.source === "app") return runApp(tool, byName.get(tool.tool) as AppFunction, args);
       return mcpOutput(tool, await hub.call(tool.server, tool.tool, args, signal));
     },
     close: () => hub.close(),
@@ -259,7 +275,7 @@ export function unknownExternal(catalog: ExternalCatalog, server: string, tool: 
 }
 
 /** Whether `config`'s agent holds external tool `name`: without an allowlist every one; with one, a name or glob of it. */
-export const holdsExternal = (config: Configuration, name: string): boolean => config.allow === undefined || config.allow.some((allowed) => allowed === name || (allowed.endsWith("*") && name.startsWith(allowed.slice(0, -1))));
+export const holdsExternal = (config: Configuration, name: string): boolean => config.allow === undefined || config.allow.some((allowed) => coversExternal(allowed, name));
 
 /** Arguments of an external tool: an object, as every tool takes (its server checks the rest). */
 const ANY_OBJECT = Type.Object({}, { additionalProperties: true });

@@ -8,7 +8,7 @@ import { type CallContext, type CallDefinition, type CallResult, holdsCall } fro
 import { newRunId } from "./approval_match.ts";
 import { type Approval, type Approve, invokeApproved } from "./gate.ts";
 import { CALLS } from "./calls.ts";
-import { type ExternalDeclaration, type ExternalSurface, holdsExternal } from "./external.ts";
+import { type AppFunction, appSurface, type ExternalDeclaration, type ExternalSurface, holdsExternal } from "./external.ts";
 
 export { CALLS } from "./calls.ts";
 
@@ -75,8 +75,13 @@ export interface ToolsOptions {
   approve?: Approve;
   /** The run's id, as the approval hook and `approve` receive it (default: a fresh one). */
   runId?: string;
-  /** Other MCP servers' tools and the application's functions, as tools `mcp__<server>__<tool>` and `app__<name>`. */
+  /**
+   * Other MCP servers' tools and the application's functions, as tools `mcp__<server>__<tool>` and `app__<name>`:
+   * `(await createExternals(config, functions).surface())` for a configuration's servers.
+   */
   external?: ExternalSurface;
+  /** The application's own functions, as tools `app__<name>` (when `external` does not already hold them). */
+  functions?: readonly AppFunction[];
 }
 
 /** The context calls run in, from the options of a run. */
@@ -102,7 +107,8 @@ export function callContext(options: ToolsOptions): CallContext {
 export function createTools(options: ToolsOptions) {
   const context = callContext(options);
   const own = enabledCalls(context.config);
-  const external = [...(options.external?.declarations.values() ?? [])].filter((declaration) => holdsExternal(context.config, declaration.name));
+  const surface = options.external ?? (options.functions && options.functions.length > 0 ? appSurface(options.functions) : undefined);
+  const external = [...(surface?.declarations.values() ?? [])].filter((declaration) => holdsExternal(context.config, declaration.name));
   const calls = new Map<string, CallDefinition | ExternalDeclaration>([...own.map((call) => [call.name, call] as const), ...external.map((declaration) => [declaration.name, declaration] as const)]);
   /** The next call's number in this run. */
   let seq = 0;
