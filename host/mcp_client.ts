@@ -10,7 +10,8 @@ import { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/s
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import type { JsonSchemaType, JsonSchemaValidator, jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation";
-import { type CallToolResult, ErrorCode as McpErrorCode, type JSONRPCMessage, McpError, type Tool, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { type CallToolResult, ErrorCode as McpErrorCode, type JSONRPCMessage, McpError, type Tool, ToolListChangedNotificationSchema, ToolSchema } from "@modelcontextprotocol/sdk/types.js";
+import * as z from "zod/v4";
 import { GgError } from "./errors.ts";
 import { releaseGroup, stopGroup, superviseGroup } from "./shell.ts";
 
@@ -47,6 +48,25 @@ const inheritedEnv = (): Record<string, string> =>
 
 /** Lines of a stdio server's stderr kept, to say why it failed. */
 const STDERR_LINES = 20;
+
+/** Tools of one server gg reads at most: past them, a server paging forever is cut off. */
+const MAX_TOOLS = 10_000;
+
+/** A page of tools/list, its tools not yet read. */
+const LOOSE_PAGE = z.object({ tools: z.array(z.unknown()), nextCursor: z.string().optional() }).passthrough();
+
+/**
+ * A listed tool as gg reads it: as the spec shapes it, else without the schema that breaks the shape (an outputSchema
+ * that is not an object's leaves the result untyped; such an inputSchema, any object); nothing when it has no name.
+ */
+function toolOf(raw: unknown): Tool[] {
+  const tries = [raw, { ...(raw as object), outputSchema: undefined }, { ...(raw as object), outputSchema: undefined, inputSchema: { type: "object" } }];
+  for (const candidate of tries) {
+    const parsed = ToolSchema.safeParse(candidate);
+    if (parsed.success) return [parsed.data];
+  }
+  return [];
+}
 
 /** What a server offers, as listed. */
 export interface ServerListing {
@@ -238,10 +258,11 @@ export function createMcpHub(servers: Readonly<Record<string, McpServerEntry>>):
       const tools: Tool[] = [];
       let cursor: string | undefined;
       do {
-        const page = await live.client.listTools(cursor === undefined ? {} : { cursor }, { timeout: timeoutMs(server) });
-        tools.push(...page.tools);
+        // Page by page, each tool read on its own: one malformed tool must not take its server's list with it.
+        const page = await live.client.request({ method: "tools/list", params: cursor === undefined ? {} : { cursor } }, LOOSE_PAGE, { timeout: timeoutMs(server) });
+        tools.push(...page.tools.flatMap((raw) => toolOf(raw)));
         cursor = page.nextCursor;
-      } while (cursor !== undefined && tools.length < 10_000);
+      } while (cursor !== undefined && tools.length < MAX_TOOLS);
       live.tools = tools;
       live.checks.clear();
     }
