@@ -1,0 +1,120 @@
+// Programs call other MCP servers' tools and the application's functions: gg.mcp.<server>.<tool>, gg.mcp.call,
+// list, search, describe, gg.app.<name>; typed for --check, judged by approvals like gg's own calls, failing with
+// closed codes.
+import { join } from "node:path";
+import { Type } from "typebox";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import type { AppFunction } from "../../bindings/external.ts";
+import { createRuntime, type Runtime } from "../../runtime/index.ts";
+import { fixture, memory } from "../mcp/servers.ts";
+import { tempWorkspace } from "../workspace.ts";
+
+describe("gg.mcp in programs", () => {
+  const ws = tempWorkspace();
+  let runtime: Runtime;
+  beforeAll(() => {
+    runtime = createRuntime({ workspace: ws.root, config: { mcpServers: { fx: fixture(), memory: memory(join(ws.root, "memory.json")) } }, keepState: true });
+  });
+  afterAll(() => {
+    runtime.close();
+    ws[Symbol.dispose]();
+  });
+  const run = async (source: string, check = false) => {
+    const report = await runtime.run(source, check ? { check: true } : {});
+    return report.ok ? report.result : report.error;
+  };
+
+  test("a tool with an outputSchema returns its structuredContent; one without, its text and content", async () => {
+    expect(await run("return await gg.mcp.fx.count({ n: 3 })")).toEqual({ numbers: [1, 2, 3] });
+    expect(await run("return await gg.mcp.fx.echo({ text: 'hi' })")).toEqual({ text: "hi", content: [{ type: "text", text: "hi" }] });
+    expect(await run("const r = await gg.mcp.fx.picture(); return r.content.map((block) => block.type)")).toEqual(["text", "image"]);
+    expect(await run("await gg.mcp.memory.create_entities({ entities: [{ name: 'gg', entityType: 'tool', observations: ['typed'] }] }); return (await gg.mcp.memory.read_graph()).entities.map((e) => e.name)")).toEqual(["gg"]);
+  });
+
+  test("names become identifiers by one rule; two that come out the same are both left out, then too, and all stay callable by gg.mcp.call", async () => {
+    const names = await run("return Object.keys(gg.mcp.fx)");
+    expect(names).toEqual(expect.arrayContaining(["_9lives", "class_", "weird_name", "bad_output", "spawn_child"]));
+    expect(names).not.toEqual(expect.arrayContaining(["a_b"]));
+    expect(names).not.toContain("then");
+    expect(await run("return [typeof gg.mcp.fx.a_b, typeof gg.mcp.fx.then, (await gg.mcp.call('fx', 'a.b')).text, (await gg.mcp.call('fx', 'then', {})).text]")).toEqual(["undefined", "undefined", "called a.b", "called then"]);
+    // Not thenable: awaiting a namespace gives the namespace.
+    expect(await run("return (await gg.mcp.fx) === gg.mcp.fx && (await gg.mcp) === gg.mcp")).toBe(true);
+  });
+
+  test("failures come with closed codes: tool-error for isError and a broken outputSchema, not-found with the nearest names", async () => {
+    const code = (call: string) => run(`try { await ${call}; return "ran" } catch (e) { return e.code + ": " + e.message }`);
+    expect(await code("gg.mcp.fx.fail()")).toBe("tool-error: fx.fail failed: it broke");
+    expect(await code("gg.mcp.fx.bad_output()")).toMatch(/^tool-error: fx\.bad-output answered against its own outputSchema/);
+    expect(await code("gg.mcp.call('fx', 'ecko', {})")).toMatch(/^not-found: MCP server "fx" has no tool "ecko" \(did you mean echo\?\)/);
+    expect(await code("gg.mcp.call('fxx', 'echo', {})")).toMatch(/^not-found: No MCP server "fxx" \(did you mean fx\?\)/);
+  });
+
+  test("list, search and describe find the tools without any schema in the prompt", async () => {
+    const listed = (await run("return await gg.mcp.list()")) as { server: string; tools: string[]; description?: string }[];
+    expect(listed.map((server) => [server.server, server.tools.length])).toEqual([["fx", 19], ["memory", 9]]);
+    expect(await run("return (await gg.mcp.search('create entities', { limit: 1 }))[0]")).toEqual({ server: "memory", tool: "create_entities", call: "gg.mcp.memory.create_entities", brief: "Create multiple new entities in the knowledge graph" });
+    const described = (await run("return await gg.mcp.describe('fx.count')")) as { declaration: string; call: string };
+    expect(described.call).toBe("gg.mcp.fx.count");
+    expect(described.declaration).toContain("count(input: {");
+    expect(described.declaration).toContain("numbers: number[];");
+  });
+
+  test("--check knows each tool's input and result types; a schema gg cannot type is unknown, never a failed run", async () => {
+    expect(await run("const r = await gg.mcp.fx.count({ n: 2 }); const total: number = r.numbers.reduce((a, b) => a + b, 0); return total", true)).toBe(3);
+    expect(await run("const r: string = (await gg.mcp.fx.count({ n: 2 })).numbers; return r", true)).toMatchObject({ code: "type-error" });
+    expect(await run("return (await gg.mcp.fx.tree({ node: { kids: [{ kids: [] }] } })).text", true)).toBe("called tree");
+  });
+
+  test("a server's new tools reach the next program", async () => {
+    await run("await gg.mcp.fx.add_tool()");
+    expect(await run("return (await gg.mcp.fx.late()).text")).toBe("called late");
+  });
+});
+
+describe("approvals of external tools", () => {
+  test("rules name them, globs too; approvalDefault ask asks for every tool not marked read-only", async () => {
+    using ws = tempWorkspace();
+    const config = { mcpServers: { fx: fixture() }, approvalDefault: "ask", approvals: [{ call: "mcp__fx__fail*", verdict: "deny", reason: "no failing" }] };
+    const asked: string[] = [];
+    const runtime = createRuntime({ workspace: ws.root, config, approve: async (request) => (asked.push(request.call), { verdict: "deny", reason: "not now" }) });
+    try {
+      const report = await runtime.run("const out = []; for (const call of [() => gg.mcp.fx.echo({ text: 'x' }), () => gg.mcp.fx.fail(), () => gg.mcp.fx.crash()]) { try { await call(); out.push('ran') } catch (e) { out.push(e.code + ' ' + e.message) } } return out");
+      expect(report.result).toEqual(["ran", expect.stringMatching(/^denied Cannot run mcp__fx__fail: denied by rule 1: no failing/), expect.stringMatching(/^denied Cannot run mcp__fx__crash: denied by person: not now/)]);
+      expect(asked).toEqual(["mcp__fx__crash"]);
+      expect(report.calls.map((call) => call.approval?.by)).toEqual(["default", "rule 1", "person"]);
+    } finally {
+      runtime.close();
+    }
+  });
+});
+
+describe("the application's own functions", () => {
+  const lookup: AppFunction = {
+    name: "lookup",
+    description: "The price of an item.",
+    input: Type.Object({ item: Type.String() }, { additionalProperties: false }),
+    output: Type.Object({ price: Type.Number() }),
+    readOnly: true,
+    run: (input) => {
+      if (input.item === "boom") throw new Error("no such item");
+      return { price: input.item.length };
+    },
+  };
+
+  test("are gg.app.<name>, checked on the way in, typed, and failing with tool-error", async () => {
+    using ws = tempWorkspace();
+    const runtime = createRuntime({ workspace: ws.root, functions: [lookup] });
+    try {
+      const report = await runtime.run("const a = await gg.app.lookup({ item: 'tea' }); const price: number = a.price; const out: unknown[] = [price]; for (const input of [{ item: 3 } as unknown as { item: string }, { item: 'boom' }]) { try { await gg.app.lookup(input) } catch (e) { const error = e as GgError; out.push(error.code + ' ' + error.message) } } return out", { check: true });
+      expect(report.result).toEqual([3, expect.stringMatching(/^invalid-argument Cannot call gg\.app\.lookup/), "tool-error app.lookup failed: no such item"]);
+      expect((await runtime.run("const r: string = (await gg.app.lookup({ item: 'x' })).price; return r", { check: true })).error?.code).toBe("type-error");
+    } finally {
+      runtime.close();
+    }
+  });
+
+  test("a function gg cannot offer is refused when the runtime is made", () => {
+    using ws = tempWorkspace();
+    expect(() => createRuntime({ workspace: ws.root, functions: [{ ...lookup, name: "call" }, { ...lookup, name: "lookup" }, { ...lookup, name: "lookup" }] })).toThrow(/functions\[0\] has name "call".*functions\[2\] is named "lookup" like an earlier function/);
+  });
+});
