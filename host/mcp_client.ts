@@ -6,7 +6,7 @@ import { type ChildProcessByStdio, spawn } from "node:child_process";
 import type { Readable, Writable } from "node:stream";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
+import { ReadBuffer, STDIO_DEFAULT_MAX_BUFFER_SIZE, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import type { JsonSchemaType, JsonSchemaValidator, jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation";
@@ -79,11 +79,11 @@ export interface ServerListing {
 }
 
 /** A stdio transport whose server runs in its own process group, so stopping it stops what it started too. */
-function groupStdioTransport(entry: McpServerEntry): Transport & { stderr: string[] } {
+function groupStdioTransport(entry: McpServerEntry): Transport & { stderr: string[]; failure?: string } {
   let child: ChildProcessByStdio<Writable, Readable, Readable> | undefined;
   const buffer = new ReadBuffer();
   const stderr: string[] = [];
-  const transport: Transport & { stderr: string[] } = {
+  const transport: Transport & { stderr: string[]; failure?: string } = {
     stderr,
     start: () =>
       new Promise((resolve, reject) => {
@@ -135,6 +135,8 @@ function groupStdioTransport(entry: McpServerEntry): Transport & { stderr: strin
       buffer.append(chunk);
       for (let message = buffer.readMessage(); message; message = buffer.readMessage()) transport.onmessage?.(message);
     } catch (error) {
+      // An answer past the read buffer, or one that is not JSON-RPC: the connection cannot go on.
+      transport.failure = /exceeded maximum size/.test(String(error)) ? `its answer was over ${STDIO_LIMIT_MIB} MiB, more than gg reads from a server in one message; ask the tool for less` : `it sent what is not a JSON-RPC message (${errorMessage(error)})`;
       transport.onerror?.(error as Error);
       void transport.close();
     }
@@ -147,10 +149,13 @@ function groupStdioTransport(entry: McpServerEntry): Transport & { stderr: strin
   return transport;
 }
 
+/** MiB of one message a stdio server may send (the SDK's read buffer). */
+const STDIO_LIMIT_MIB = STDIO_DEFAULT_MAX_BUFFER_SIZE / 1024 / 1024;
+
 /** One server's connection, made on first use and again after the server died. */
 interface Connection {
   client: Client;
-  transport: Transport;
+  transport: Transport & { failure?: string };
   stderr: string[];
   tools?: Tool[];
   /** Each tool's outputSchema check, made when it is first called (the SDK keeps only the last page's). */
@@ -311,7 +316,7 @@ function callFailure(server: string, tool: string, error: unknown, live: Connect
   if (error instanceof McpError && error.code === McpErrorCode.RequestTimeout) {
     return new GgError("timeout", `Cannot finish ${server}.${tool}: no answer within ${timeoutMs / 1000} s (timeoutSecs of its server's entry), so it was cancelled; it may have done part of its work; ask for less, or raise timeoutSecs`);
   }
-  if (!live.alive || (error instanceof McpError && error.code === McpErrorCode.ConnectionClosed)) return unavailable(server, `it closed the connection during ${tool} (${errorMessage(error)})`, live.stderr);
+  if (!live.alive || (error instanceof McpError && error.code === McpErrorCode.ConnectionClosed)) return unavailable(server, live.transport.failure ?? `it closed the connection during ${tool} (${errorMessage(error)})`, live.stderr);
   if (error instanceof McpError && /output schema|structured content/i.test(error.message)) {
     return new GgError("tool-error", `${server}.${tool} answered against its own outputSchema: ${error.message}; the server is at fault: call it through gg.mcp.call to see its raw answer, or report it to the server's authors`);
   }

@@ -89,10 +89,11 @@ describe("approvals of external tools", () => {
 });
 
 describe("the application's own functions", () => {
-  const lookup: AppFunction = {
+  const Item = Type.Object({ item: Type.String() }, { additionalProperties: false });
+  const lookup: AppFunction<typeof Item> = {
     name: "lookup",
     description: "The price of an item.",
-    input: Type.Object({ item: Type.String() }, { additionalProperties: false }),
+    input: Item,
     output: Type.Object({ price: Type.Number() }),
     readOnly: true,
     run: (input) => {
