@@ -6,6 +6,7 @@ import { GgError } from "../host/errors.ts";
 import { SHELL_LOG_DIR } from "../host/logs.ts";
 import { type ConfinedMode, SANDBOX_MODES, type SandboxMode } from "../host/sandbox.ts";
 import type { SandboxRequest } from "../host/sandbox_paths.ts";
+import { sandboxStart } from "../host/sandbox_start.ts";
 import { READ_CALLS } from "./approval_match.ts";
 import { ownFilePaths } from "./approval_own.ts";
 import type { Configuration } from "./capabilities.ts";
@@ -87,4 +88,16 @@ export function sandboxRule(config: Configuration): string {
   const writes = mode === "workspace-write" ? `write only the workspace, ${SHELL_LOG_DIR}${extra} and a private /tmp` : `write nothing but a private /tmp${extra}`;
   const net = network ? "" : " They have no network (only their own loopback).";
   return `Commands run in a sandbox (${mode}): they read the file system except what approvals deny, and ${writes}, which is emptied after each command.${net}`;
+}
+
+/**
+ * What a person is told once, before any request, when a configuration of `configs` asks for a sandbox that cannot
+ * start here (every one of its commands will be refused); undefined when none asks for one, or it can start.
+ */
+export async function sandboxWarning(configs: readonly Configuration[]): Promise<string | undefined> {
+  const modes = [...new Set(configs.flatMap((config) => confinedMode(config) ?? []))];
+  if (modes.length === 0) return undefined;
+  const start = await sandboxStart();
+  if (start.ok) return undefined;
+  return `gg: the shell's sandbox (${modes.join(", ")}) cannot start: ${start.problem}; every shell command will be refused, none runs unconfined\n`;
 }

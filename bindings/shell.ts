@@ -209,4 +209,5 @@ export const shell = defineCall({
     });
   },
   render: formatShellResult,
+  confined: (data) => data.sandbox,
 });
