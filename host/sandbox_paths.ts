@@ -44,9 +44,10 @@ function kindOf(absolute: string): "folder" | "file" | undefined {
 
 /**
  * The existing paths (real, absolute) that path glob `glob` covers, as a rule matches them: relative to `workspace`
- * (a real path), or absolute. A folder the glob covers whole is given once, not entry by entry.
+ * (a real path), or absolute. A folder the glob covers whole is given once, not entry by entry; a walk past
+ * `maxEntries` entries is refused (over-cap).
  */
-export function globPaths(glob: string, workspace: string): string[] {
+export function globPaths(glob: string, workspace: string, maxEntries = GLOB_MAX_ENTRIES): string[] {
   const absolute = glob.startsWith("/");
   const { base, glob: rest, isGlob } = picomatch.scan(glob);
   const start = absolute ? base || "/" : join(workspace, base);
@@ -62,8 +63,8 @@ export function globPaths(glob: string, workspace: string): string[] {
       return; // gone, or not a folder this process may read: no command reads it either
     }
     for (const entry of entries) {
-      if (++visited > GLOB_MAX_ENTRIES) {
-        throw refused("over-cap", `the path glob ${JSON.stringify(glob)} of an approval rule must be matched against more than ${GLOB_MAX_ENTRIES} entries of ${start} to find what it covers; write a narrower glob (name the folder, e.g. "config/**/.env")`);
+      if (++visited > maxEntries) {
+        throw refused("over-cap", `the path glob ${JSON.stringify(glob)} of an approval rule must be matched against more than ${maxEntries} entries of ${start} to find what it covers; write a narrower glob (name the folder, e.g. "config/**/.env")`);
       }
       const path = join(dir, entry.name);
       const named = absolute ? path : relative(workspace, path);
