@@ -16,11 +16,16 @@ export const SANDBOX = await sandboxStart();
  * bwrap cannot start; failed instead when GG_REQUIRE_BWRAP=1.
  */
 export function describeSandboxed(name: string, body: () => void): void {
-  if (SANDBOX.ok) return describe(name, body);
+  if (SANDBOX.ok) {
+    describe(name, body);
+    return;
+  }
   if (process.env.GG_REQUIRE_BWRAP === "1") {
-    return describe(name, () => test("bwrap can start a sandbox here (GG_REQUIRE_BWRAP=1)", () => {
-      throw new Error(SANDBOX.problem);
+    const problem = SANDBOX.problem;
+    describe(name, () => test("bwrap can start a sandbox here (GG_REQUIRE_BWRAP=1)", () => {
+      throw new Error(problem);
     }));
+    return;
   }
   console.warn(`Sandbox tests skipped (${name}): ${SANDBOX.problem}`);
   describe.skip(`${name} (skipped: bwrap cannot start a sandbox here)`, body);

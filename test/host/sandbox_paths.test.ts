@@ -65,7 +65,7 @@ test("resolveSandbox() keeps write-denied paths, gg's own files and the reposito
   ws.put({ "secrets/a.txt": "", "private/b.txt": "", "key.pem": "", "gg.json": "{}", ".git/hooks/": "", ".git/config": "" });
   const root = realPath(ws.root);
   const policy = resolveSandbox(request(ws.root, { writeDenied: ["secrets/**"], readDenied: ["private/**", "*.pem"], protect: [join(root, "gg.json"), join(root, "not-yet.sh")] }));
-  expect(policy.readOnly.sort()).toEqual([".git/config", ".git/hooks", "gg.json", "secrets"].map((path) => join(root, path)));
+  expect([...policy.readOnly].sort()).toEqual([".git/config", ".git/hooks", "gg.json", "secrets"].map((path) => join(root, path)));
   expect(policy.hidden).toEqual([{ path: join(root, "private"), folder: true }, { path: join(root, "key.pem"), folder: false }]);
   expect(resolveSandbox(request(ws.root, { mode: "read-only" })).readOnly).toEqual([]);
 });
