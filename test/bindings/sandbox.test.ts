@@ -1,6 +1,7 @@
 // The shell's sandbox on real git workspaces with the real bwrap: every indirection a command parser cannot see leaves
 // secrets/ and the remote as they were and prints nothing of private/, through the tools arm, a program and gg mcp;
 // no network, no privilege, nothing left running. Skipped, saying why, where bwrap cannot start (see test/sandbox.ts).
+import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -39,6 +40,13 @@ test("sandboxRequest() closes to commands what path rules deny or ask of reads a
   const request = sandboxRequest(rules, { workspace: "/ws", cwd: "/ws" });
   expect(request).toMatchObject({ mode: "workspace-write", network: false, readDenied: ["private/**", "vault/**"], writeDenied: ["secrets/**", "vault/**", "locked/**"] });
   expect(sandboxRequest(parseConfiguration({ approvals: SANDBOX_CONFIG.approvals }), { workspace: "/ws", cwd: "/ws" })).toBeUndefined();
+});
+
+test("the README's sandbox example, copied as written, confines commands to the workspace with no network", () => {
+  const readme = readFileSync(join(import.meta.dirname, "../../README.md"), "utf8");
+  const block = /We recommend running commands in the shell's sandbox[\s\S]*?```json\n([\s\S]*?)```/.exec(readme)?.[1];
+  if (block === undefined) throw new Error("README.md's sandbox recommendation lacks its JSON block");
+  expect(sandboxRequest(parseConfiguration(JSON.parse(block)), { workspace: "/ws", cwd: "/ws" })).toMatchObject({ mode: "workspace-write", network: false, writable: [] });
 });
 
 test("WRITE_CALLS are the calls with effects that name a path", () => {
