@@ -81,7 +81,12 @@ export function sandboxRequest(config: Configuration, place: SandboxPlace): Sand
 
 /** What a model is told of the sandbox its commands run in, or "" when they run unconfined. */
 export function sandboxRule(config: Configuration): string {
-  const mode = confinedMode(config);
+  let mode: ConfinedMode | undefined;
+  try {
+    mode = confinedMode(config);
+  } catch (error) {
+    return (error as Error).message;
+  }
   if (mode === undefined) return "";
   const { network, writable } = sandboxSettings(config);
   const extra = writable.length > 0 ? `, ${writable.join(", ")}` : "";

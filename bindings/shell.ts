@@ -122,6 +122,9 @@ export async function execute(command: string, options: ExecuteOptions): Promise
   return { exitCode: outcome.exitCode, output, truncated, ...(files ? { files } : {}), ...(outcome.signal ? { signal: outcome.signal } : {}), ...(sandbox ? { sandbox: sandbox.policy.mode } : {}) };
 }
 
+/** `text` after a space, or nothing for no text. */
+const spaced = (text: string): string => (text === "" ? "" : ` ${text}`);
+
 const withSandbox = (sandbox: SandboxRequest | undefined): { sandbox?: SandboxRequest } => (sandbox ? { sandbox } : {});
 
 /** The text a tool-calling model receives for a finished command. */
@@ -165,8 +168,7 @@ function describe(config: Configuration): string {
     "Run a command line with sh -c in the working directory, stdin closed. Returns stdout and stderr merged in " +
     "arrival order, then [exit code: N]. A non-zero exit code is a result, not a failure: read it to tell whether a " +
     `build or test passed. timeoutSecs defaults to ${SHELL_DEFAULT_TIMEOUT_SECS}; on timeout every process the command ` +
-    `started is killed and the call fails with the output so far. Background processes are stopped when the command ends. ${outputRule(config)}` +
-    (sandboxRule(config) === "" ? "" : ` ${sandboxRule(config)}`)
+    `started is killed and the call fails with the output so far. Background processes are stopped when the command ends. ${outputRule(config)}${spaced(sandboxRule(config))}`
   );
 }
 
@@ -181,7 +183,7 @@ export const shell = defineCall({
     module: "shell",
     name: "shell",
     positional: ["command"],
-    note: (config) => `sh -c in the workspace; timeoutSecs: default ${SHELL_DEFAULT_TIMEOUT_SECS}; a non-zero exitCode is a result. ${outputNote(config)}${sandboxRule(config) === "" ? "" : ` ${sandboxRule(config)}`}`,
+    note: (config) => `sh -c in the workspace; timeoutSecs: default ${SHELL_DEFAULT_TIMEOUT_SECS}; a non-zero exitCode is a result. ${outputNote(config)}${spaced(sandboxRule(config))}`,
   },
   result: ShellResult,
   json: (output) => ({ ...output.data }),

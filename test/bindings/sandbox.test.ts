@@ -1,7 +1,7 @@
 // The shell's sandbox on real git workspaces with the real bwrap: every indirection a command parser cannot see leaves
 // secrets/ and the remote as they were and prints nothing of private/, through the tools arm, a program and gg mcp;
 // no network, no privilege, nothing left running. Skipped, saying why, where bwrap cannot start (see test/sandbox.ts).
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -182,6 +182,23 @@ describeSandboxed("the shell's sandbox (workspace-write, secrets/ write-denied, 
     const stopped = await tools.call("shell", { command: `trap '' TERM; setsid sleep ${stubborn} & sleep ${stubborn}`, timeoutSecs: 1 });
     expect(stopped).toMatchObject({ ok: false, error: { code: "timeout" } });
     expect(await within(10, () => survivors(stubborn).length === 0)).toBe(true);
+  });
+
+  test("the approval hook runs unconfined (the person's own), the command it approves confined", async () => {
+    using ws = tempWorkspace();
+    using outside = tempWorkspace();
+    const log = join(outside.root, "hook.log");
+    const tried = join(outside.root, "command.log");
+    const hooked = parseConfiguration({ ...SANDBOX_CONFIG, approvalHook: { command: `cat > /dev/null; echo seen >> ${log}; echo '{"verdict": "allow"}'` } });
+    const result = await createTools({ workspace: ws.root, config: hooked, warm: false }).call("shell", { command: `echo tried >> ${tried}` });
+    expect(result).toMatchObject({ ok: true, sandbox: "workspace-write", text: expect.stringMatching(/Read-only file system|Directory nonexistent/) });
+    expect(readFileSync(log, "utf8")).toBe("seen\n");
+    expect(existsSync(tried)).toBe(false);
+  });
+
+  test("the model is told its commands run in the sandbox, and what they may write", () => {
+    const shell = createTools({ workspace: "/ws", config, warm: false }).definitions().find((tool) => tool.name === "shell");
+    expect(shell?.description).toContain("Commands run in a sandbox (workspace-write): they read the file system except what approvals deny, and write only the workspace, /tmp/gg-shell and a private /tmp, which is emptied after each command. They have no network (only their own loopback).");
   });
 
   test("the sandbox hides a read-denied file as an empty file and a folder as an empty one, and the log folder stays readable", async () => {
