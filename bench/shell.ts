@@ -52,12 +52,11 @@ function timeSpawn(cwd: string): Promise<number> {
   });
 }
 
-async function overhead(cwd: string): Promise<string[]> {
-  const cases: [string, () => Promise<number>][] = [
-    ["execute, offload policy", () => timeExecute(OFFLOAD, cwd)],
-    ["execute, inline policy", () => timeExecute(INLINE, cwd)],
-    ["bare spawn sh -c true", () => timeSpawn(cwd)],
-  ];
+/**
+ * The cases timed in turn, WARMUPS + RUNS rounds, as a table of their medians and p90s, each against the case at
+ * `reference` (its median subtracted), under the column `against`.
+ */
+async function alternated(cases: [string, () => Promise<number>][], reference: number, against: string): Promise<string[]> {
   const samples: number[][] = cases.map(() => []);
   for (let i = 0; i < WARMUPS + RUNS; i++) {
     for (const [c, [, run]] of cases.entries()) {
@@ -65,15 +64,25 @@ async function overhead(cwd: string): Promise<string[]> {
       if (i >= WARMUPS) samples[c]!.push(ms);
     }
   }
-  const bare = quantile(samples[2]!, 0.5);
-  const rows = ["| case | median ms | p90 ms | overhead vs bare (median) |", "| --- | ---: | ---: | ---: |"];
+  const base = quantile(samples[reference]!, 0.5);
+  const rows = [`| case | median ms | p90 ms | ${against} (median) |`, "| --- | ---: | ---: | ---: |"];
   cases.forEach(([name], c) => {
     const med = quantile(samples[c]!, 0.5);
-    const extra = c === 2 ? "" : `${(med - bare).toFixed(2)} ms`;
-    rows.push(`| ${name} | ${med.toFixed(2)} | ${quantile(samples[c]!, 0.9).toFixed(2)} | ${extra} |`);
+    rows.push(`| ${name} | ${med.toFixed(2)} | ${quantile(samples[c]!, 0.9).toFixed(2)} | ${c === reference ? "" : `${(med - base).toFixed(2)} ms`} |`);
   });
   return rows;
 }
+
+const overhead = (cwd: string): Promise<string[]> =>
+  alternated(
+    [
+      ["execute, offload policy", () => timeExecute(OFFLOAD, cwd)],
+      ["execute, inline policy", () => timeExecute(INLINE, cwd)],
+      ["bare spawn sh -c true", () => timeSpawn(cwd)],
+    ],
+    2,
+    "overhead vs bare",
+  );
 
 /** Median and p90 of a sandboxed `true` against an unconfined one, both through execute() under the offload policy. */
 async function sandboxOverhead(cwd: string): Promise<string[]> {
@@ -88,22 +97,15 @@ async function sandboxOverhead(cwd: string): Promise<string[]> {
     if (result.files) for (const file of Object.values(result.files)) rmSync(file, { force: true });
     return ms;
   };
-  const cases: [string, () => Promise<number>][] = [
-    ["unconfined", () => run()],
-    ["sandboxed (workspace-write)", () => run(request())],
-    ["sandboxed, secrets/** write-denied, private/** read-denied", () => run(request({ writeDenied: ["secrets/**"], readDenied: ["private/**"] }))],
-  ];
-  const samples: number[][] = cases.map(() => []);
-  for (let i = 0; i < WARMUPS + RUNS; i++) {
-    for (const [c, [, time]] of cases.entries()) {
-      const ms = await time();
-      if (i >= WARMUPS) samples[c]!.push(ms);
-    }
-  }
-  const bare = quantile(samples[0]!, 0.5);
-  const rows = ["| case | median ms | p90 ms | over unconfined (median) |", "| --- | ---: | ---: | ---: |"];
-  cases.forEach(([name], c) => rows.push(`| ${name} | ${quantile(samples[c]!, 0.5).toFixed(2)} | ${quantile(samples[c]!, 0.9).toFixed(2)} | ${c === 0 ? "" : `${(quantile(samples[c]!, 0.5) - bare).toFixed(2)} ms`} |`));
-  return rows;
+  return alternated(
+    [
+      ["unconfined", () => run()],
+      ["sandboxed (workspace-write)", () => run(request())],
+      ["sandboxed, secrets/** write-denied, private/** read-denied", () => run(request({ writeDenied: ["secrets/**"], readDenied: ["private/**"] }))],
+    ],
+    0,
+    "over unconfined",
+  );
 }
 
 // Without GNU time, a preload in the gg process itself reports its peak RSS (KB on Linux) to a file at exit.
