@@ -6,8 +6,7 @@ import { homedir } from "node:os";
 import { join, relative } from "node:path";
 import picomatch from "picomatch";
 import { GgError } from "./errors.ts";
-import { makeMissing } from "./folders.ts";
-import { SHELL_LOG_DIR } from "./logs.ts";
+import { makeLogDir, SHELL_LOG_DIR } from "./logs.ts";
 import { realPath } from "./paths.ts";
 import { type ConfinedMode, PRIVATE_FOLDERS, type SandboxPolicy, within } from "./sandbox.ts";
 
@@ -93,7 +92,7 @@ export function resolveSandbox(request: SandboxRequest): SandboxPolicy {
   const workspace = realPath(request.workspace);
   if (kindOf(workspace) !== "folder") throw refused("not-found", `the workspace ${request.workspace} is not a folder; create it or run gg in another`);
   const cwd = realPath(request.cwd);
-  makeMissing(SHELL_LOG_DIR);
+  makeLogDir();
   const writable = request.writable.map((folder) => {
     const path = realPath(configuredFolder(folder, workspace));
     if (!kindOf(path)) throw refused("not-found", `the folder ${JSON.stringify(folder)} the shell capability makes writable (params.writable) does not exist; create it, or take it out of writable`);
