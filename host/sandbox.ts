@@ -23,7 +23,7 @@ export interface SandboxPolicy {
   mode: ConfinedMode;
   /** The workspace (or the agent's worktree): writable under workspace-write, readable under read-only. */
   workspace: string;
-  /** Where the command starts. */
+  /** Where the command starts: inside the workspace, or the agent's own worktree elsewhere (writable as the workspace is). */
   cwd: string;
   /** gg's log folder (offloaded output), which lies in the private /tmp: writable under workspace-write, else readable. */
   logDir: string;
@@ -53,8 +53,9 @@ const shallowFirst = (paths: readonly string[]): string[] => [...new Set(paths)]
  */
 export function bwrapArgs(policy: SandboxPolicy, command: string): string[] {
   const writes = policy.mode === "workspace-write";
-  const writable = shallowFirst([...(writes ? [policy.workspace, policy.logDir] : []), ...policy.writable]);
-  const readable = shallowFirst([...(writes ? [] : [policy.workspace, policy.logDir]), policy.cwd, ...(policy.network ? (policy.networkFiles ?? []) : [])]);
+  const own = within(policy.cwd, policy.workspace) ? [policy.workspace, policy.logDir] : [policy.workspace, policy.cwd, policy.logDir];
+  const writable = shallowFirst([...(writes ? own : []), ...policy.writable]);
+  const readable = shallowFirst([...(writes ? [] : own), ...(policy.network ? (policy.networkFiles ?? []) : [])]);
   const bound = [...writable, ...readable];
   // What the private folders took away is not there to protect, and a mount on it would fail to start.
   const visible = (path: string): boolean => !FRESH_FOLDERS.some((folder) => within(path, folder)) && (!PRIVATE_FOLDERS.some((folder) => within(path, folder)) || bound.some((folder) => within(path, folder)));

@@ -67,6 +67,13 @@ test("bwrapArgs() under read-only binds the workspace and the log folder read-on
   expect(at(args, ["--bind", "/var/cache/x", "/var/cache/x"])).toBeGreaterThan(-1);
 });
 
+test("bwrapArgs() treats a working directory outside the workspace as the agent's worktree: writable under workspace-write, readable under read-only", () => {
+  const worktree = "/var/tmp/trees/agent-1";
+  expect(at(bwrapArgs(policy({ cwd: worktree }), "true"), ["--bind", worktree, worktree])).toBeGreaterThan(-1);
+  expect(at(bwrapArgs(policy({ mode: "read-only", cwd: worktree }), "true"), ["--ro-bind", worktree, worktree])).toBeGreaterThan(-1);
+  expect(at(bwrapArgs(policy({ cwd: "/ws/src" }), "true"), ["--bind", "/ws/src", "/ws/src"])).toBe(-1);
+});
+
 test("bwrapArgs() binds a parent folder before the folders inside it, so its mount does not cover theirs", () => {
   const args = bwrapArgs(policy({ writable: ["/ws/build/out", "/ws/build"] }), "true");
   expect(at(args, ["--bind", "/ws", "/ws"])).toBeLessThan(at(args, ["--bind", "/ws/build", "/ws/build"]));
