@@ -46,10 +46,28 @@ export const within = (path: string, folder: string): boolean => path === folder
 const shallowFirst = (paths: readonly string[]): string[] => [...new Set(paths)].sort((a, b) => a.split("/").length - b.split("/").length || (a < b ? -1 : a > b ? 1 : 0));
 
 /**
+ * The folders between each writable folder and a protected path inside it, outside every read-only path. Bound onto
+ * themselves they become mount points, which no command can rename or remove: a protected path cannot be carried out
+ * from under its rule (`mv config cfg` taking config/secrets along, to be written as cfg/secrets by the next command).
+ */
+function anchors(guarded: readonly string[], writable: readonly string[], readOnly: readonly string[]): string[] {
+  const found = new Set<string>();
+  for (const path of guarded) {
+    for (const folder of writable.filter((outer) => outer !== path && within(path, outer))) {
+      for (let at = path.slice(0, path.lastIndexOf("/")); at.length > folder.length; at = at.slice(0, at.lastIndexOf("/"))) {
+        if (!readOnly.some((kept) => within(at, kept))) found.add(at);
+      }
+    }
+  }
+  return [...found];
+}
+
+/**
  * The arguments of bwrap (its name excluded) that run `command` with sh -c under `policy`. Pure: it reads nothing.
  * The order is the point: the root read-only, then fresh /dev and /proc (with /proc/sys read-only, which uid 0 could
- * otherwise write), private /tmp and /run, the folders the command sees there and may write, then what stays
- * read-only inside them, then what is hidden, so a stricter mount always lands over a looser one.
+ * otherwise write), private /tmp and /run, the folders the command sees there and may write (and the folders that
+ * hold what it may not touch, pinned), then what stays read-only inside them, then what is hidden, so a stricter
+ * mount always lands over a looser one.
  */
 export function bwrapArgs(policy: SandboxPolicy, command: string): string[] {
   const writes = policy.mode === "workspace-write";
@@ -84,12 +102,14 @@ export function bwrapArgs(policy: SandboxPolicy, command: string): string[] {
     "/proc/sys",
     ...PRIVATE_FOLDERS.flatMap((folder) => ["--tmpfs", folder]),
   ];
-  for (const folder of readable.filter((path) => !writable.some((outer) => within(path, outer)))) args.push("--ro-bind", folder, folder);
-  for (const folder of writable) args.push("--bind", folder, folder);
   // Read-only only where something could be written; elsewhere the root's read-only mount holds already.
-  for (const path of shallowFirst(policy.readOnly).filter((path) => visible(path) && writable.some((folder) => within(path, folder)))) args.push("--ro-bind", path, path);
+  const readOnly = shallowFirst(policy.readOnly).filter((path) => visible(path) && writable.some((folder) => within(path, folder)));
   const hidden = new Map(policy.hidden.map((entry) => [entry.path, entry.folder]));
-  for (const path of shallowFirst([...hidden.keys()]).filter(visible)) {
+  const hide = shallowFirst([...hidden.keys()]).filter(visible);
+  for (const folder of readable.filter((path) => !writable.some((outer) => within(path, outer)))) args.push("--ro-bind", folder, folder);
+  for (const folder of shallowFirst([...writable, ...anchors([...readOnly, ...hide], writable, readOnly)])) args.push("--bind", folder, folder);
+  for (const path of readOnly) args.push("--ro-bind", path, path);
+  for (const path of hide) {
     if (hidden.get(path)) args.push("--tmpfs", path, "--remount-ro", path);
     else args.push("--ro-bind-data", String(EMPTY_FD), path);
   }

@@ -127,6 +127,24 @@ describeSandboxed("the shell's sandbox (workspace-write, secrets/ write-denied, 
     }
   });
 
+  test("a protected folder cannot be carried away by renaming or removing the folders that hold it", async () => {
+    using ws = tempWorkspace();
+    ws.put({ "config/prod/secrets/token": "kept\n", "data/private/key": `${PRIVATE}\n`, "data/open.txt": "x\n" });
+    const nested = parseConfiguration({
+      capabilities: SANDBOX_CONFIG.capabilities,
+      approvals: [{ call: "write_file", when: { path: "config/prod/secrets/**" }, verdict: "deny" }, { call: "read_file", when: { path: "data/private/**" }, verdict: "deny" }],
+    });
+    const tools = createTools({ workspace: ws.root, config: nested, approve: allowAsks, warm: false });
+    const moved = await tools.call("shell", { command: "mv config cfg; mv config/prod p; mv data d; rm -rf config data; ls -A . data" });
+    expect(moved).toMatchObject({ ok: true, text: expect.stringContaining("Device or resource busy") });
+    const reached = await tools.call("shell", { command: "cat d/private/key data/private/key; echo pwned > cfg/prod/secrets/token; echo pwned > p/secrets/token; echo pwned > config/prod/secrets/token" });
+    expect(reached.ok && reached.text).not.toContain(PRIVATE);
+    expect(readFileSync(join(ws.root, "config/prod/secrets/token"), "utf8")).toBe("kept\n");
+    expect(readFileSync(join(ws.root, "data/private/key"), "utf8")).toBe(`${PRIVATE}\n`);
+    // `mv config/prod p` crosses mounts, so mv copies (the copy is the agent's own) and cannot remove the original.
+    expect(["cfg", "d"].filter((name) => existsSync(join(ws.root, name)))).toEqual([]);
+  });
+
   test("a connection to a server on the host's 127.0.0.1 fails from the sandbox, and succeeds with network: true", async () => {
     using ws = tempWorkspace();
     let connections = 0;

@@ -85,6 +85,17 @@ test("bwrapArgs() keeps write-denied paths inside writable folders read-only, mo
   for (const path of ["/ws/secrets", "/ws/.git/hooks"]) expect(at(args, ["--ro-bind", path, path])).toBeGreaterThan(at(args, ["--bind", "/ws", "/ws"]));
 });
 
+test("bwrapArgs() pins the folders that hold a protected path inside a writable folder, so none can be renamed away with it", () => {
+  const args = bwrapArgs(policy({ readOnly: ["/ws/config/prod/secrets", "/ws/locked"], hidden: [{ path: "/ws/locked/deep/key", folder: false }, { path: "/ws/app/.env", folder: false }] }), "true");
+  for (const folder of ["/ws/config", "/ws/config/prod", "/ws/app"]) {
+    expect(at(args, ["--bind", folder, folder])).toBeGreaterThan(at(args, ["--bind", "/ws", "/ws"]));
+    expect(at(args, ["--bind", folder, folder])).toBeLessThan(at(args, ["--ro-bind", "/ws/config/prod/secrets", "/ws/config/prod/secrets"]));
+  }
+  // Inside a read-only folder nothing is pinned writable: it would undo the read-only mount.
+  expect(at(args, ["--bind", "/ws/locked/deep", "/ws/locked/deep"])).toBe(-1);
+  expect(mounts(args).filter((mount) => mount[0] === "--bind").map((mount) => mount[1]).sort()).toEqual(["/tmp/gg-shell", "/ws", "/ws/app", "/ws/config", "/ws/config/prod"]);
+});
+
 test("bwrapArgs() mounts nothing for a read-only path that no writable folder holds: the root's mount holds it already", () => {
   const args = bwrapArgs(policy({ readOnly: ["/etc/gg.json", "/tmp/elsewhere/gg.json"] }), "true");
   expect(at(args, ["--ro-bind", "/etc/gg.json", "/etc/gg.json"])).toBe(-1);
