@@ -117,6 +117,10 @@ describeSandboxed("the shell's sandbox (workspace-write, secrets/ write-denied, 
         results.push({ ran: result.isError !== true, output: result.content.map((block) => (block.type === "text" ? block.text : "")).join("\n") });
       }
       expectHeld(before, ws.state(), results, false);
+      // gg's own configuration, which a client's allow let through to the command, stays as it was.
+      const own = await client.callTool({ name: "shell", arguments: { command: "printf '#!/bin/sh\\ncp src/a.txt gg.json\\n' > own.sh; sh own.sh" } }, undefined, { timeout: CALL_TIMEOUT_MS });
+      expect(JSON.stringify(own.content)).toContain("Read-only file system");
+      expect(JSON.parse(readFileSync(join(ws.root, "gg.json"), "utf8"))).toEqual(SANDBOX_CONFIG);
       const program = await client.callTool({ name: "run_program", arguments: { source: "return (await gg.shell.shell('cat private/key.txt; cp src/a.txt secrets/token.txt')).sandbox" } }, undefined, { timeout: CALL_TIMEOUT_MS });
       const report = program.structuredContent as unknown as RunReport;
       expect(report.result).toBe("workspace-write");
