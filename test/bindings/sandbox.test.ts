@@ -8,6 +8,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { type CallToolResult, ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { expect, test } from "vitest";
+import { type LoopRecord, runAgent } from "../../agent/loop.ts";
 import { parseConfiguration } from "../../bindings/config.ts";
 import { createTools } from "../../bindings/index.ts";
 import { sandboxRequest, WRITE_CALLS } from "../../bindings/sandbox.ts";
@@ -15,6 +16,7 @@ import { CALLS } from "../../bindings/calls.ts";
 import { createEngine } from "../../runtime/engine.ts";
 import type { RunReport } from "../../runtime/report.ts";
 import { CALL_TIMEOUT_MS, survivors, uniqueSleep, within } from "../processes.ts";
+import { call, fakeModel } from "../provider.ts";
 import { attacks, attackWorkspace, describeSandboxed, PRIVATE, SANDBOX_CONFIG } from "../sandbox.ts";
 import { tempWorkspace } from "../workspace.ts";
 
@@ -147,6 +149,20 @@ describeSandboxed("the shell's sandbox (workspace-write, secrets/ write-denied, 
     expect(readFileSync(join(ws.root, "data/private/key"), "utf8")).toBe(`${PRIVATE}\n`);
     // `mv config/prod p` crosses mounts, so mv copies (the copy is the agent's own) and cannot remove the original.
     expect(["cfg", "d"].filter((name) => existsSync(join(ws.root, name)))).toEqual([]);
+  });
+
+  test("an agent's report and transcript records say which commands ran in the sandbox, a tool call's and a program's", async () => {
+    using ws = tempWorkspace();
+    const records: LoopRecord[] = [];
+    for (const arm of ["tools", "code"] as const) {
+      const step = arm === "tools" ? { tool_calls: [call("a", "shell", { command: "true" })] } : { content: "```ts\nawait gg.shell.shell('true');\nreturn 1;\n```" };
+      await using server = await fakeModel([step, { content: "done" }]);
+      const report = await runAgent({ provider: server.provider, model: "m", arm, task: "t", workspace: ws.root, config: bare, onRecord: (record) => records.push(record) });
+      const made = arm === "tools" ? report.calls[0] : report.calls[0]?.calls?.[0];
+      expect(made?.sandbox).toBe("workspace-write");
+    }
+    const outcomes = records.flatMap((record) => (record.type === "call" ? [record.outcome] : []));
+    expect([outcomes[0]?.sandbox, outcomes[1]?.calls?.[0]?.sandbox]).toEqual(["workspace-write", "workspace-write"]);
   });
 
   test("a connection to a server on the host's 127.0.0.1 fails from the sandbox, and succeeds with network: true", async () => {
