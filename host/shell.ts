@@ -227,10 +227,9 @@ export function stopGroup(pgid: number): Promise<void> {
 
 /** Why sh did not start, as a launch-failed error that says what to do. */
 function launchFailure(error: NodeJS.ErrnoException, spec: CommandSpec): GgError {
+  if (spec.sandbox && error.code === "ENOENT" && existsSync(spec.cwd)) return new GgError("launch-failed", `Cannot run the command: ${spec.sandbox.bwrap} is gone; reinstall bubblewrap; nothing was run`);
   const reason =
-    spec.sandbox && error.code === "ENOENT" && existsSync(spec.cwd)
-      ? `${spec.sandbox.bwrap} is gone; reinstall bubblewrap, nothing was run`
-      : error.code === "E2BIG"
+    error.code === "E2BIG"
       ? `the command is ${Buffer.byteLength(spec.command)} bytes, and with the environment that is more than the system takes to start a process (E2BIG); write it to a script file and run that file (sh FILE)`
       : error.code !== "ENOENT"
         ? `${error.message}; check that sh can be started`
