@@ -1,12 +1,12 @@
 // A sandbox asked for where none can start (no bwrap on the PATH): gg call's command is refused, naming what is
 // missing and how to install it, and nothing runs unconfined; gg mcp and gg agent say so once, before any request.
-import { spawn } from "node:child_process";
-import { existsSync, mkdirSync } from "node:fs";
+import { execFileSync, spawn } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { within } from "../processes.ts";
 import { call, fakeModel } from "../provider.ts";
-import { SANDBOX_CONFIG } from "../sandbox.ts";
+import { describeSandboxed, SANDBOX_CONFIG } from "../sandbox.ts";
 import { tempWorkspace } from "../workspace.ts";
 
 const bin = join(import.meta.dirname, "../../bin/gg.js");
@@ -66,5 +66,19 @@ describe("a sandbox that cannot start", () => {
     expect(warnedFirst).toBe(true);
     expect(gg.output.stderr.match(new RegExp(WARNING, "gm"))).toHaveLength(1);
     expect(existsSync(join(ws.root, "ran.txt"))).toBe(false);
+  });
+});
+
+describeSandboxed("gg call shell in the sandbox", () => {
+  test("runs the command confined, and --json says so: the workspace written, nothing outside it, secrets/ read-only", () => {
+    using ws = tempWorkspace();
+    using outside = tempWorkspace();
+    ws.put({ "gg.json": JSON.stringify(SANDBOX_CONFIG), "secrets/token.txt": "kept\n" });
+    const command = `echo made > made.txt; echo x > ${outside.root}/x; printf 'echo pwned > secrets/token.txt' > w.sh; sh w.sh`;
+    const printed = JSON.parse(execFileSync(process.execPath, [bin, "call", "--workspace", ws.root, "--config", join(ws.root, "gg.json"), "--json", "shell", JSON.stringify({ command })], { encoding: "utf8" }));
+    expect(printed).toMatchObject({ ok: true, sandbox: "workspace-write", output: expect.stringContaining("Read-only file system") });
+    expect(existsSync(join(ws.root, "made.txt"))).toBe(true);
+    expect(existsSync(join(outside.root, "x"))).toBe(false);
+    expect(readFileSync(join(ws.root, "secrets/token.txt"), "utf8")).toBe("kept\n");
   });
 });
