@@ -19,6 +19,7 @@ import { createTools } from "../bindings/index.ts";
 import { type AppFunction, createExternals } from "../bindings/external.ts";
 import { countLines, plural } from "../host/lines.ts";
 import { resolvePath } from "../host/paths.ts";
+import type { ConfinedMode } from "../host/sandbox.ts";
 import { walkFiles, walkRoot } from "../host/walk.ts";
 import { imageTokens, textTokens } from "../runtime/context.ts";
 import { type Baseline, type CallRecord, createRuntime, DEFAULT_LIMITS, type Runtime } from "../runtime/index.ts";
@@ -109,6 +110,8 @@ export interface CallOutcome {
   callsDropped?: number;
   /** A tool call's approval: its verdict, who decided, and how long it waited for a person. */
   approval?: Approval;
+  /** The sandbox a tool call's command ran in; absent, it ran unconfined (a program's calls say it each). */
+  sandbox?: ConfinedMode;
 }
 
 /** What the loop reports as it goes. */
@@ -321,7 +324,7 @@ async function answerCall(
     : await tools.call(call.function.name, args, undefined, recordedApproval(sameCall(recorded, call.function.name, args)?.approval));
   const text = result.ok ? result.text : errorText(result.error);
   const sent = args === undefined ? call.function.arguments : args;
-  const outcome: CallOutcome = { name: call.function.name, args: sent, ok: result.ok, ...(result.ok ? {} : { code: result.error.code }), hash: hashOf(text), ...(result.approval ? { approval: result.approval } : {}) };
+  const outcome: CallOutcome = { name: call.function.name, args: sent, ok: result.ok, ...(result.ok ? {} : { code: result.error.code }), hash: hashOf(text), ...(result.approval ? { approval: result.approval } : {}), ...(result.ok && result.sandbox ? { sandbox: result.sandbox } : {}) };
   // A picture travels in its tool message, as multi-part content: the openai types allow text parts only there, which
   // is narrower than what the providers accept.
   const image = result.ok && typeof result.data === "object" && result.data !== null && "image" in result.data ? (result.data.image as { width?: number; height?: number; bytes: number }) : undefined;

@@ -2,15 +2,19 @@
 // spawn of `sh -c true` awaited to 'close', in-process so Node start-up is not counted: median and p90 of RUNS runs
 // after 20 warm-ups, the three alternated. (2) Wall time and peak RSS of the whole `gg call shell --json` CLI on a
 // command printing 100 MB and 1 GB of 100-char lines, against the same pipeline into /dev/null; peak RSS should be
-// flat whatever the output size. Rerun: `npm run build && node bench/shell.ts` (or `npm run bench`).
+// flat whatever the output size. (3) A sandboxed `true` (workspace-write, bwrap) against an unconfined one through
+// execute(), alternated, median of RUNS (goal: at most +25 ms); skipped, saying why, where bwrap cannot start.
+// Rerun: `npm run build && node bench/shell.ts` (or `npm run bench`).
 // Env: GG_BENCH_SHELL_RUNS (default 200).
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { cpus, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { execute } from "../bindings/shell.ts";
 import type { OutputPolicy } from "../host/output.ts";
+import type { SandboxRequest } from "../host/sandbox_paths.ts";
+import { sandboxStart } from "../host/sandbox_start.ts";
 
 const RUNS = Number(process.env.GG_BENCH_SHELL_RUNS ?? 200);
 const WARMUPS = 20;
@@ -48,12 +52,11 @@ function timeSpawn(cwd: string): Promise<number> {
   });
 }
 
-async function overhead(cwd: string): Promise<string[]> {
-  const cases: [string, () => Promise<number>][] = [
-    ["execute, offload policy", () => timeExecute(OFFLOAD, cwd)],
-    ["execute, inline policy", () => timeExecute(INLINE, cwd)],
-    ["bare spawn sh -c true", () => timeSpawn(cwd)],
-  ];
+/**
+ * The cases timed in turn, WARMUPS + RUNS rounds, as a table of their medians and p90s, each against the case at
+ * `reference` (its median subtracted), under the column `against`.
+ */
+async function alternated(cases: [string, () => Promise<number>][], reference: number, against: string): Promise<string[]> {
   const samples: number[][] = cases.map(() => []);
   for (let i = 0; i < WARMUPS + RUNS; i++) {
     for (const [c, [, run]] of cases.entries()) {
@@ -61,14 +64,48 @@ async function overhead(cwd: string): Promise<string[]> {
       if (i >= WARMUPS) samples[c]!.push(ms);
     }
   }
-  const bare = quantile(samples[2]!, 0.5);
-  const rows = ["| case | median ms | p90 ms | overhead vs bare (median) |", "| --- | ---: | ---: | ---: |"];
+  const base = quantile(samples[reference]!, 0.5);
+  const rows = [`| case | median ms | p90 ms | ${against} (median) |`, "| --- | ---: | ---: | ---: |"];
   cases.forEach(([name], c) => {
     const med = quantile(samples[c]!, 0.5);
-    const extra = c === 2 ? "" : `${(med - bare).toFixed(2)} ms`;
-    rows.push(`| ${name} | ${med.toFixed(2)} | ${quantile(samples[c]!, 0.9).toFixed(2)} | ${extra} |`);
+    rows.push(`| ${name} | ${med.toFixed(2)} | ${quantile(samples[c]!, 0.9).toFixed(2)} | ${c === reference ? "" : `${(med - base).toFixed(2)} ms`} |`);
   });
   return rows;
+}
+
+const overhead = (cwd: string): Promise<string[]> =>
+  alternated(
+    [
+      ["execute, offload policy", () => timeExecute(OFFLOAD, cwd)],
+      ["execute, inline policy", () => timeExecute(INLINE, cwd)],
+      ["bare spawn sh -c true", () => timeSpawn(cwd)],
+    ],
+    2,
+    "overhead vs bare",
+  );
+
+/** Median and p90 of a sandboxed `true` against an unconfined one, both through execute() under the offload policy. */
+async function sandboxOverhead(cwd: string): Promise<string[]> {
+  const start = await sandboxStart();
+  if (!start.ok) return [`skipped: ${start.problem}`];
+  const request = (over: Partial<SandboxRequest> = {}): SandboxRequest => ({ mode: "workspace-write", network: false, workspace: cwd, cwd, writable: [], readDenied: [], writeDenied: [], protect: [], ...over });
+  const run = async (sandbox?: SandboxRequest): Promise<number> => {
+    const started = performance.now();
+    const result = await execute("true", { cwd, policy: OFFLOAD, agent: "bench", ...(sandbox ? { sandbox } : {}) });
+    const ms = performance.now() - started;
+    if (result.exitCode !== 0 || (sandbox !== undefined) !== (result.sandbox !== undefined)) fail(`execute("true") exited ${result.exitCode}, sandbox ${result.sandbox}`);
+    if (result.files) for (const file of Object.values(result.files)) rmSync(file, { force: true });
+    return ms;
+  };
+  return alternated(
+    [
+      ["unconfined", () => run()],
+      ["sandboxed (workspace-write)", () => run(request())],
+      ["sandboxed, secrets/** write-denied, private/** read-denied", () => run(request({ writeDenied: ["secrets/**"], readDenied: ["private/**"] }))],
+    ],
+    0,
+    "over unconfined",
+  );
 }
 
 // Without GNU time, a preload in the gg process itself reports its peak RSS (KB on Linux) to a file at exit.
@@ -117,6 +154,10 @@ async function main(): Promise<void> {
   try {
     console.log(`## shell call overhead (in-process, ${RUNS} runs after ${WARMUPS} warm-ups; goal < 5 ms)\n`);
     console.log((await overhead(scratch)).join("\n"));
+    console.log(`\n## sandboxed command (in-process, ${RUNS} runs after ${WARMUPS} warm-ups; goal at most +25 ms over unconfined)\n`);
+    mkdirSync(join(scratch, "secrets"));
+    mkdirSync(join(scratch, "private"));
+    console.log((await sandboxOverhead(scratch)).join("\n"));
     const timer = existsSync(GNU_TIME) ? "GNU time %e %M" : "process.resourceUsage().maxRSS preload";
     console.log(`\n## large output (whole CLI process, one run each; wall and peak RSS via ${timer})\n`);
     const rows = ["| case | wall s | peak RSS MB | notes |", "| --- | ---: | ---: | --- |"];

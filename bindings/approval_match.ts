@@ -159,7 +159,7 @@ function pathsOf(args: Record<string, unknown>): string[] {
 }
 
 /** The calls that read a file: their rules judge the path of a call that walks too, and what it shows. */
-const READ_CALLS: readonly string[] = ["read_file", "read", "view_image"];
+export const READ_CALLS: readonly string[] = ["read_file", "read", "view_image"];
 
 /** Whether `rule` is for `call`: named by it, "*", or, for a call that walks, a call that reads. */
 export const ruleFor = (rule: ApprovalRule, call: CallTraits): boolean => rule.call === call.name || rule.call === "*" || coversExternal(rule.call, call.name) || (call.walks === true && READ_CALLS.includes(rule.call));

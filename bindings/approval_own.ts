@@ -66,6 +66,9 @@ function ownFilesOf(config: Configuration, workspace: string): OwnFile[] {
   return files;
 }
 
+/** The absolute paths of `config`'s own files in `workspace`: the configuration files in force and the hooks' scripts. */
+export const ownFilePaths = (config: Configuration, workspace: string): string[] => ownFilesOf(config, workspace).map((file) => file.absolute);
+
 /**
  * Whether a word of a hook's command names a file it runs or reads: a path (`./check.sh`, `hooks/check.js`,
  * `/opt/gate`) or a name with an extension (`check.py`); not an option (`-e`) or an assignment (`A=1`). Judged by its

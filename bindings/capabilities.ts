@@ -3,6 +3,7 @@
 // without importing the registry back.
 import type { McpServerEntry } from "../host/mcp_client.ts";
 import { OUTPUT_MODES } from "../host/output.ts";
+import { SANDBOX_MODES } from "../host/sandbox.ts";
 
 /** The modules of the gg global: the calls' (files, shell), the view manager's (views, context), and the external tools' (mcp, app). */
 export const GG_MODULES = ["files", "shell", "views", "context", "mcp", "app"] as const;
@@ -12,9 +13,14 @@ export type GgModule = (typeof GG_MODULES)[number];
 /** The implementation that offers a capability's batch calls (seed 003) instead of its classic ones. */
 export const BATCH = "batch";
 
+/** The shell's output params: the two ceilings of seed 001, which command hooks' own output modes write too. */
+export const SHELL_OUTPUT_PARAMS = ["maxLines", "maxChars"] as const;
+/** The shell's sandbox params: the mode, whether commands reach the network, and further folders they may write. */
+export const SANDBOX_PARAMS = ["sandbox", "network", "writable"] as const;
+
 /**
- * Every capability this build knows: its implementations (the first is the default) and its params, each a count
- * (a whole number, 1 or more) that an enabled capability must write whichever implementation it selects.
+ * Every capability this build knows: its implementations (the first is the default) and its params, each of a kind
+ * ({@link PARAM_KINDS}).
  */
 export const CAPABILITIES = {
   "read-file": { implementations: ["default-cap", "unlimited", BATCH], params: ["lineCap"] },
@@ -22,8 +28,25 @@ export const CAPABILITIES = {
   "edit-file": { implementations: ["default", BATCH], params: [] },
   "list-dir": { implementations: ["default", BATCH], params: [] },
   search: { implementations: ["default", BATCH], params: [] },
-  shell: { implementations: OUTPUT_MODES, params: ["maxLines", "maxChars"] },
+  shell: { implementations: OUTPUT_MODES, params: [...SHELL_OUTPUT_PARAMS, ...SANDBOX_PARAMS] },
 } as const;
+
+/**
+ * What a param holds: "count", a whole number, 1 or more, that an enabled capability must write whichever
+ * implementation it selects; "boolean"; "folders", a list of folder paths; or one of a list of words. Only counts are
+ * required.
+ */
+export type ParamKind = "count" | "boolean" | "folders" | readonly string[];
+
+/** Each param's kind, by name. */
+export const PARAM_KINDS: Readonly<Record<string, ParamKind>> = {
+  lineCap: "count",
+  maxLines: "count",
+  maxChars: "count",
+  sandbox: SANDBOX_MODES,
+  network: "boolean",
+  writable: "folders",
+};
 
 /** A capability id, e.g. "read-file". */
 export type CapabilityId = keyof typeof CAPABILITIES;

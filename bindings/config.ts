@@ -1,6 +1,6 @@
 // The capability configuration: which calls exist for a run and which implementation each one uses.
 // A configuration gg cannot honour exactly as written is refused whole, naming every bad value at once.
-import { BATCH, CAPABILITIES, type Capability, type CapabilityId, type Configuration, GG_MODULES, type GgModule } from "./capabilities.ts";
+import { BATCH, CAPABILITIES, type Capability, type CapabilityId, type Configuration, GG_MODULES, type GgModule, PARAM_KINDS, type ParamKind } from "./capabilities.ts";
 import { CALLS } from "./calls.ts";
 import { APPROVAL_FIELDS, checkApprovalSettings } from "./approval_rules.ts";
 import { offeredBy } from "./define.ts";
@@ -8,6 +8,7 @@ import { MAX_RANGE_LINES } from "./batch.ts";
 import { TREE_DEFAULT_DEPTH, TREE_MAX_DEPTH } from "./tree.ts";
 import { checkMcpServers } from "./mcp_config.ts";
 import { isExternalName } from "./external_names.ts";
+import { checkSandboxParams } from "./sandbox.ts";
 
 export { CAPABILITIES, type Capability, type CapabilityEntry, type CapabilityId, type Configuration } from "./capabilities.ts";
 
@@ -37,7 +38,7 @@ export const OPENING_TREE_TOKENS = 200;
 
 /**
  * A fresh configuration: every capability enabled, read-file on default-cap with a lineCap of 2000, shell on
- * offload with maxLines 200 and maxChars 8000.
+ * offload with maxLines 200 and maxChars 8000 and no sandbox.
  */
 export function defaultConfiguration(): Configuration {
   const capabilities = {} as Record<CapabilityId, Capability>;
@@ -46,7 +47,7 @@ export function defaultConfiguration(): Configuration {
     capabilities[id] = {
       enabled: true,
       implementation: CAPABILITIES[id].implementations[0],
-      params: Object.fromEntries(params.map((name) => [name, DEFAULT_PARAMS[name]])),
+      params: Object.fromEntries(params.filter((name) => PARAM_KINDS[name] === "count").map((name) => [name, DEFAULT_PARAMS[name]])),
     };
   }
   return { capabilities, vision: true, agents: {}, openingTurn: { treeDepth: TREE_DEFAULT_DEPTH, treeTokens: OPENING_TREE_TOKENS, modules: ["files", "shell"] } };
@@ -163,11 +164,41 @@ const quote = (values: readonly string[]): string => values.map((v) => `"${v}"`)
 /** A value as the configuration wrote it, as near as parsed JSON allows (1e400 parses to Infinity, not null). */
 export const show = (value: unknown): string => (typeof value === "number" ? String(value) : JSON.stringify(value));
 
+/** Checks a param that is not a count (PARAM_KINDS): a choice of words, true or false, or a list of folders. */
+function checkParam(name: string, key: string, value: unknown, kind: Exclude<ParamKind, "count">, problems: string[]): void {
+  if (value === undefined) return;
+  if (Array.isArray(kind)) {
+    if (!kind.includes(value as string)) problems.push(`${name} has ${key} ${show(value)}; it is one of ${quote(kind)}`);
+  } else if (kind === "boolean") {
+    if (typeof value !== "boolean") problems.push(`${name} has ${key} ${show(value)}; use true or false`);
+  } else if (!Array.isArray(value)) {
+    problems.push(`${name} has ${key} ${show(value)}; it must be an array of folders, e.g. ["/root/.cache"], absolute, under "~/", or relative to the workspace`);
+  } else {
+    for (const folder of value) {
+      if (typeof folder !== "string" || folder.trim() === "" || folder.includes("\0")) problems.push(`${name} has ${key} entry ${show(folder)}; each entry is a folder path, e.g. "/root/.cache"`);
+    }
+  }
+}
+
+/** Checks a count param: a whole number, 1 or more, within what gg serves; required when `required`. */
+function checkCount(name: string, key: string, value: unknown, implementation: unknown, required: boolean, problems: string[]): void {
+  if (value === undefined) {
+    if (required) problems.push(`${name} has no params.${key}; set it to a whole number, 1 or more (e.g. ${DEFAULT_PARAMS[key]})`);
+  } else if (typeof value !== "number" || !Number.isInteger(value) || value < 1) {
+    problems.push(`${name} has ${key} ${show(value)}; it must be a whole number, 1 or more`);
+  } else if (value > (MAX_PARAMS[key] ?? Number.POSITIVE_INFINITY)) {
+    problems.push(`${name} has ${key} ${show(value)}; the most gg serves is ${MAX_PARAMS[key]} (inline output stops at 16 KiB in any case)`);
+  } else if (key === "lineCap" && implementation === BATCH && value > MAX_RANGE_LINES) {
+    problems.push(`${name} has lineCap ${show(value)} under batch, where it is the default lines per range; a range holds at most ${MAX_RANGE_LINES} lines (e.g. 200)`);
+  }
+}
+
 /**
  * Checks an implementation and its params against a capability's: every bad value lands in `problems`, each named
- * with `name` (e.g. `capability "shell"`). Counts are required when `required` (an enabled capability).
+ * with `name` (e.g. `capability "shell"`). Counts are required when `required` (an enabled capability). `allowed` are
+ * the params this entry may write (default: all of the capability's; a command hook's output mode: the ceilings).
  */
-export function checkImplementation(id: CapabilityId, name: string, entry: { implementation?: unknown; params?: unknown }, required: boolean, problems: string[]): Capability | undefined {
+export function checkImplementation(id: CapabilityId, name: string, entry: { implementation?: unknown; params?: unknown }, required: boolean, problems: string[], allowed: readonly string[] = CAPABILITIES[id].params): Capability | undefined {
   const spec = CAPABILITIES[id];
   const implementations: readonly string[] = spec.implementations;
   const implementation = entry.implementation === undefined ? implementations[0] : entry.implementation;
@@ -179,22 +210,15 @@ export function checkImplementation(id: CapabilityId, name: string, entry: { imp
     problems.push(`${name} has params ${show(params)}; params must be an object`);
     return undefined;
   }
-  const allowed: readonly string[] = spec.params;
   for (const key of Object.keys(params)) {
     if (!allowed.includes(key)) problems.push(`${name} has an unknown param "${key}"; ${allowed.length ? `its params are ${quote(allowed)}` : "it takes no params"}`);
   }
   for (const key of allowed) {
-    const value = params[key];
-    if (value === undefined) {
-      if (required) problems.push(`${name} has no params.${key}; set it to a whole number, 1 or more (e.g. ${DEFAULT_PARAMS[key]})`);
-    } else if (typeof value !== "number" || !Number.isInteger(value) || value < 1) {
-      problems.push(`${name} has ${key} ${show(value)}; it must be a whole number, 1 or more`);
-    } else if (value > (MAX_PARAMS[key] ?? Number.POSITIVE_INFINITY)) {
-      problems.push(`${name} has ${key} ${show(value)}; the most gg serves is ${MAX_PARAMS[key]} (inline output stops at 16 KiB in any case)`);
-    } else if (key === "lineCap" && implementation === BATCH && value > MAX_RANGE_LINES) {
-      problems.push(`${name} has lineCap ${show(value)} under batch, where it is the default lines per range; a range holds at most ${MAX_RANGE_LINES} lines (e.g. 200)`);
-    }
+    const kind = PARAM_KINDS[key] ?? "count";
+    if (kind === "count") checkCount(name, key, params[key], implementation, required, problems);
+    else checkParam(name, key, params[key], kind, problems);
   }
+  if (allowed.includes("sandbox")) checkSandboxParams(name, params, problems);
   return { enabled: true, implementation: String(implementation), params };
 }
 

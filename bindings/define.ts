@@ -7,6 +7,7 @@ import { Value } from "typebox/value";
 import { CALL_ERROR_CODES, type CallError, callError, clampMessage, fromSystemError, GgError, isGgError, quote } from "../host/errors.ts";
 import { resolvePath, showPathsIn } from "../host/paths.ts";
 import type { FileHost } from "../host/files.ts";
+import type { ConfinedMode } from "../host/sandbox.ts";
 import type { WarmCache } from "../host/warm.ts";
 import type { Approval, ApprovalContext } from "./approval_match.ts";
 import { BATCH, type CapabilityId, type Configuration } from "./capabilities.ts";
@@ -46,8 +47,11 @@ export interface CallOutput<Data = unknown> {
 /** A failure as a model reads it: `error[CODE]: message`. */
 export const errorText = (error: { code: string; message: string }): string => `error[${error.code}]: ${error.message}`;
 
-/** The outcome of any call, with the approval it ran (or was denied) under once it passed the gate (gate.ts). */
-export type CallResult<Data = unknown> = (({ ok: true } & CallOutput<Data>) | { ok: false; error: CallError }) & { approval?: Approval };
+/**
+ * The outcome of any call, with the approval it ran (or was denied) under once it passed the gate (gate.ts), and the
+ * sandbox a command ran in.
+ */
+export type CallResult<Data = unknown> = (({ ok: true; sandbox?: ConfinedMode } & CallOutput<Data>) | { ok: false; error: CallError }) & { approval?: Approval };
 
 /** What an implementation may use. */
 export interface CallContext {
@@ -135,10 +139,12 @@ export interface CallDefinition<Schema extends TSchema = TSchema, Data = unknown
   render(data: Data, args: Static<Schema>): string;
   /** Pictures that travel with the text. */
   attachments?(data: Data): Attachment[] | undefined;
+  /** The sandbox the call's command ran in, if any: reports and transcripts say so. */
+  confined?(data: Data): ConfinedMode | undefined;
 }
 
 /** What the gate and a run need of a call: gg's own declarations and external tools (bindings/external.ts) alike. */
-export type Runnable<Data = unknown> = Pick<CallDefinition<TSchema, Data>, "name" | "parameters" | "effects" | "openWorld" | "walks" | "async" | "run" | "render" | "attachments">;
+export type Runnable<Data = unknown> = Pick<CallDefinition<TSchema, Data>, "name" | "parameters" | "effects" | "openWorld" | "walks" | "async" | "run" | "render" | "attachments" | "confined">;
 
 /** A parameter of `call` as its caller names it: a program by the gg global's name (CodeSurface.names), a tool call by its JSON one. */
 export const parameterName = (call: { code: { names?: Readonly<Record<string, string>> } }, name: string, context: CallContext): string =>
@@ -150,7 +156,8 @@ export const defineCall = <Schema extends TSchema, Data>(definition: CallDefinit
 /** A successful result: the data, its rendering, and its pictures. */
 function succeeded<Data>(definition: Runnable<Data>, data: Data, args: unknown): CallResult<Data> {
   const attachments = definition.attachments?.(data);
-  return { ok: true, text: definition.render(data, args as Static<TSchema>), ...(attachments ? { attachments } : {}), data };
+  const sandbox = definition.confined?.(data);
+  return { ok: true, text: definition.render(data, args as Static<TSchema>), ...(attachments ? { attachments } : {}), data, ...(sandbox ? { sandbox } : {}) };
 }
 
 // Schemas are built once per configuration. A schema checked often (a program's calls) is compiled, after which a

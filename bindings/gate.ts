@@ -3,6 +3,7 @@
 // person asked; a denied call comes back as a `denied` error and nothing of it runs.
 import type { Static, TSchema } from "typebox";
 import { excerpt, GgError, quote } from "../host/errors.ts";
+import type { ConfinedMode } from "../host/sandbox.ts";
 import { type Approval, type ApprovalAnswer, type ApprovalRequest, type DecidedBy, allowsEverything, type CallTraits, DEFAULT_APPROVAL_TIMEOUT_SECS, DEFAULT_HOOK_TIMEOUT_SECS, type RuleVerdict, stricter } from "./approval_match.ts";
 import { callVerdict, judgeCall } from "./approval_shell.ts";
 import { guardsOwnFiles } from "./approval_own.ts";
@@ -23,6 +24,8 @@ export interface CallOrigin {
    */
   recorded?: Approval;
   approval?: Approval;
+  /** The sandbox the call's command ran in, once it ran in one. */
+  sandbox?: ConfinedMode;
 }
 
 /** Thrown by {@link runApprovedSync} when the call must wait (a hook to run, a person to ask): run it with {@link runApproved}. */
@@ -232,6 +235,7 @@ export async function runApproved<Data>(definition: Runnable<Data>, args: Static
   if (approval.verdict === "deny") return refusal(definition.name, approval);
   const result = await runChecked(definition, args, context);
   result.approval = approval;
+  if (result.ok && result.sandbox) origin.sandbox = result.sandbox;
   return result;
 }
 

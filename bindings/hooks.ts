@@ -4,6 +4,7 @@
 // comes back whole, under the 16 KiB byte cap alone.
 import { GgError } from "../host/errors.ts";
 import type { OutputPolicy } from "../host/output.ts";
+import { SHELL_OUTPUT_PARAMS } from "./capabilities.ts";
 import { checkImplementation, ConfigError, type Configuration, show } from "./config.ts";
 import { execute, type ShellResult, shellPolicy } from "./shell.ts";
 
@@ -52,7 +53,7 @@ export function parseHooks(input: unknown): Hook[] {
         for (const key of Object.keys(hook.output)) {
           if (key !== "implementation" && key !== "params") problems.push(`${name} output has an unknown field "${key}"; its fields are "implementation", "params"`);
         }
-        checkImplementation("shell", `${name} output`, hook.output, true, problems);
+        checkImplementation("shell", `${name} output`, hook.output, true, problems, SHELL_OUTPUT_PARAMS);
       }
     }
     return [hook as unknown as Hook];

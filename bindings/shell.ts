@@ -3,9 +3,13 @@ import { type Static, Type } from "typebox";
 import { GgError } from "../host/errors.ts";
 import { SHELL_LOG_DIR } from "../host/logs.ts";
 import { createOutputSink, createVerdictSink, OUTPUT_BYTE_CAP, OUTPUT_MODES, type OutputPolicy } from "../host/output.ts";
+import { SANDBOX_MODES } from "../host/sandbox.ts";
+import { resolveSandbox, type SandboxRequest } from "../host/sandbox_paths.ts";
+import { sandboxStart } from "../host/sandbox_start.ts";
 import { runCommand } from "../host/shell.ts";
 import type { Configuration } from "./capabilities.ts";
 import { defineCall, holdsCall } from "./define.ts";
+import { sandboxRequest, sandboxRule } from "./sandbox.ts";
 
 /** Seconds a command may run when the call names no timeout. */
 export const SHELL_DEFAULT_TIMEOUT_SECS = 3600;
@@ -34,6 +38,7 @@ export const ShellResult = Type.Object(
     truncated: Type.Boolean(),
     files: Type.Optional(Type.Object({ stdout: Type.String(), stderr: Type.String() }, { description: "Where the full streams are (offload only)." })),
     signal: Type.Optional(Type.String({ description: "The signal that ended sh, if one did." })),
+    sandbox: Type.Optional(Type.Enum(SANDBOX_MODES.filter((mode) => mode !== "off"), { description: "The sandbox the command ran in; absent when it ran unconfined." })),
   },
   { $id: "ShellResult", description: "A finished command, as programs and `--json` receive it." },
 );
@@ -53,6 +58,8 @@ export interface ExecuteOptions {
   signal?: AbortSignal;
   /** Written to the command's stdin (an approval hook's request); absent, stdin is closed. */
   input?: string;
+  /** The sandbox to run it in (the shell capability's); absent, it runs unconfined (an approval hook, a study's check). */
+  sandbox?: SandboxRequest;
 }
 
 /** Milliseconds a command may run: the request (default 3600 s) clamped to 24 hours, then to the budget left. */
@@ -80,16 +87,25 @@ function checkRequest(options: ExecuteOptions): void {
   }
 }
 
+/** The sandbox `request` asks for, ready to start: refused (launch-failed) where none can start, never run without. */
+async function confinement(request: SandboxRequest | undefined): Promise<Parameters<typeof runCommand>[0]["sandbox"]> {
+  if (request === undefined) return undefined;
+  const start = await sandboxStart();
+  if (!start.ok) throw new GgError("launch-failed", `Cannot run the command: the shell's sandbox (${request.mode}) cannot start: ${start.problem}; nothing was run`);
+  return { bwrap: start.bwrap, policy: resolveSandbox(request) };
+}
+
 /** Runs one command under one policy: every command gg runs (tool call, program, hook) comes through here. */
 export async function execute(command: string, options: ExecuteOptions): Promise<ShellResult> {
   checkRequest(options);
   const requestedMs = effectiveTimeoutMs(options.timeoutSecs, undefined);
+  const sandbox = await confinement(options.sandbox);
   const timeoutMs = effectiveTimeoutMs(options.timeoutSecs, options.deadline);
   if (timeoutMs <= 0) throw new GgError("timeout", "Cannot run the command: the run's wall-clock budget is spent; nothing was started");
   const sink = options.policy === "verdict" ? createVerdictSink() : createOutputSink(options.policy ?? WHOLE_OUTPUT, options.agent);
   let outcome: Awaited<ReturnType<typeof runCommand>>;
   try {
-    outcome = await runCommand({ command, cwd: options.cwd, timeoutMs, sink, ...(options.signal ? { signal: options.signal } : {}), ...(options.input === undefined ? {} : { input: options.input }) });
+    outcome = await runCommand({ command, cwd: options.cwd, timeoutMs, sink, ...(options.signal ? { signal: options.signal } : {}), ...(options.input === undefined ? {} : { input: options.input }), ...(sandbox ? { sandbox } : {}) });
   } catch (error) {
     sink.close();
     throw error;
@@ -103,8 +119,13 @@ export async function execute(command: string, options: ExecuteOptions): Promise
       `Command stopped after its ${seconds(timeoutMs)} s timeout${clamped ? " (what was left of the run's wall-clock budget)" : ""}, with every process in its group; ${clamped ? "run less per command, or ask for a larger budget" : "raise timeoutSecs or run less at once"}. Output so far:\n${output === "" ? "(no output)" : output}${where}`,
     );
   }
-  return { exitCode: outcome.exitCode, output, truncated, ...(files ? { files } : {}), ...(outcome.signal ? { signal: outcome.signal } : {}) };
+  return { exitCode: outcome.exitCode, output, truncated, ...(files ? { files } : {}), ...(outcome.signal ? { signal: outcome.signal } : {}), ...(sandbox ? { sandbox: sandbox.policy.mode } : {}) };
 }
+
+/** `text` after a space, or nothing for no text. */
+const spaced = (text: string): string => (text === "" ? "" : ` ${text}`);
+
+const withSandbox = (sandbox: SandboxRequest | undefined): { sandbox?: SandboxRequest } => (sandbox ? { sandbox } : {});
 
 /** The text a tool-calling model receives for a finished command. */
 export function formatShellResult(result: ShellResult): string {
@@ -147,7 +168,7 @@ function describe(config: Configuration): string {
     "Run a command line with sh -c in the working directory, stdin closed. Returns stdout and stderr merged in " +
     "arrival order, then [exit code: N]. A non-zero exit code is a result, not a failure: read it to tell whether a " +
     `build or test passed. timeoutSecs defaults to ${SHELL_DEFAULT_TIMEOUT_SECS}; on timeout every process the command ` +
-    `started is killed and the call fails with the output so far. Background processes are stopped when the command ends. ${outputRule(config)}`
+    `started is killed and the call fails with the output so far. Background processes are stopped when the command ends. ${outputRule(config)}${spaced(sandboxRule(config))}`
   );
 }
 
@@ -162,7 +183,7 @@ export const shell = defineCall({
     module: "shell",
     name: "shell",
     positional: ["command"],
-    note: (config) => `sh -c in the workspace; timeoutSecs: default ${SHELL_DEFAULT_TIMEOUT_SECS}; a non-zero exitCode is a result. ${outputNote(config)}`,
+    note: (config) => `sh -c in the workspace; timeoutSecs: default ${SHELL_DEFAULT_TIMEOUT_SECS}; a non-zero exitCode is a result. ${outputNote(config)}${spaced(sandboxRule(config))}`,
   },
   result: ShellResult,
   json: (output) => ({ ...output.data }),
@@ -186,7 +207,9 @@ export const shell = defineCall({
       agent: context.agent,
       ...(context.deadline === undefined ? {} : { deadline: context.deadline }),
       ...(context.signal ? { signal: context.signal } : {}),
+      ...withSandbox(sandboxRequest(context.config, context)),
     });
   },
   render: formatShellResult,
+  confined: (data) => data.sandbox,
 });

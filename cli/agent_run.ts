@@ -5,6 +5,7 @@ import { readFileSync } from "node:fs";
 import { relative, resolve } from "node:path";
 import type { Configuration } from "../bindings/config.ts";
 import { errorText } from "../bindings/define.ts";
+import { sandboxWarning } from "../bindings/sandbox.ts";
 import { type AgentReport, type CallOutcome, runAgent, totalsOf, type TurnRecord } from "../agent/loop.ts";
 import { stopCommandsOnSignals } from "../host/shell.ts";
 import type { Arm } from "../agent/prompts.ts";
@@ -80,6 +81,8 @@ function openTranscript(file: string, start: Parameters<typeof transcriptWriter>
 export async function runAgentCommand(flags: AgentFlags, out: (text: string) => void, err: (text: string) => void): Promise<number> {
   const { key, scrub, catalog } = modelAccess(flags.baseURL, flags.catalog);
   const [print, warn] = [(text: string) => out(scrub(text)), (text: string) => err(scrub(text))];
+  const unconfinable = await sandboxWarning([flags.config]);
+  if (unconfinable) warn(unconfinable);
   const provider = openAIProvider({ baseURL: flags.baseURL, apiKey: key, onRetry: (retry, maxRetries) => warn(retryLine(retry, maxRetries)) });
   const info = modelInfo(catalog, flags.model);
   const started = performance.now();

@@ -11,8 +11,10 @@ export function mcpCommand(io: Io) {
       const config = await loadConfiguration(flags);
       const workspace = workspaceOf(flags.workspace);
       // Loaded here: the MCP SDK is a third of the bundle, and no other command needs it.
-      const [{ stopCommandsOnSignals }, { serveStdio }] = await Promise.all([import("../host/shell.ts"), import("../mcp/server.ts")]);
+      const [{ stopCommandsOnSignals }, { serveStdio }, { sandboxWarning }] = await Promise.all([import("../host/shell.ts"), import("../mcp/server.ts"), import("../bindings/sandbox.ts")]);
       stopCommandsOnSignals();
+      const unconfinable = await sandboxWarning([config]);
+      if (unconfinable) io.err(unconfinable);
       return await serveStdio({ workspace, config, ...agentOf(flags.agent) });
     },
   )

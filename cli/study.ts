@@ -154,6 +154,9 @@ async function runStudyCommand(file: string, flags: StudyFlags, io: Io): Promise
   const [{ runStudy, sweepFolder }, { reportText, studyReport }, { retryLine }] = await Promise.all([import("../study/run.ts"), import("../study/report.ts"), import("./summary.ts")]);
   const out = resolve(flags.out ?? join(dirname(file), `${basename(file).replace(/\.json$/, "")}.results`));
   const warn = (text: string): void => io.err(scrub(text));
+  const { sandboxWarning } = await import("../bindings/sandbox.ts");
+  const unconfinable = await sandboxWarning(study.agents.map((agent) => agent.config));
+  if (unconfinable) warn(unconfinable);
   // A signal leaves the cases' repositories as they were: no trial starts or is recorded any more, and the worktrees
   // of the trials in flight go with their branches.
   const stop = new AbortController();

@@ -27,16 +27,22 @@ export function turnLine(turn: TurnRecord, arm: Arm, elapsedMs: number): string 
   return `[turn ${turn.turn}] ${billed} (gg's estimate ${bandsTotal(turn.estimate)} in), ${plural(turn.calls, arm === "tools" ? "call" : "program")}${retries}, ${seconds(elapsedMs)}\n`;
 }
 
-/** Calls counted by name in the order first made: "read_file 2, edit_file 1 (1 failed)". */
-function byName(calls: { name: string; ok: boolean }[]): string {
-  const seen = new Map<string, { made: number; failed: number }>();
+/** Calls counted by name in the order first made: "read_file 2, edit_file 1 (1 failed), shell 2 (2 in the sandbox)". */
+function byName(calls: { name: string; ok: boolean; sandbox?: string }[]): string {
+  const seen = new Map<string, { made: number; failed: number; confined: number }>();
   for (const call of calls) {
-    const entry = seen.get(call.name) ?? { made: 0, failed: 0 };
+    const entry = seen.get(call.name) ?? { made: 0, failed: 0, confined: 0 };
     entry.made++;
     if (!call.ok) entry.failed++;
+    if (call.sandbox) entry.confined++;
     seen.set(call.name, entry);
   }
-  return [...seen].map(([name, { made, failed }]) => `${name} ${made}${failed > 0 ? ` (${failed} failed)` : ""}`).join(", ");
+  return [...seen]
+    .map(([name, { made, failed, confined }]) => {
+      const notes = [...(failed > 0 ? [`${failed} failed`] : []), ...(confined > 0 ? [`${confined} in the sandbox`] : [])];
+      return `${name} ${made}${notes.length > 0 ? ` (${notes.join(", ")})` : ""}`;
+    })
+    .join(", ");
 }
 
 /** The calls line: the tool calls by name, or the programs and the gg calls they made by name. */

@@ -3,7 +3,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { type Catalog, CatalogError, loadCatalog, modelInfo } from "../agent/catalog.ts";
 import { type Pricing, runCost } from "../agent/pricing.ts";
-import { CAPABILITIES, type CapabilityId, VERDICTS } from "../bindings/capabilities.ts";
+import { CAPABILITIES, type CapabilityId, PARAM_KINDS, type ParamKind, VERDICTS } from "../bindings/capabilities.ts";
 import { CALLS } from "../bindings/calls.ts";
 import { ConfigError, defaultConfiguration, parseConfiguration } from "../bindings/config.ts";
 import { offeredBy } from "../bindings/define.ts";
@@ -51,6 +51,8 @@ export interface ConfigurationState {
   unreadable?: string;
   groups: typeof CAPABILITY_GROUPS;
   capabilities: Record<string, { implementations: readonly string[]; params: readonly string[] }>;
+  /** What each param holds: a count, true or false, folders, or one of a list of words (its field follows it). */
+  paramKinds: Readonly<Record<string, ParamKind>>;
   /** Every call name, with the capability that provides it. */
   calls: { name: string; capability: string }[];
   verdicts: readonly string[];
@@ -77,7 +79,7 @@ export function configurationState(sources: ConsoleSources): ConfigurationState 
     }
   }
   const calls = [...new Map(CALLS.map((call) => [call.name, { name: call.name, capability: call.capability as string }])).values()];
-  return { file, exists, json, ...(unreadable ? { unreadable } : {}), groups: CAPABILITY_GROUPS, capabilities: CAPABILITIES, calls, verdicts: VERDICTS, defaults: freshJson() };
+  return { file, exists, json, ...(unreadable ? { unreadable } : {}), groups: CAPABILITY_GROUPS, capabilities: CAPABILITIES, paramKinds: PARAM_KINDS, calls, verdicts: VERDICTS, defaults: freshJson() };
 }
 
 /** What the parser says of a configuration, and the calls its capabilities offer (an allowlist's choices). */

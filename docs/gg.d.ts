@@ -123,6 +123,8 @@ interface ShellResult {
   };
   /** The signal that ended sh, if one did. */
   signal?: string;
+  /** The sandbox the command ran in; absent when it ran unconfined. */
+  sandbox?: "read-only" | "workspace-write";
 }
 
 /** What opening a view returns: its summary and the text the model now sees (for a picture, its description). */

@@ -2,10 +2,23 @@
 // told: when gg starts a command it removes older ones, and the oldest past the bound (at most once a minute per
 // process). A log some command still writes is never removed: this process knows its own, /proc shows the files
 // other processes hold open, and where /proc is not there a log written in the last minute counts as held.
-import { lstatSync, readdirSync, readlinkSync, unlinkSync } from "node:fs";
+import { chmodSync, lstatSync, mkdirSync, readdirSync, readlinkSync, unlinkSync } from "node:fs";
+import { fromSystemError } from "./errors.ts";
 
 /** Where offloaded streams are written: outside any workspace, so a run's diff holds only the agent's work. */
 export const SHELL_LOG_DIR = "/tmp/gg-shell";
+
+/**
+ * Makes the log folder if it is missing: shared by every user of the machine, like /tmp itself, world-writable and
+ * sticky (the logs in it are private). A failure is a typed error.
+ */
+export function makeLogDir(): void {
+  try {
+    if (mkdirSync(SHELL_LOG_DIR, { recursive: true }) !== undefined) chmodSync(SHELL_LOG_DIR, 0o1777);
+  } catch (error) {
+    throw fromSystemError("create", SHELL_LOG_DIR, error);
+  }
+}
 
 /** How long and how much the logs are kept. */
 export interface LogRetention {

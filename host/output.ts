@@ -1,11 +1,11 @@
 // The one function that decides what of a command's output comes back inline: the shell call, a program's
 // gg.shell.shell and command hooks all go through createOutputSink. Memory stays flat whatever the command prints:
 // streams go to disk as they arrive, and only the tail, per-line counts and five longest lines stay in memory.
-import { chmodSync, closeSync, mkdirSync, openSync, writeSync } from "node:fs";
+import { closeSync, openSync, writeSync } from "node:fs";
 import { StringDecoder } from "node:string_decoder";
 import { fromSystemError } from "./errors.ts";
 import { plural } from "./lines.ts";
-import { holdLogs, releaseLogs, retainOnStart, SHELL_LOG_DIR } from "./logs.ts";
+import { holdLogs, makeLogDir, releaseLogs, retainOnStart, SHELL_LOG_DIR } from "./logs.ts";
 
 /** Bytes of inline output at most, under every mode. */
 export const OUTPUT_BYTE_CAP = 16 * 1024;
@@ -150,12 +150,7 @@ const fileSafe = (agent: string): string => agent.replace(/[^A-Za-z0-9._-]/g, "_
 
 /** Opens the stream files of one command under /tmp/gg-shell, never reusing a name. */
 function openLogFiles(agent: string): { paths: { stdout: string; stderr: string }; fds: { stdout: number; stderr: number } } {
-  try {
-    // Shared by every user of the machine, like /tmp itself: world-writable and sticky; the logs are private.
-    if (mkdirSync(SHELL_LOG_DIR, { recursive: true }) !== undefined) chmodSync(SHELL_LOG_DIR, 0o1777);
-  } catch (error) {
-    throw fromSystemError("create", SHELL_LOG_DIR, error);
-  }
+  makeLogDir();
   // Before this command's files exist: the week and the 1 GiB the logs are kept within (host/logs.ts).
   retainOnStart();
   const name = fileSafe(agent);

@@ -2,11 +2,12 @@
 // ones that trap SIGTERM or daemonize inside the group. When sh exits, whatever it left running in its group is
 // stopped too: a call never leaves processes behind, and never waits on a pipe a background job holds open.
 import { type ChildProcessByStdio, spawn } from "node:child_process";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, openSync, readdirSync, readFileSync } from "node:fs";
 import { constants } from "node:os";
 import type { Readable, Writable } from "node:stream";
 import { GgError } from "./errors.ts";
 import type { OutputSink } from "./output.ts";
+import { bwrapArgs, EMPTY_FD, readsEmptyFd, type SandboxPolicy } from "./sandbox.ts";
 
 /** Milliseconds between SIGTERM and SIGKILL when a process group is stopped. */
 export const KILL_GRACE_MS = 1000;
@@ -36,6 +37,8 @@ export interface CommandSpec {
   signal?: AbortSignal;
   /** Written to the command's stdin, which is then closed (an approval hook's request); absent, stdin is closed. */
   input?: string;
+  /** Runs sh inside this sandbox, started by the bwrap named (host/sandbox_start.ts found it); absent, unconfined. */
+  sandbox?: { bwrap: string; policy: SandboxPolicy };
 }
 
 const signalled = (pgid: number, signal: NodeJS.Signals | 0): boolean => {
@@ -244,6 +247,7 @@ export function stopGroup(pgid: number): Promise<void> {
 
 /** Why sh did not start, as a launch-failed error that says what to do. */
 function launchFailure(error: NodeJS.ErrnoException, spec: CommandSpec): GgError {
+  if (spec.sandbox && error.code === "ENOENT" && existsSync(spec.cwd)) return new GgError("launch-failed", `Cannot run the command: ${spec.sandbox.bwrap} is gone; reinstall bubblewrap; nothing was run`);
   const reason =
     error.code === "E2BIG"
       ? `the command is ${Buffer.byteLength(spec.command)} bytes, and with the environment that is more than the system takes to start a process (E2BIG); write it to a script file and run that file (sh FILE)`
@@ -255,13 +259,34 @@ function launchFailure(error: NodeJS.ErrnoException, spec: CommandSpec): GgError
   return new GgError("launch-failed", `Cannot run the command: ${reason}`);
 }
 
-/** Runs `spec.command` to its end or its timeout, feeding both streams to the sink as they arrive. */
+/** A descriptor open on /dev/null for the life of the process: where bwrap reads a hidden file's empty content. */
+let emptyFd: number | undefined;
+
+/** The program, its arguments and the stdio of the process that runs `spec.command`: sh, or bwrap running sh. */
+function launch(spec: CommandSpec): [string, string[], ("ignore" | "pipe" | number)[]] {
+  const stdio: ("ignore" | "pipe" | number)[] = [spec.input === undefined ? "ignore" : "pipe", "pipe", "pipe"];
+  if (!spec.sandbox) return ["sh", ["-c", spec.command], stdio];
+  const args = bwrapArgs(spec.sandbox.policy, spec.command);
+  if (readsEmptyFd(args)) {
+    emptyFd ??= openSync("/dev/null", "r");
+    while (stdio.length < EMPTY_FD) stdio.push("ignore");
+    stdio[EMPTY_FD] = emptyFd;
+  }
+  return [spec.sandbox.bwrap, args, stdio];
+}
+
+/**
+ * Runs `spec.command` to its end or its timeout, feeding both streams to the sink as they arrive. In a sandbox, bwrap
+ * leads the process group: stopping the group stops bwrap, and the kernel then ends everything in the sandbox's own
+ * PID namespace (bwrap's --die-with-parent and --unshare-pid), children that left the group included.
+ */
 export function runCommand(spec: CommandSpec): Promise<CommandOutcome> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
     let child: ChildProcessByStdio<Writable | null, Readable, Readable>;
     try {
-      child = spawn("sh", ["-c", spec.command], { cwd: spec.cwd, stdio: [spec.input === undefined ? "ignore" : "pipe", "pipe", "pipe"], detached: true }) as typeof child;
+      const [program, args, stdio] = launch(spec);
+      child = spawn(program, args, { cwd: spec.cwd, stdio, detached: true }) as unknown as typeof child;
     } catch (error) {
       // Some failures (E2BIG) are thrown rather than emitted.
       reject(launchFailure(error as NodeJS.ErrnoException, spec));

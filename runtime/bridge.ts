@@ -99,7 +99,7 @@ function callDispatch(env: GgEnv, functions: readonly GgFunction[], slot: { run?
         // counts it as dropped: a crash report then says something happened that it does not list.
         if (full) run.report.callsDropped++;
         if (!full || fn?.effects) {
-          const entry: CallRecord = { name, args: clipArgs(text), ok: !code, ...(code ? { code } : {}), ms: Math.round(performance.now() - started), ...(origin.approval ? { approval: origin.approval } : {}) };
+          const entry: CallRecord = { name, args: clipArgs(text), ok: !code, ...(code ? { code } : {}), ms: Math.round(performance.now() - started), ...(origin.approval ? { approval: origin.approval } : {}), ...(origin.sandbox ? { sandbox: origin.sandbox } : {}) };
           if (!full) run.report.calls.push(entry);
           run.observer.onCall?.(entry, seq);
         } else run.observer.onDropped?.();

@@ -3,6 +3,7 @@
 import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import { type Approval, isDecidedBy } from "../bindings/approval_match.ts";
 import { ERROR_CODES, type ErrorCode } from "../host/errors.ts";
+import { type ConfinedMode, SANDBOX_MODES } from "../host/sandbox.ts";
 import { blankReport, CALL_RECORDS, type CallRecord, type RunError, type RunReport } from "./report.ts";
 
 /**
@@ -112,12 +113,13 @@ const JOURNAL_BYTES = 64 * 1024 * 1024;
 /** A journal line's record, rebuilt field by field: the journal is a file a program's commands could write to. */
 function journalRecord(value: unknown): CallRecord | undefined {
   if (typeof value !== "object" || value === null) return undefined;
-  const { name, args, ok, code, ms, unfinished, approval } = value as Record<string, unknown>;
+  const { name, args, ok, code, ms, unfinished, approval, sandbox } = value as Record<string, unknown>;
   if (typeof name !== "string" || !/^[a-z]+\.[A-Za-z]+$/.test(name) || typeof args !== "string" || args.length > 400) return undefined;
   if (typeof ok !== "boolean" || typeof ms !== "number" || !Number.isFinite(ms) || (unfinished !== undefined && unfinished !== true)) return undefined;
   if (code !== undefined && !(ERROR_CODES as readonly unknown[]).includes(code)) return undefined;
   const decided = recordedApproval(approval);
-  return { name, args, ok, ...(code === undefined ? {} : { code: code as ErrorCode }), ms, ...(unfinished ? { unfinished: true as const } : {}), ...(decided ? { approval: decided } : {}) };
+  const confined = (SANDBOX_MODES as readonly unknown[]).includes(sandbox) && sandbox !== "off" ? { sandbox: sandbox as ConfinedMode } : {};
+  return { name, args, ok, ...(code === undefined ? {} : { code: code as ErrorCode }), ms, ...(unfinished ? { unfinished: true as const } : {}), ...(decided ? { approval: decided } : {}), ...confined };
 }
 
 /** A recorded approval (a journal's, or a transcript's), rebuilt field by field; undefined when there is none or it is not one. */

@@ -2,6 +2,7 @@
 // without loading isolated-vm.
 import type { Approval } from "../bindings/approval_match.ts";
 import type { ErrorCode } from "../host/errors.ts";
+import type { ConfinedMode } from "../host/sandbox.ts";
 import type { TypeProblem } from "./check.ts";
 import type { ViewSummary } from "./views.ts";
 
@@ -29,6 +30,8 @@ export interface CallRecord {
   unfinished?: true;
   /** The approval it ran or was denied under: the verdict, who decided, and how long it waited for a person. */
   approval?: Approval;
+  /** The sandbox its command ran in (shell.shell); absent, it ran unconfined. */
+  sandbox?: ConfinedMode;
 }
 
 /** Why a run failed: a code from the closed set, and the program's own line and column where there is one. */

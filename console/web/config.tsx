@@ -88,7 +88,7 @@ export function ConfigurationPage() {
           <p class="muted">{group.holds}</p>
           {group.ids.map((id) => {
             const index = entries.findIndex((entry) => isRecord(entry) && entry.id === id);
-            return <CapabilityFields key={id} id={id} entry={entries[index] as Entry} spec={state.capabilities[id] as ConfigurationState["capabilities"][string]} onChange={(edit) => change((draft) => edit((draft.capabilities as Entry[])[index] as Entry))} />;
+            return <CapabilityFields key={id} id={id} entry={entries[index] as Entry} spec={state.capabilities[id] as ConfigurationState["capabilities"][string]} kinds={state.paramKinds} onChange={(edit) => change((draft) => edit((draft.capabilities as Entry[])[index] as Entry))} />;
           })}
           {group.model && <ModelFields json={json} change={change} />}
         </section>
@@ -103,10 +103,17 @@ export function ConfigurationPage() {
   );
 }
 
-function CapabilityFields(props: { id: string; entry: Entry; spec: { implementations: readonly string[]; params: readonly string[] }; onChange: (edit: (entry: Entry) => void) => void }) {
-  const { id, entry, spec, onChange } = props;
+function CapabilityFields(props: { id: string; entry: Entry; spec: { implementations: readonly string[]; params: readonly string[] }; kinds: ConfigurationState["paramKinds"]; onChange: (edit: (entry: Entry) => void) => void }) {
+  const { id, entry, spec, kinds, onChange } = props;
   const params = isRecord(entry.params) ? entry.params : {};
   const implementation = typeof entry.implementation === "string" ? entry.implementation : (spec.implementations[0] as string);
+  const setParam = (param: string, value: unknown): void =>
+    onChange((draft) => {
+      const next = isRecord(draft.params) ? draft.params : {};
+      if (value === undefined) delete next[param];
+      else next[param] = value;
+      draft.params = next;
+    });
   return (
     <fieldset>
       <legend>{id}</legend>
@@ -126,26 +133,53 @@ function CapabilityFields(props: { id: string; entry: Entry; spec: { implementat
           </select>
         </label>
         {spec.params.map((param) => (
-          <label key={param}>
-            {param}
-            <input
-              type="text"
-              inputMode="numeric"
-              value={shown(params[param])}
-              onInput={(event) => {
-                const value = typed(event.currentTarget.value);
-                onChange((draft) => {
-                  const next = isRecord(draft.params) ? draft.params : {};
-                  if (value === undefined) delete next[param];
-                  else next[param] = value;
-                  draft.params = next;
-                });
-              }}
-            />
-          </label>
+          <ParamField key={param} name={param} kind={kinds[param] ?? "count"} value={params[param]} set={(value) => setParam(param, value)} />
         ))}
       </div>
     </fieldset>
+  );
+}
+
+/** One param's field, by its kind: a box for a count, a choice for words and for true or false (unset: the default), a box of folders one a line. */
+function ParamField(props: { name: string; kind: ConfigurationState["paramKinds"][string]; value: unknown; set: (value: unknown) => void }) {
+  const { name, kind, value, set } = props;
+  if (kind === "count") {
+    return (
+      <label>
+        {name}
+        <input type="text" inputMode="numeric" value={shown(value)} onInput={(event) => set(typed(event.currentTarget.value))} />
+      </label>
+    );
+  }
+  if (kind === "folders") {
+    return (
+      <label>
+        {name}
+        <textarea
+          rows={2}
+          placeholder="one folder a line"
+          value={Array.isArray(value) ? value.map(shown).join("\n") : shown(value)}
+          onInput={(event) => {
+            const folders = event.currentTarget.value.split("\n").map((line) => line.trim()).filter((line) => line !== "");
+            set(folders.length > 0 ? folders : undefined);
+          }}
+        />
+      </label>
+    );
+  }
+  const choices: readonly string[] = kind === "boolean" ? ["true", "false"] : kind;
+  return (
+    <label>
+      {name}
+      <select value={value === undefined ? "" : shown(value)} onChange={(event) => set(event.currentTarget.value === "" ? undefined : kind === "boolean" ? event.currentTarget.value === "true" : event.currentTarget.value)}>
+        <option value="">{`(unset${kind === "boolean" ? "" : `: ${kind[0] ?? ""}`})`}</option>
+        {[...new Set([...choices, ...(value === undefined ? [] : [shown(value)])])].map((choice) => (
+          <option key={choice} value={choice}>
+            {choice}
+          </option>
+        ))}
+      </select>
+    </label>
   );
 }
 

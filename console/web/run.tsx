@@ -344,6 +344,7 @@ function CallView(props: { call: RunDetail["calls"][number] }) {
       <div>
         <code>{call.name}</code> <span class={call.ok ? "ok" : "bad"}>{call.ok ? "ok" : `failed (${call.code ?? "?"})`}</span>
         {call.approval !== undefined && <span class="tag">{approvalText(call.approval)}</span>}
+        {call.sandbox !== undefined && <span class="tag">{`ran in the sandbox (${call.sandbox})`}</span>}
       </div>
       <pre>{argumentsText(call)}</pre>
       {call.result !== undefined && (

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "vitest";
 import { problems } from "./refusals.ts";
 import { defaultConfiguration, parseConfiguration } from "../../bindings/config.ts";
+import { parseHooks } from "../../bindings/hooks.ts";
 import { toolDefinitions } from "../../bindings/index.ts";
 
 describe("configuration", () => {
@@ -40,6 +41,30 @@ describe("configuration", () => {
   test.each([[{}], [undefined], ["250"], [-5], [2.5], [null]])("lineCap %j refuses the configuration", (params) => {
     const entry = { id: "read-file", enabled: true, implementation: "default-cap", params: params === undefined ? {} : { lineCap: params } };
     expect(problems([entry]).join("\n")).toMatch(/lineCap/);
+  });
+
+  test("the shell's sandbox params are read with the ceilings: a mode, network true or false, folders to write", () => {
+    const shell = { id: "shell", params: { maxLines: 200, maxChars: 8000, sandbox: "workspace-write", network: true, writable: ["/root/.cache", "build"] } };
+    expect(parseConfiguration([shell]).capabilities.shell.params).toEqual(shell.params);
+    expect(parseConfiguration([{ id: "shell", params: { maxLines: 1, maxChars: 1, sandbox: "read-only" } }]).capabilities.shell.params.sandbox).toBe("read-only");
+  });
+
+  test("every bad sandbox param is named at once, with the modes", () => {
+    const found = problems([{ id: "shell", params: { maxLines: 200, maxChars: 8000, sandbox: "strict", network: "no", writable: "/root/.cache" } }]);
+    expect(found).toHaveLength(3);
+    expect(found.join("\n")).toContain('sandbox "strict"; it is one of "off", "read-only", "workspace-write"');
+    expect(found.join("\n")).toContain('network "no"; use true or false');
+    expect(found.join("\n")).toContain('writable "/root/.cache"; it must be an array of folders');
+    expect(problems([{ id: "shell", params: { maxLines: 1, maxChars: 1, sandbox: "read-only", writable: ["", 3] } }])).toHaveLength(2);
+  });
+
+  test("network and writable without a sandbox are refused: nothing would apply them", () => {
+    expect(problems([{ id: "shell", params: { maxLines: 1, maxChars: 1, network: false } }]).join()).toMatch(/sets network, which only a sandbox applies, but its sandbox is "off"/);
+    expect(problems([{ id: "shell", params: { maxLines: 1, maxChars: 1, sandbox: "off", network: true, writable: [] } }]).join()).toMatch(/sets network and writable/);
+  });
+
+  test("a command hook's own output mode takes the ceilings only, not the sandbox's params", () => {
+    expect(() => parseHooks([{ type: "command", command: "x", output: { implementation: "inline", params: { maxLines: 1, maxChars: 1, sandbox: "read-only" } } }])).toThrow(/unknown param "sandbox"; its params are "maxLines", "maxChars"/);
   });
 
   test("a capability listed twice, a non-array and an unknown field are refused", () => {

@@ -37,19 +37,19 @@ describe("the closing summary", () => {
       args: { language: "ts", source: "" },
       ok,
       hash: "",
-      calls: calls.map(([name, done]) => ({ name, args: "[]", ok: done, ms: 1 })),
+      calls: calls.map(([name, done]) => ({ name, args: "[]", ok: done, ms: 1, ...(name === "shell.shell" && done ? { sandbox: "workspace-write" as const } : {}) })),
       ...(dropped > 0 ? { callsDropped: dropped } : {}),
     });
     const pricing = { prompt: 0.0000025, completion: 0.00001, input_cache_read: 0.00000125 };
     const ran = report(
       [turn({ promptTokens: 1200, completionTokens: 80 }), turn({ promptTokens: 1300, completionTokens: 20, cachedTokens: 1024 })],
-      { calls: [program(true, [["files.readFile", true], ["files.writeFile", true]]), program(false, [["files.readFile", false]], 3)] },
+      { calls: [program(true, [["files.readFile", true], ["files.writeFile", true], ["shell.shell", true]]), program(false, [["files.readFile", false], ["shell.shell", false]], 3)] },
       pricing,
     );
     expect(summaryText(ran, { arm: "code", wallMs: 12_345, pricing })).toBe(
       [
         "run     2 turns in 12.3 s",
-        "calls   2 programs (1 failed), 6 gg calls: files.readFile 2 (1 failed), files.writeFile 1, and 3 not listed",
+        "calls   2 programs (1 failed), 8 gg calls: files.readFile 2 (1 failed), files.writeFile 1, shell.shell 2 (1 failed, 1 in the sandbox), and 3 not listed",
         "files   none changed",
         "tokens  billed 2,600: 2,500 in (1,024 cached), 100 out; entered 1,600 in (gg's estimate)",
         // (2500 - 1024) × $2.50 + 1024 × $1.25 + 100 × $10 per million tokens.

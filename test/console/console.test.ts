@@ -220,7 +220,10 @@ describe("gg console's pages", () => {
     await readFile.getByLabel(/^lineCap/).fill("500");
     const search = page.getByRole("group", { name: /^search/ });
     await search.getByRole("checkbox", { name: "Enabled", exact: true }).uncheck();
-    await page.getByRole("group", { name: /^shell/ }).getByLabel(/^maxLines/).fill("300");
+    const shell = page.getByRole("group", { name: /^shell/ });
+    await shell.getByLabel(/^maxLines/).fill("300");
+    await shell.getByLabel(/^sandbox/).selectOption("workspace-write");
+    await shell.getByLabel(/^writable/).fill("/root/.cache\nbuild");
     await page.getByRole("button", { name: "Add agent" }).click();
     const agent = page.getByRole("group", { name: /^agent agent-1/ });
     await agent.getByRole("checkbox", { name: "read_file", exact: true }).check();
@@ -239,7 +242,7 @@ describe("gg console's pages", () => {
     const config = parseConfiguration(saved);
     expect(config.capabilities["read-file"]).toEqual({ enabled: true, implementation: "unlimited", params: { lineCap: 500 } });
     expect(config.capabilities.search.enabled).toBe(false);
-    expect(config.capabilities.shell.params).toEqual({ maxLines: 300, maxChars: 8000 });
+    expect(config.capabilities.shell.params).toEqual({ maxLines: 300, maxChars: 8000, sandbox: "workspace-write", writable: ["/root/.cache", "build"] });
     expect(config.agents).toEqual({ "agent-1": ["read_file", "shell"] });
     expect(config.approvals?.rules).toEqual([{ call: "shell", when: { command: "git push*" }, verdict: "deny", reason: "pushing is for people" }]);
     // The command line takes the file as it is.
@@ -256,11 +259,15 @@ describe("gg console's pages", () => {
     const alert = page.getByRole("alert");
     await expect.poll(() => alert.textContent(), SLOW).toContain('capability "shell" has maxChars "lots"; it must be a whole number, 1 or more');
     expect(await alert.textContent()).toContain('capability "shell" has maxLines 0; it must be a whole number, 1 or more');
+    // The previous test saved a sandbox with writable folders: without the sandbox, they would apply to nothing.
+    await shell.getByLabel(/^sandbox/).selectOption("off");
+    await expect.poll(() => alert.textContent(), SLOW).toContain('capability "shell" sets writable, which only a sandbox applies, but its sandbox is "off"');
     expect(await page.getByRole("button", { name: "Save" }).isDisabled()).toBe(true);
     await shoot("configuration-refused");
     expect(readFileSync(join(dir, "gg.json"), "utf8")).toBe(before);
     await shell.getByLabel(/^maxLines/).fill("200");
     await shell.getByLabel(/^maxChars/).fill("8000");
+    await shell.getByLabel(/^sandbox/).selectOption("workspace-write");
     await expect.poll(() => alert.textContent(), SLOW).toBe("");
   });
 
