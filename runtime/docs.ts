@@ -9,7 +9,8 @@ import { ErrorCode } from "../bindings/define.ts";
 import { type CompactStyle, compactDeclaration, compactTypeOf, declarations, docComment, type NamedTypes, namedUses, typeOf } from "../bindings/types.ts";
 import { type GgFunction, ggFunctions } from "./api.ts";
 import type { ExternalCatalog } from "../bindings/external.ts";
-import { briefOf, declarationOf, MCP_TEXT_RESULT_DTS, namespaceDts } from "./external_api.ts";
+import { briefOf, declarationOf, MCP_TEXT_RESULT_DTS, namespaceDts, rankTools } from "./external_api.ts";
+import { scoreOf, words } from "./rank.ts";
 
 interface Property {
   description?: string;
@@ -165,17 +166,6 @@ export interface DocMatch {
   score: number;
 }
 
-/** Lower-case words of `text`, camelCase and dotted names split: "gg.files.readFile" → gg, files, read, file. */
-const words = (text: string): string[] =>
-  text
-    .replace(/([a-z])([A-Z])/g, "$1 $2")
-    .toLowerCase()
-    .split(/[^a-z0-9]+/)
-    .filter((word) => word.length > 1 || /\d/.test(word));
-
-/** Whether `word` is `term`, or `term` a prefix of it long enough to mean it (read → reads, reading). */
-const meets = (word: string, term: string): boolean => word === term || (term.length >= 3 && word.startsWith(term));
-
 /**
  * The gg functions `config` gives, ranked by how well `query` matches them: a query word in the function's name
  * counts 3, in its module 2, in its brief 1. The functions that match nothing are left out.
@@ -184,26 +174,14 @@ export function searchDocs(query: string, config: Configuration = defaultConfigu
   const terms = [...new Set(words(query))].filter((term) => term !== "gg");
   const matches: DocMatch[] = [];
   for (const fn of ggFunctions(config, external)) {
-    const fields: [string[], number][] = [
+    const score = scoreOf(terms, [
       [words(fn.name), 3],
       [[fn.module], 2],
       [words(fn.brief), 1],
-    ];
-    let score = 0;
-    for (const term of terms) score += Math.max(0, ...fields.map(([found, weight]) => (found.some((word) => meets(word, term)) ? weight : 0)));
+    ]);
     if (score > 0) matches.push({ function: `gg.${fn.module}.${fn.name}`, module: fn.module, signature: signature(fn, config), brief: fn.brief, score });
   }
-  // The external tools, scored as their own search scores them (a word in the name 3, the server 2, the description 1).
-  for (const tool of external?.tools ?? []) {
-    const fields: [string[], number][] = [
-      [words(tool.tool), 3],
-      [words(tool.server), 2],
-      [words(tool.description), 1],
-    ];
-    let score = 0;
-    for (const term of terms) score += Math.max(0, ...fields.map(([found, weight]) => (found.some((word) => meets(word, term)) ? weight : 0)));
-    if (score > 0) matches.push({ function: tool.call ?? `gg.${tool.source}.call`, module: tool.source, signature: declarationOf(tool, true), brief: briefOf(tool.description), score });
-  }
+  for (const found of rankTools(external, terms)) matches.push({ function: found.call, module: found.tool.source, signature: declarationOf(found.tool, true), brief: briefOf(found.tool.description), score: found.score });
   // Stable: equal scores keep the declarations' order.
   return matches.sort((a, b) => b.score - a.score);
 }

@@ -9,6 +9,7 @@ import { type CallOrigin, runApproved } from "../bindings/gate.ts";
 import { toolDeclaration } from "../bindings/schema_types.ts";
 import { GgError } from "../host/errors.ts";
 import type { ExternalEnv, GgEnv, GgFunction } from "./functions.ts";
+import { scoreOf, words } from "./rank.ts";
 
 /** The environment of `catalog` with calls made through `callTool`, the tools `config`'s agent does not hold left out. */
 export function externalEnv(catalog: ExternalCatalog, callTool: CallTool, config: Configuration): ExternalEnv {
@@ -125,31 +126,18 @@ const mcpList: GgFunction = {
     })),
 };
 
-/** Lower-case words of a name or a text: snake, kebab and camel case split. */
-const words = (text: string): string[] =>
-  text
-    .replace(/([a-z])([A-Z])/g, "$1 $2")
-    .toLowerCase()
-    .split(/[^a-z0-9]+/)
-    .filter((word) => word.length > 1);
-
-/** The MCP tools matching `query`, best first: a query word in the tool's name counts 3, its server's 2, its description 1. */
-export function searchTools(catalog: ExternalCatalog, query: string, limit = 10): { server: string; tool: string; call: string; brief: string }[] {
-  const terms = [...new Set(words(query))];
-  const scored = catalog.tools
-    .filter((tool) => tool.source === "mcp")
-    .map((tool, order) => {
-      const fields: [string[], number][] = [
-        [words(tool.tool), 3],
-        [words(tool.server), 2],
-        [words(tool.description), 1],
-      ];
-      const score = terms.reduce((sum, term) => sum + Math.max(0, ...fields.map(([found, weight]) => (found.some((word) => word === term || (term.length >= 3 && word.startsWith(term))) ? weight : 0))), 0);
-      return { tool, score, order };
-    })
+/** The external tools matching the query's `terms`, best first: a word in the tool's name counts 3, its server's 2, its description 1. */
+export function rankTools(catalog: ExternalCatalog | undefined, terms: readonly string[]): { tool: ExternalTool; call: string; score: number }[] {
+  return (catalog?.tools ?? [])
+    .map((tool, order) => ({ tool, call: callOf(tool), order, score: scoreOf(terms, [[words(tool.tool), 3], [words(tool.server), 2], [words(tool.description), 1]]) }))
     .filter((match) => match.score > 0)
     .sort((a, b) => b.score - a.score || a.order - b.order);
-  return scored.slice(0, limit).map(({ tool }) => ({ server: tool.server, tool: tool.tool, call: callOf(tool), brief: briefOf(tool.description) }));
+}
+
+/** The MCP tools matching `query`, best first, at most `limit`. */
+export function searchTools(catalog: ExternalCatalog, query: string, limit = 10): { server: string; tool: string; call: string; brief: string }[] {
+  const mcp = { ...catalog, tools: catalog.tools.filter((tool) => tool.source === "mcp") };
+  return rankTools(mcp, [...new Set(words(query))]).slice(0, limit).map(({ tool, call }) => ({ server: tool.server, tool: tool.tool, call, brief: briefOf(tool.description) }));
 }
 
 const mcpSearch: GgFunction = {
