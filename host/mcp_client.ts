@@ -27,7 +27,7 @@ export interface McpServerEntry {
   headers?: Readonly<Record<string, string>>;
   /** False leaves the server out (default true). */
   enabled?: boolean;
-  /** Seconds a call (or the start) may take before it is cancelled; default {@link DEFAULT_MCP_TIMEOUT_SECS}. */
+  /** Seconds a call may take before it is cancelled; default {@link DEFAULT_MCP_TIMEOUT_SECS}, which a start gets at least. */
   timeoutSecs?: number;
 }
 
@@ -217,6 +217,8 @@ export function createMcpHub(servers: Readonly<Record<string, McpServerEntry>>):
   let closed = false;
 
   const timeoutMs = (server: string): number => (entries.get(server)?.timeoutSecs ?? DEFAULT_MCP_TIMEOUT_SECS) * 1000;
+  // A start (npx fetching a package, say) may take longer than a call should: it gets the default at least.
+  const startMs = (server: string): number => Math.max(timeoutMs(server), DEFAULT_MCP_TIMEOUT_SECS * 1000);
 
   async function connect(server: string, entry: McpServerEntry): Promise<Connection> {
     const stdio = entry.url === undefined ? groupStdioTransport(entry) : undefined;
@@ -231,7 +233,7 @@ export function createMcpHub(servers: Readonly<Record<string, McpServerEntry>>):
       version++;
     });
     try {
-      await client.connect(transport, { timeout: timeoutMs(server) });
+      await client.connect(transport, { timeout: startMs(server) });
     } catch (error) {
       await transport.close().catch(() => {});
       throw unavailable(server, `it did not start (${errorMessage(error)})`, connection.stderr);
@@ -264,7 +266,7 @@ export function createMcpHub(servers: Readonly<Record<string, McpServerEntry>>):
       let cursor: string | undefined;
       do {
         // Page by page, each tool read on its own: one malformed tool must not take its server's list with it.
-        const page = await live.client.request({ method: "tools/list", params: cursor === undefined ? {} : { cursor } }, LOOSE_PAGE, { timeout: timeoutMs(server) });
+        const page = await live.client.request({ method: "tools/list", params: cursor === undefined ? {} : { cursor } }, LOOSE_PAGE, { timeout: startMs(server) });
         tools.push(...page.tools.flatMap((raw) => toolOf(raw)));
         cursor = page.nextCursor;
       } while (cursor !== undefined && tools.length < MAX_TOOLS);

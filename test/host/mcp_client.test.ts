@@ -56,9 +56,9 @@ describe("the MCP client hub", () => {
   test("a call past timeoutSecs fails with timeout and the server is sent notifications/cancelled", async () => {
     using ws = tempWorkspace();
     const log = join(ws.root, "cancelled.log");
-    const hub = createMcpHub({ fx: fixture(log, { timeoutSecs: 0.5 }) });
+    const hub = createMcpHub({ fx: fixture(log, { timeoutSecs: 1 }) });
     try {
-      expect(await codeOf(hub.call("fx", "slow", { ms: 30_000 }))).toMatch(/^timeout: Cannot finish fx\.slow: no answer within 0\.5 s/);
+      expect(await codeOf(hub.call("fx", "slow", { ms: 30_000 }))).toMatch(/^timeout: Cannot finish fx\.slow: no answer within 1 s/);
       await expect.poll(() => existsSync(log) && readFileSync(log, "utf8"), { timeout: 10_000 }).toBe("cancelled\n");
       expect(await hub.call("fx", "echo", { text: "still here" })).toMatchObject({ content: [{ text: "still here" }] });
     } finally {
