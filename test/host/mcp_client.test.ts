@@ -10,16 +10,8 @@ import { describe, expect, test } from "vitest";
 import { createMcpHub } from "../../host/mcp_client.ts";
 import { fixtureServer } from "../mcp/fixture_server.ts";
 import { fixture } from "../mcp/servers.ts";
+import { alive } from "../processes.ts";
 import { tempWorkspace } from "../workspace.ts";
-
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return !readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.startsWith("Z");
-  } catch {
-    return false;
-  }
-};
 
 const codeOf = (promise: Promise<unknown>) => promise.then(() => "resolved", (error: { code?: string; message: string }) => `${error.code}: ${error.message}`);
 
