@@ -9,7 +9,7 @@ import { type CompiledProgram, mapStack } from "./compile.ts";
 import { recordedApproval } from "./pending.ts";
 import { type HeldName, readHeld } from "./realm.ts";
 import { CALL_RECORDS, type CallRecord, type LogEntry, type RunObserver, type RunReport } from "./report.ts";
-import { SHIM, UNSENT_CHARS } from "./shim.ts";
+import { REALM_SHIM, SHIM, UNSENT_CHARS } from "./shim.ts";
 
 /** A call's arguments as its record keeps them: the first 300 characters of their JSON. */
 const clipArgs = (json: string): string => (json.length > 300 ? `${json.slice(0, 300)}...` : json);
@@ -164,8 +164,11 @@ function log(slot: { run?: RunState }) {
   };
 }
 
-/** Creates an isolate and installs the shim; its bridge serves whichever run is in `slot`. */
-export async function prepare(env: GgEnv, memoryMb: number, resultChars: number): Promise<Prepared> {
+/**
+ * Creates an isolate and installs the shim; its bridge serves whichever run is in `slot`. An isolate that `keeps`
+ * state is a session's realm (REALM_SHIM); else it runs one program.
+ */
+export async function prepare(env: GgEnv, memoryMb: number, resultChars: number, keeps: boolean): Promise<Prepared> {
   const isolate = new ivm.Isolate({ memoryLimit: memoryMb });
   const functions = ggFunctions(env.context.config);
   const slot: { run?: RunState } = {};
@@ -180,10 +183,15 @@ export async function prepare(env: GgEnv, memoryMb: number, resultChars: number)
   const context = await isolate.createContext();
   const layout = JSON.stringify(functions.map((fn) => [fn.module, fn.name, fn.sync]));
   const prepared: Prepared = { isolate, context, dispatchers: [dispatcher, dispatcherSync], memoryMb, resultChars, slot, held: [] };
+  const args = [dispatcher, dispatcherSync, emit, layout, resultChars];
+  if (!keeps) {
+    await context.evalClosure(SHIM, [...args, null]);
+    return prepared;
+  }
   const held = new ivm.Callback((json: unknown) => {
     prepared.held = readHeld(json);
   }, { sync: true });
-  prepared.restoreIdle = (await context.evalClosure(SHIM, [dispatcher, dispatcherSync, emit, layout, resultChars, held], { result: { reference: true } })) as ivm.Reference;
+  prepared.restoreIdle = (await context.evalClosure(REALM_SHIM, [...args, held], { result: { reference: true } })) as ivm.Reference;
   return prepared;
 }
 

@@ -1,7 +1,7 @@
 // A program is the body of an async function: top-level await and return work. TypeScript is stripped by esbuild
 // (types only, no checking) with a source map, so every error points at the program's own line and column.
 import { originalPositionFor, TraceMap } from "@jridgewell/trace-mapping";
-import { transformSync } from "esbuild";
+import { transform } from "esbuild";
 import { clampMessage } from "../host/errors.ts";
 import { keepCall, topLevelNames } from "./realm.ts";
 
@@ -34,12 +34,13 @@ export const PROGRAM_TAIL = "\n})()";
 
 /**
  * Compiles a program, or returns why it does not compile. A program that `keeps` its top-level bindings hands them to
- * the sandbox's realm from its head line (see realm.ts), so its own lines stay where they are.
+ * the sandbox's realm from its head line (see realm.ts), so its own lines stay where they are. esbuild's service
+ * works in its own process: this thread is free meanwhile (to prepare the isolate the program will run in).
  */
-export function compileProgram(source: string, language: Language, keeps = false): CompiledProgram | CompileFailure {
+export async function compileProgram(source: string, language: Language, keeps = false): Promise<CompiledProgram | CompileFailure> {
   try {
     const head = keeps ? `${PROGRAM_HEAD.trimEnd()} ${keepCall(topLevelNames(source, language))}\n` : PROGRAM_HEAD;
-    const out = transformSync(`${head}${source}${PROGRAM_TAIL}`, {
+    const out = await transform(`${head}${source}${PROGRAM_TAIL}`, {
       loader: language,
       sourcemap: "external",
       sourcefile: `program.${language}`,
@@ -71,13 +72,13 @@ const SCRIPT_ONLY = /^(Top-level |Cannot use "(await|yield|new\.target)"|The key
  * wrapper's tail (an unclosed brace or string, or a stray "}" that closed the wrapper) names a token the author never
  * wrote: the program alone is parsed again, and its error stands when it comes first.
  */
-function failure(source: string, language: Language, error: unknown): CompileFailure {
+async function failure(source: string, language: Language, error: unknown): Promise<CompileFailure> {
   const wrapped = errorsOf(error)[0];
   if (!wrapped?.location) return { message: clampMessage(wrapped?.text ?? String(error)) };
   const lines = source.split("\n");
   const at = { line: wrapped.location.line - 1, column: wrapped.location.column };
   const inProgram = at.line >= 1 && at.line <= lines.length;
-  const bare = bareError(source, language);
+  const bare = await bareError(source, language);
   if (bare?.location && (!inProgram || before(bare.location, at))) {
     // The wrapped parse took this "}" as the end of the function around the program.
     const stray = bare.text === 'Unexpected "}"' ? '; no "{" of the program is open here' : "";
@@ -89,9 +90,9 @@ function failure(source: string, language: Language, error: unknown): CompileFai
 }
 
 /** The syntax error of the program parsed alone, as a script, leaving out what only the wrapper makes legal. */
-function bareError(source: string, language: Language): EsbuildMessage | undefined {
+async function bareError(source: string, language: Language): Promise<EsbuildMessage | undefined> {
   try {
-    transformSync(source, { loader: language, target: "es2024", logLevel: "silent" });
+    await transform(source, { loader: language, target: "es2024", logLevel: "silent" });
     return undefined;
   } catch (error) {
     // esbuild stops at a syntax error, so the last error is the one that ended the parse.

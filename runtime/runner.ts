@@ -70,7 +70,7 @@ process.on("message", (message: ToRunner) => {
     }
     engine = createEngine(message.options, message.firstViewId, message.asks ? askEmbedder : undefined);
     // Start esbuild's service now rather than in the first program's time.
-    compileProgram("0", "js");
+    void compileProgram("0", "js");
     send({ type: "ready" });
     return;
   }
