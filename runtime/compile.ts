@@ -1,5 +1,7 @@
 // A program is the body of an async function: top-level await and return work. TypeScript is stripped by esbuild
 // (types only, no checking) with a source map, so every error points at the program's own line and column.
+// JavaScript that V8 compiles runs as written; esbuild sees it only to lower syntax V8 lacks, or to say where it is wrong.
+import { Script } from "node:vm";
 import { originalPositionFor, TraceMap } from "@jridgewell/trace-mapping";
 import { transform } from "esbuild";
 import { clampMessage } from "../host/errors.ts";
@@ -12,7 +14,8 @@ export type Language = "ts" | "js";
 export interface CompiledProgram {
   /** JavaScript evaluating to the program's promise. */
   code: string;
-  map: TraceMap;
+  /** Where esbuild's code came from in the program; none for a program run as written (in its wrapper). */
+  map?: TraceMap;
   /** Lines of the program as written. */
   lines: number;
 }
@@ -35,12 +38,15 @@ export const PROGRAM_TAIL = "\n})()";
 /**
  * Compiles a program, or returns why it does not compile. A program that `keeps` its top-level bindings hands them to
  * the sandbox's realm from its head line (see realm.ts), so its own lines stay where they are. esbuild's service
- * works in its own process: this thread is free meanwhile (to prepare the isolate the program will run in).
+ * works in its own process: this thread is free meanwhile (to prepare the isolate the program will run in). A round
+ * trip to it is most of a program's start, so JavaScript that V8 takes as it is skips it.
  */
 export async function compileProgram(source: string, language: Language, keeps = false): Promise<CompiledProgram | CompileFailure> {
   try {
     const head = keeps ? `${PROGRAM_HEAD.trimEnd()} ${keepCall(topLevelNames(source, language))}\n` : PROGRAM_HEAD;
-    const out = await transform(`${head}${source}${PROGRAM_TAIL}`, {
+    const wrapped = `${head}${source}${PROGRAM_TAIL}`;
+    if (language === "js" && compiles(wrapped)) return { code: wrapped, lines: source.split("\n").length };
+    const out = await transform(wrapped, {
       loader: language,
       sourcemap: "external",
       sourcefile: `program.${language}`,
@@ -50,6 +56,19 @@ export async function compileProgram(source: string, language: Language, keeps =
     return { code: out.code, map: new TraceMap(out.map), lines: source.split("\n").length };
   } catch (error) {
     return failure(source, language, error);
+  }
+}
+
+/**
+ * Whether V8 compiles `code` as a script: compiled here, never run (the isolate runs it). This V8 is the isolate's, so
+ * what it takes the isolate takes.
+ */
+function compiles(code: string): boolean {
+  try {
+    new Script(code, { filename: PROGRAM_FILE });
+    return true;
+  } catch {
+    return false;
   }
 }
 
@@ -150,7 +169,8 @@ export function missingGlobalHint(message: string): string {
  * it falls in the program rather than in the wrapper around it.
  */
 export function originalPosition(program: CompiledProgram, line: number, column: number): { line: number; column: number } | undefined {
-  const found = originalPositionFor(program.map, { line, column: column - 1 });
+  // A program run as written keeps its columns, and its lines one below the wrapper's head.
+  const found = program.map ? originalPositionFor(program.map, { line, column: column - 1 }) : { line, column: column - 1 };
   if (found.line === null || found.column === null) return undefined;
   const original = found.line - 1;
   return original >= 1 && original <= program.lines ? { line: original, column: found.column + 1 } : undefined;

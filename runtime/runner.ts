@@ -69,8 +69,8 @@ process.on("message", (message: ToRunner) => {
       journal = undefined;
     }
     engine = createEngine(message.options, message.firstViewId, message.asks ? askEmbedder : undefined);
-    // Start esbuild's service now rather than in the first program's time.
-    void compileProgram("0", "js");
+    // Start esbuild's service (TypeScript's compiler) now rather than in the first program's time.
+    void compileProgram("0", "ts");
     send({ type: "ready" });
     return;
   }
