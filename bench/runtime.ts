@@ -99,7 +99,7 @@ async function contenders(root: string): Promise<Contender[]> {
  * the last report and one bare isolate are done) and at once (the moment the last report arrived), in each runtime
  * by turns, beside the bare isolates timed between them: medians of the rounds after the warm ones.
  */
-async function backToBack(): Promise<string> {
+async function timeBackToBack(): Promise<string> {
   const roots = [fileURLToPath(new URL("..", import.meta.url)), ...(process.env.GG_BENCH_AGAINST?.split(":").filter(Boolean) ?? [])];
   // Each runtime listens for this process's exit (to end its runner): more of them than Node expects of a process.
   process.setMaxListeners(process.getMaxListeners() + 4 * roots.length);
@@ -112,14 +112,14 @@ async function backToBack(): Promise<string> {
         await new Promise((resolve) => setTimeout(resolve, 25));
         const apart = await contender.run();
         const atOnce = await contender.run();
-        const floor = bareIsolate();
+        const bareBefore = bareIsolate();
         const backToBack = await contender.run();
-        const after = bareIsolate();
+        const bareAfter = bareIsolate();
         if (round < WARM_ROUNDS) continue;
         contender.apart.push(apart);
         contender.atOnce.push(atOnce);
         contender.backToBack.push(backToBack);
-        bare.push(floor, after);
+        bare.push(bareBefore, bareAfter);
       }
     }
   } finally {
@@ -153,7 +153,7 @@ try {
     realm.push(await timed(() => session.run(`const step${i % 20} = ${i};\nreturn 1;`)));
   }
 
-  const backToBackTable = await backToBack();
+  const backToBackTable = await timeBackToBack();
 
   const sequential = `for (let i = 0; i < ${FILES}; i++) await gg.files.readFile("small/f" + i + ".txt"); return 1;`;
   const parallel = `await Promise.all(Array.from({ length: ${FILES} }, (_, i) => gg.files.readFile("small/f" + i + ".txt"))); return 1;`;
