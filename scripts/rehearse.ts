@@ -1,12 +1,13 @@
 // The release rehearsal: gg as a person gets it from npm, without publishing. `npm pack`, then, under each Node (the
 // pinned Node 24, the machine's own Node when it is another, and those GG_REHEARSAL_NODES names, ":"-separated), in
-// empty folders: `npm i` of the tarball (nothing compiled), `gg --version`, `gg call tree`, a program, the library, and
-// `gg mcp` through the SDK's client started from another folder; under a Node older than 24, also the README's MCP
-// line through npx with an empty npm cache (a first start, timed and weighed), and an install whose scripts were
-// skipped, where gg stops in one line naming the npx line that brings Node 24.
+// empty folders: `npm i` of the tarball (nothing compiled), `gg --version`, `gg call tree`, a program, the library,
+// `gg mcp` through the SDK's client started from another folder, and under Node 24 the README's library example
+// type-checked against the installed types. Under a Node older than 24, also the README's MCP line through npx with an
+// empty npm cache (a first start, timed and weighed), and an install whose scripts were skipped, where gg stops in one
+// line naming the npx line that brings Node 24.
 // Run: `npm run rehearse` (`.ci/run` runs it last). Exits 1 at the first check that fails, saying which.
 import { spawnSync, type SpawnSyncReturns } from "node:child_process";
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -126,6 +127,15 @@ for (const node of nodes()) {
   const used = run(node, project, node, ["library.mjs", workspace]);
   const expected = old ? `Cannot run programs on Node ${nodeVersion.slice(1)}: gg needs Node 24 or later` : "2";
   check(used.stdout.startsWith(expected), old ? "the library on this Node: createRuntime says in one line that programs need Node 24" : "the library: a program through createRuntime", used.stdout + used.stderr);
+  if (!old) {
+    // The README's library example, compiled as a TypeScript user would: strict, no skipLibCheck, no @types/node of theirs.
+    const example = /## Use it as a library[\s\S]*?```ts\n([\s\S]*?)```/.exec(readFileSync(join(ROOT, "README.md"), "utf8"))?.[1] ?? "";
+    writeFileSync(join(project, "user.ts"), example);
+    writeFileSync(join(project, "tsconfig.json"), JSON.stringify({ compilerOptions: { strict: true, module: "nodenext", target: "es2022", noEmit: true, types: [] }, files: ["user.ts"] }));
+    start = performance.now();
+    const typed = run(node, project, node, [join(project, "node_modules", "typescript", "bin", "tsc"), "-p", project]);
+    check(example !== "" && typed.status === 0, `the README's library example type-checks against the installed types, without skipLibCheck (${since(start)})`, typed.stdout + typed.stderr);
+  }
   start = performance.now();
   const [instructions, tools, text, stderr] = await throughMcp(node, elsewhere, gg, ["mcp", "--workspace", workspace]);
   check(instructions?.startsWith(`gg serves ${workspace}:`) === true && tools?.includes("run_program") === true && text === "hello\n", `gg mcp through the SDK's client, from another folder (${since(start)})`, [instructions, tools, text, stderr].join("\n"));
