@@ -51,7 +51,7 @@ export interface McpOptions {
 const ROOTS_TIMEOUT_MS = 10_000;
 
 /** The folder a server with these options serves, as a sentence's object: exact, or the rule when roots may decide. */
-export function servedFolder(options: Pick<McpOptions, "workspace" | "roots">): string {
+function servedFolder(options: Pick<McpOptions, "workspace" | "roots">): string {
   return options.roots ? `the client's first root (the first folder it lists in roots/list), or ${options.workspace} when it lists none` : options.workspace;
 }
 
