@@ -2,8 +2,8 @@
 // pinned Node 24, the machine's own Node when it is another, and those GG_REHEARSAL_NODES names, ":"-separated), in
 // empty folders: `npm i` of the tarball (nothing compiled), `gg --version`, `gg call tree`, a program, the library,
 // `gg mcp` through the SDK's client started from another folder, and under Node 24 the README's library example
-// type-checked against the installed types. Under a Node older than 24, also the README's MCP line through npx with an
-// empty npm cache (a first start, timed and weighed), and an install whose scripts were skipped, where gg stops in one
+// type-checked against the installed types; the README's MCP line through npx with an empty npm cache (a first start,
+// timed and weighed). Under a Node older than 24, also an install whose scripts were skipped, where gg stops in one
 // line naming the npx line that brings Node 24.
 // Run: `npm run rehearse` (`.ci/run` runs it last). Exits 1 at the first check that fails, saying which.
 import { spawnSync, type SpawnSyncReturns } from "node:child_process";
@@ -143,7 +143,6 @@ for (const node of under) {
   start = performance.now();
   const [instructions, tools, text, stderr] = await throughMcp(node, elsewhere, gg, ["mcp", "--workspace", workspace]);
   check(instructions?.startsWith(`gg serves ${workspace}:`) === true && tools?.includes("run_program") === true && text === "hello\n", `gg mcp through the SDK's client, from another folder (${since(start)})`, [instructions, tools, text, stderr].join("\n"));
-  if (!old) continue;
 
   // The README's MCP line, `npx -y gg-runtime mcp --workspace ...`, with the tarball for the name (npx takes a path
   // for a command, so it is named with -p, and the command, gg, the package's one, after it): a first start.
@@ -152,6 +151,7 @@ for (const node of under) {
   const [npxInstructions, , npxText, npxStderr] = await throughMcp(node, elsewhere, "npx", ["-y", "-p", tarball, "gg", "mcp", "--workspace", workspace], { npm_config_cache: cache });
   check(npxInstructions?.startsWith(`gg serves ${workspace}:`) === true && npxText === "hello\n", `npx -y gg-runtime mcp --workspace ..., a first start with an empty npm cache (${since(start)}; the cache then holds ${mb(bytes(join(cache, "_cacache")))} downloaded, ${mb(bytes(join(cache, "_npx")))} installed)`, `${npxInstructions}\n${npxText}\n${npxStderr}`);
 
+  if (!old) continue;
   // Without the Node 24 it brings (its install scripts skipped): one line, naming the npx line that brings it.
   const bare = join(temp, `bare-${nodeVersion}`);
   mkdirSync(bare);
