@@ -3,9 +3,9 @@
 // SDK's Client over StdioClientTransport directly, to a second copy of the server: 1,000 calls each in one session, in
 // alternating batches of 50, each call's round trip being the time between its arrival at the server and the next's
 // (a program has no clock finer than a millisecond, so the server's clock times both callers alike). Goal: gg's
-// median at most 1.2x the SDK's. Then the
-// type-check of a 100-line program in a runtime whose gg global declares 500 tools of a server (bench/tools_server.ts)
-// against the same check in a runtime with no servers (usage.checkMs). Goal: under 2x.
+// median at most 1.2x the SDK's. Then the type-check of a 100-line program in a runtime whose gg global declares 500
+// tools of a server (bench/tools_server.ts) against the same check in a runtime with no servers (usage.checkMs).
+// Goal: under 2x.
 // Rerun: `node bench/mcp_calls.ts`; GG_BENCH_BATCHES (default 20) batches of 50.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
@@ -25,19 +25,15 @@ const workspace = mkdtempSync(join(tmpdir(), "gg-bench-mcp-calls-"));
 mkdirSync(join(workspace, "small"));
 for (let i = 0; i < 10; i++) writeFileSync(join(workspace, "small", `f${i}.txt`), `file ${i}\n`);
 
-/** The wall time of `fn` in ms. */
-async function timed(fn: () => Promise<unknown>): Promise<number> {
-  const started = performance.now();
-  await fn();
-  return performance.now() - started;
-}
-
 /** Runs `source`, failing the bench if the program did. */
 async function ran(runtime: Runtime, source: string, check = false) {
   const report = await runtime.run(source, { check });
   if (!report.ok) throw new Error(`bench program failed: ${report.error?.code}: ${report.error?.message}`);
   return report;
 }
+
+/** The value below which a share `q` of `values` lies. */
+const quantile = (values: number[], q: number): number => [...values].sort((a, b) => a - b)[Math.floor(q * values.length)] as number;
 
 /** The intervals in ms between successive arrivals of `stamps` (microseconds): each call's whole round trip. */
 const intervals = (stamps: number[]): number[] => stamps.slice(1).map((stamp, i) => (stamp - (stamps[i] as number)) / 1000);
@@ -112,9 +108,8 @@ try {
   const [ggMs, sdkMs] = [median(calls.gg), median(calls.sdk)];
   console.log(`## a call of a local stdio server's tool from a program, against the SDK's client (${calls.gg.length} calls each, ${BATCHES} alternating batches; goal: gg <= 1.2x)\n`);
   console.log("| caller | median ms per call | p90 ms | ratio of medians |\n| --- | ---: | ---: | ---: |");
-  const p90 = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(0.9 * values.length)] as number;
-  console.log(`| program, gg.mcp.echo.echo | ${ggMs.toFixed(3)} | ${p90(calls.gg).toFixed(3)} | ${(ggMs / sdkMs).toFixed(2)}x |`);
-  console.log(`| SDK Client over StdioClientTransport | ${sdkMs.toFixed(3)} | ${p90(calls.sdk).toFixed(3)} | 1.00x |`);
+  console.log(`| program, gg.mcp.echo.echo | ${ggMs.toFixed(3)} | ${quantile(calls.gg, 0.9).toFixed(3)} | ${(ggMs / sdkMs).toFixed(2)}x |`);
+  console.log(`| SDK Client over StdioClientTransport | ${sdkMs.toFixed(3)} | ${quantile(calls.sdk, 0.9).toFixed(3)} | 1.00x |`);
   console.log(`\n(the server's clock between successive calls; the SDK's calls timed by their caller: median ${median(calls.timed).toFixed(3)} ms) goal ${ggMs / sdkMs <= 1.2 ? "met" : "not met"}\n`);
 
   const none = createRuntime({ workspace });
@@ -128,9 +123,8 @@ try {
     console.log(`## --check of a 100-line program with ${TOOLS} tools' declarations in the gg global, against none (21 checks each, taking turns; goal: later checks' median under 2x)\n`);
     console.log(`gg.d.ts: ${sizes[0]} without servers, ${sizes[1]} with the ${TOOLS} tools; the third row's runtime is the second's, so its first check finds the compiler loaded\n`);
     console.log("| runtime, program | first check ms (loads the compiler) | later checks median ms | p95 ms | ratio of medians |\n| --- | ---: | ---: | ---: | ---: |");
-    const p95 = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(0.95 * values.length)] as number;
     for (const [name, run] of [["no servers, gg's calls only", runs.none], [`${TOOLS} tools, the same program`, runs.big], [`${TOOLS} tools, calling three of them`, runs.tools]] as const) {
-      console.log(`| ${name} | ${run.first} | ${median(run.later)} | ${p95(run.later)} | ${(median(run.later) / median(runs.none.later)).toFixed(2)}x |`);
+      console.log(`| ${name} | ${run.first} | ${median(run.later)} | ${quantile(run.later, 0.95)} | ${(median(run.later) / median(runs.none.later)).toFixed(2)}x |`);
     }
     const worst = Math.max(median(runs.big.later), median(runs.tools.later)) / median(runs.none.later);
     console.log(`\ngoal: under 2x: ${worst.toFixed(2)}x at most, ${worst < 2 ? "met" : "not met"}`);
