@@ -1045,9 +1045,11 @@ const TRIAGE: Task = {
   tools: triageTools(nightly),
   code: triageCode(nightly),
 };
-const listed = createExternals(parseConfiguration({ mcpServers: triageServers(mkdtempSync(join(tmpdir(), "gg-bench-servers-"))) }));
+const listing = mkdtempSync(join(tmpdir(), "gg-bench-servers-"));
+const listed = createExternals(parseConfiguration({ mcpServers: triageServers(listing) }));
 const counted = (await listed?.catalog())?.servers.map((server) => `${server.server} ${server.tools.length}`).join(", ");
 await listed?.close();
+rmSync(listing, { recursive: true, force: true });
 const triage = { tools: await runArm(TRIAGE, "tools", log, promptCache()), code: await runArm(TRIAGE, "code", log, promptCache()) };
 showPlays(TRIAGE, `three.js, MCP servers: ${counted} tools`, [["tools arm", triage.tools], ["code arm", triage.code]], triage.tools);
 const triageRatio = triage.code.entered / triage.tools.entered;
@@ -1074,12 +1076,12 @@ for (let n = 0; n <= added.length; n++) {
   const servers = Object.fromEntries(added.slice(0, n));
   withServers.push({ tools: await prefix("tools", empty, servers), code: await prefix("code", empty, servers) });
   const [now, before] = [withServers[n] as { tools: number; code: number }, withServers[n - 1]];
-  console.log(`  ${n} (${Object.keys(servers).join(", ") || "none"})`.padEnd(44) + `tools ${String(now.tools).padStart(6)}  code ${String(now.code).padStart(5)}${before ? `  code +${now.code - before.code}` : ""}`);
+  console.log(`${`  ${n} (${Object.keys(servers).join(", ") || "none"})`.padEnd(50)}tools ${String(now.tools).padStart(6)}  code ${String(now.code).padStart(5)}${before ? `  code +${now.code - before.code}` : ""}`);
 }
 const generated = (count: number): Record<string, McpServerEntry> => ({ api: { command: process.execPath, args: [join(import.meta.dirname, "tools_server.ts"), String(count)] } });
 const [few, many] = [await prefix("code", empty, generated(5)), await prefix("code", empty, generated(500))];
 const [fewTools, manyTools] = [await prefix("tools", empty, generated(5)), await prefix("tools", empty, generated(500))];
-console.log(`  one server of 5 tools (bench/tools_server.ts)  tools ${String(fewTools).padStart(6)}  code ${String(few).padStart(5)}\n  the same with 500 tools                     tools ${String(manyTools).padStart(6)}  code ${String(many).padStart(5)}`);
+for (const [name, tools, code] of [["  one server of 5 tools (bench/tools_server.ts)", fewTools, few], ["  the same with 500 tools", manyTools, many]] as const) console.log(`${name.padEnd(50)}tools ${String(tools).padStart(6)}  code ${String(code).padStart(5)}`);
 const perServer = withServers.slice(1).map((now, n) => now.code - (withServers[n] as { code: number }).code);
 console.log(`goal: the code prefix grows <= 60 tokens a server: ${perServer.map((grown) => `+${grown}`).join(", ")} (the first brings gg.mcp's own functions), ${perServer.every((grown) => grown <= 60) ? "met" : "not met"}; 0 a tool: ${((many - few) / 495).toFixed(3)} a tool (${many - few} for 495 more), ${many === few ? "met" : "not met"}`);
 rmSync(empty, { recursive: true, force: true });
