@@ -16,6 +16,7 @@ import { callContext } from "../bindings/index.ts";
 import { readFile } from "../bindings/read_file.ts";
 import { createEngine } from "../runtime/engine.ts";
 import { createRuntime } from "../runtime/index.ts";
+import { checkedProgram } from "./measure.ts";
 
 const RUNS = Number(process.env.GG_BENCH_RUNS ?? 200);
 const FILES = 1000;
@@ -177,23 +178,10 @@ try {
     const direct = quantile(onHost, 0.5);
     rows.push(`| ${FILES} readFile, ${name} | ${sandbox.toFixed(1)} | ${direct.toFixed(1)} | ${(sandbox / direct).toFixed(2)}x |`);
   }
-  // Type-checking: a 100-line program that uses the typed results, varied per run so no check can reuse another's.
-  const checked = (variant: number): string => {
-    const lines = [`const limit = ${variant};`, "const found = await gg.files.search('file', { limit: 10 });", "const byPath = new Map<string, number[]>();"];
-    for (let i = 0; lines.length < 97; i++) {
-      lines.push(
-        `for (const match of found.matches.filter((m) => m.line > ${i % 3})) byPath.set(match.path, [...(byPath.get(match.path) ?? []), match.line + ${i}]);`,
-        `const summary${i}: { path: string; count: number }[] = [...byPath].map(([path, found${i}]) => ({ path, count: found${i}.length }));`,
-        `if (summary${i}.length > limit + ${i}) console.log(summary${i}.map((entry) => entry.path.toUpperCase()).join(","));`,
-      );
-    }
-    lines.push("const listed = (await gg.files.listDir('small')).entries.filter((entry) => entry.kind === 'file');", "return listed.length + byPath.size;");
-    return lines.slice(0, 100).join("\n");
-  };
   const checks: number[] = [];
   let firstCheck = 0;
   for (let i = 0; i < 21; i++) {
-    const report = await runtime.run(checked(i), { check: true });
+    const report = await runtime.run(checkedProgram(i), { check: true });
     if (!report.ok) throw new Error(`bench program failed its check: ${report.error?.message}`);
     if (i === 0) firstCheck = report.usage.checkMs ?? 0;
     else checks.push(report.usage.checkMs ?? 0);
