@@ -9,7 +9,6 @@ import { ownFileAsk } from "./approval_own.ts";
 import type { ApprovalRule, ApprovalSettings, Configuration, Verdict } from "./capabilities.ts";
 
 /**
-/**
  * Who decided a call's verdict: the defaults, a numbered rule, the hook, a person asked, an MCP client asked, the
  * standing answer of a run where no one is asked (gg's --approve, or deny without a terminal), or gg itself (a write
  * of its own configuration, always asked).
@@ -22,6 +21,11 @@ export interface Approval {
   by: DecidedBy;
   /** The rule's, the hook's or the person's reason, when one was given. */
   reason?: string;
+  /**
+   * For a shell call whose rules asked or denied: the part of its command line that did (a command it runs, a file it
+   * writes, what gg could not judge).
+   */
+  part?: string;
   /** Milliseconds the call waited for a person (or a client), when it did. */
   waitedMs?: number;
   /** In a replay: the transcript recorded an allow that the recorded configuration's rules deny, so it was refused. */
@@ -40,8 +44,11 @@ export interface ApprovalRequest {
   /** The call's number in its run, from 0. */
   seq: number;
   workspace: string;
-  /** Only in what a person (or client) is asked: the rule, the default or the hook whose verdict is ask, and its reason. */
-  asking?: { by: DecidedBy; reason?: string };
+  /**
+   * Only in what a person (or client) is asked: the rule, the default or the hook whose verdict is ask, its reason, and
+   * for a shell call the part of its command line that asked (and every part that asked or denied, when there are several).
+   */
+  asking?: { by: DecidedBy; reason?: string; part?: string; parts?: string[] };
 }
 
 /** A person's (or a client's) answer to an ask. */
@@ -172,6 +179,10 @@ export interface RuleVerdict {
   verdict: Verdict;
   by: DecidedBy;
   reason?: string;
+  /** For a shell call: the part of its command line the verdict is about (see {@link Approval.part}). */
+  part?: string;
+  /** For a shell call that is not allowed, when several parts of its command line ask or deny: each, in the order it runs them. */
+  parts?: string[];
 }
 
 /** The strictest verdict of `rules` (numbered from `first`) that apply, or undefined when none does. */

@@ -100,7 +100,12 @@ export async function decision(definition: CallDefinition<TSchema, unknown>, arg
 }
 
 /** A verdict of the rules that needs no one asked, as a decision. */
-const decided = (ruled: RuleVerdict): Approval => ({ verdict: ruled.verdict === "allow" ? "allow" : "deny", by: ruled.by, ...(ruled.reason === undefined ? {} : { reason: ruled.reason }) });
+const decided = (ruled: RuleVerdict): Approval => ({
+  verdict: ruled.verdict === "allow" ? "allow" : "deny",
+  by: ruled.by,
+  ...(ruled.reason === undefined ? {} : { reason: ruled.reason }),
+  ...(ruled.part === undefined || ruled.verdict === "allow" ? {} : { part: ruled.part }),
+});
 
 /** What the hook and a person asked are told of a call. */
 function requestOf(definition: CallDefinition<TSchema, unknown>, args: unknown, context: CallContext, origin: CallOrigin): ApprovalRequest {
@@ -169,7 +174,8 @@ async function askHook(hook: ApprovalHook, request: ApprovalRequest, context: Ca
 /** Puts an ask to the person (or client) who can answer it, the run's clocks stopped while it waits. */
 async function askPerson(ask: RuleVerdict, request: ApprovalRequest, context: CallContext): Promise<Approval> {
   const approve = context.approvals?.approve;
-  if (!approve) return { verdict: "deny", by: ask.by, reason: `its verdict is ask${ask.reason ? ` (${ask.reason})` : ""}, and no one could be asked in this run` };
+  const part = ask.part === undefined ? {} : { part: ask.part };
+  if (!approve) return { verdict: "deny", by: ask.by, reason: `its verdict is ask${ask.reason ? ` (${ask.reason})` : ""}, and no one could be asked in this run`, ...part };
   const timeoutSecs = askTimeoutSecs(context.config);
   const started = performance.now();
   const resume = context.approvals?.pause?.();
@@ -179,35 +185,25 @@ async function askPerson(ask: RuleVerdict, request: ApprovalRequest, context: Ca
   });
   let answer: ApprovalAnswer | "late" | Error;
   try {
-    const asking = { by: ask.by, ...(ask.reason === undefined ? {} : { reason: ask.reason }) };
+    const asking = { by: ask.by, ...(ask.reason === undefined ? {} : { reason: ask.reason }), ...(ask.part === undefined ? {} : { part: ask.part }), ...(ask.parts === undefined ? {} : { parts: ask.parts }) };
     answer = await Promise.race([approve({ ...request, asking }).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error)))), late]);
   } finally {
     clearTimeout(timer);
     resume?.();
   }
   const waitedMs = Math.round(performance.now() - started);
-  if (answer === "late") return { verdict: "deny", by: "person", reason: `no answer came within ${timeoutSecs} s (approvalTimeoutSecs)`, waitedMs };
-  if (answer instanceof Error) return { verdict: "deny", by: "person", reason: `asking failed: ${answer.message}`, waitedMs };
+  if (answer === "late") return { verdict: "deny", by: "person", reason: `no answer came within ${timeoutSecs} s (approvalTimeoutSecs)`, ...part, waitedMs };
+  if (answer instanceof Error) return { verdict: "deny", by: "person", reason: `asking failed: ${answer.message}`, ...part, waitedMs };
   const by = answer.by === "client" || answer.by === "standing" ? answer.by : "person";
   const given = answer.verdict === "ask" ? "the answer was ask again, which decides nothing" : answer.reason;
   // A refused write of gg's own configuration says what it was, so the agent does not try it another way.
   const reason = ask.by === "config" && answer.verdict !== "allow" ? `${given ?? "refused"}; it was asked because ${ask.reason}` : given;
-  return { verdict: answer.verdict === "allow" ? "allow" : "deny", by, ...(reason === undefined ? {} : { reason }), waitedMs };
-}
-
-/** What asked about a call, in words: "rule 2", "the approval hook", "approvalDefault". */
-export const askerOf = (by: DecidedBy | undefined): string =>
-  by === "hook" ? "the approval hook" : by === "config" ? "gg, for its own configuration" : by === undefined || by === "default" ? "approvalDefault" : by;
-
-/** What asked, with its reason, as a person asked reads it: "rule 1 (writes need a person)". */
-export function whyAsked(asking: ApprovalRequest["asking"]): string {
-  const reason = asking?.reason ?? (asking === undefined || asking.by === "default" ? '"ask" for calls with effects' : undefined);
-  return `${askerOf(asking?.by)}${reason ? ` (${reason})` : ""}`;
+  return { verdict: answer.verdict === "allow" ? "allow" : "deny", by, ...(reason === undefined ? {} : { reason }), ...part, waitedMs };
 }
 
 /** The failure of a denied call: what was refused, by whom and why, and a way forward. */
 export function deniedError(name: string, approval: Approval): GgError {
-  const why = approval.reason ? `: ${approval.reason}` : "";
+  const why = `${approval.reason ? `: ${approval.reason}` : ""}${approval.part === undefined ? "" : ` (for ${quote(approval.part)})`}`;
   // No one was asked: the run's standing answer said no.
   if (approval.by === "standing") return new GgError("denied", `Cannot run ${name}: denied${why}; nothing of it ran; do the task another way, or ask the person to run it where they can approve it`);
   const forward =

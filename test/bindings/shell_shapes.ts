@@ -58,6 +58,7 @@ export const PUSHES = [
   "watch 'true; git push'",
   "git -C . push",
   "git --no-pager -c color.ui=never --git-dir=.git push",
+  "git -C $dir push",
 ];
 
 /** Shapes whose command is known only at run time: asked, so denied with no one to ask. */
@@ -86,7 +87,6 @@ export const UNKNOWNS = [
   "bash <(echo git push)",
   ". <(echo git push)",
   "git -c alias.p=push p",
-  "git -C $dir push",
 ];
 
 /** The shapes issue 25 lists, each of which reached the real git before shell rules judged what a line runs. */

@@ -53,7 +53,7 @@ describe("at a terminal", () => {
     const run = atTerminal(["call", "write_file", '{"path": "a.txt", "content": "x"}', "--config", "gg.json"], ws.root, "y\n");
     expect(run.status).toBe(0);
     expect(run.output).toContain("gg: write_file asks for approval: rule 1 (writes need a person)");
-    expect(run.output).toContain('{"path":"a.txt","content":"x"}');
+    expect(run.output).toContain('  arguments (39 characters):\r\n    {\r\n      "path": "a.txt",');
     expect(readFileSync(join(ws.root, "a.txt"), "utf8")).toBe("x");
   });
 
