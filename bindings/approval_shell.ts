@@ -97,19 +97,19 @@ const about = (verdict: RuleVerdict, part: string): RuleVerdict => (verdict.verd
  */
 function commandVerdict(words: RunWord[], rules: ShellRules, judge: (command: string) => RuleVerdict): RuleVerdict {
   const command = words.map((word) => word.text).join(" ");
-  const ruled = about(judge(command), command);
   const at = words.findIndex((word) => word.open !== undefined);
   const open = words[at];
+  const part = open?.of ?? command;
+  const ruled = about(judge(command), part);
   if (!open) return ruled;
-  const part = open.of ?? command;
   const why = open.why ?? `${at === 0 ? "the name of" : "a word of"} ${JSON.stringify(command)}, ${JSON.stringify(open.text)}, is known only at run time`;
   const prefix = at === 0 ? "" : [...words.slice(0, at).map((word) => word.text), open.text.slice(0, open.open)].join(" ");
   const rule = rules.commands.find(({ glob }) => couldStart(glob, prefix));
   let verdict = rule ? stronger(ruled, unjudged(rule.by, why, part)) : ruled;
-  // What the rules say of the unknown word as nothing a glob's literal matches: where that is stricter than the allow the
-  // written line got, the allow does not cover every value.
+  // What the rules say of the unknown word as text no glob's literal matches: where that is not an allow, an allow (or
+  // the default) the written line got does not cover every value, and the question says why.
   const unknown = stronger(judge(prefix + ANY), judge(`${prefix}${ANY} ${ANY}`));
-  if (ruled.verdict === "allow" && unknown.verdict !== "allow") verdict = stronger(verdict, unjudged(unknown.by, `${why}, and what no rule allows is asked`, part));
+  if (unknown.verdict !== "allow" && (ruled.verdict === "allow" || ruled.by === "default")) verdict = stronger(unjudged(unknown.by, why, part), verdict);
   return verdict;
 }
 
