@@ -139,8 +139,8 @@ describe("the parser's reading of a line", () => {
   });
 
   it("keeps a backquote's body, escapes removed, and every assignment, for what runs them to read", () => {
-    const script = parse("A='$(x)' B=\"\\`y\\`\" C=1 cat `echo \\`rm a\\`` ${v:-`rm b`} 3<in < stdin");
-    expect(script.scripts).toEqual(["echo `rm a`", "rm b"]);
+    const script = parse("A='$(x)' B=\"\\`y\\`\" C=1 cat `echo \\`rm a\\`` ${v:-`rm b`} ${v/a/`rm c`} 3<in < stdin");
+    expect(script.scripts).toEqual(["echo `rm a`", "rm b", "rm c"]);
     expect(script.assignments.map(({ name, storesCode }) => [name, storesCode])).toEqual([["A", true], ["B", true], ["C", false]]);
     expect(script.reads.map((word) => word.text)).toEqual(["in"]);
   });

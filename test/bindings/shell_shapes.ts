@@ -139,7 +139,7 @@ export const ISSUE_SHAPES = [
 export const HIDDEN: [string, string][] = [
   ["cat `echo \\`touch pwned\\``", "touch pwned"],
   ["cat ${x:-`touch pwned`}", "touch pwned"],
-  ['echo "${x/y/`touch pwned`}"', "touch pwned"],
+  ['echo "${x:-`touch pwned`}"', "touch pwned"],
   ["git -c core.fsmonitor='touch pwned; :' status", "git -c core.fsmonitor=touch pwned; : status"],
   ["git -c CORE.FSMONITOR='touch pwned; :' status", "git -c CORE.FSMONITOR=touch pwned; : status"],
   ["HOOK='touch pwned; :' git --config-env=core.fsmonitor=HOOK status", "git --config-env=core.fsmonitor=HOOK status"],
@@ -168,7 +168,7 @@ export const ALLOWLIST = {
 
 /** Lines that write secrets/a (which holds a line) through a descriptor, /proc or another directory: asked under a deny of writes to secrets/**. */
 export const SIDE_WRITES = [
-  "cat a.txt 3<secrets/a >/dev/fd/3",
+  "echo pwned 3<secrets/a >/dev/fd/3",
   "echo pwned 1<secrets/a >/dev/stdout",
   "echo pwned 1<secrets/a >/proc/self/fd/1",
   "cd secrets && echo pwned > /proc/self/cwd/a",
