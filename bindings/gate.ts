@@ -3,7 +3,7 @@
 // person asked; a denied call comes back as a `denied` error and nothing of it runs.
 import type { Static, TSchema } from "typebox";
 import { excerpt, GgError, quote } from "../host/errors.ts";
-import { type Approval, type ApprovalAnswer, type ApprovalRequest, type DecidedBy, allowsEverything, type CallTraits, DEFAULT_APPROVAL_TIMEOUT_SECS, DEFAULT_HOOK_TIMEOUT_SECS, type RuleVerdict, stricter } from "./approval_match.ts";
+import { type Approval, type ApprovalAnswer, type ApprovalRequest, type DecidedBy, allowsEverything, type CallTraits, DEFAULT_APPROVAL_TIMEOUT_SECS, DEFAULT_HOOK_TIMEOUT_SECS, type RuleVerdict, stricter, touchCheck } from "./approval_match.ts";
 import { callVerdict, judgeCall } from "./approval_shell.ts";
 import { guardsOwnFiles } from "./approval_own.ts";
 import type { ApprovalHook, Configuration, Verdict } from "./capabilities.ts";
@@ -41,7 +41,7 @@ function traitsOf(definition: CallDefinition<TSchema, unknown>, config: Configur
   let found = traits.get(definition);
   if (!found) {
     const properties = (definition.parameters(config) as { properties?: object }).properties ?? {};
-    found = { name: definition.name, effects: definition.effects === true, paths: "path" in properties || "files" in properties, ...(definition.walks ? { walks: true } : {}) };
+    found = { name: definition.name, effects: definition.effects === true, paths: "path" in properties || "files" in properties, ...(definition.walks ? { walks: true } : {}), ...(definition.reads ? { reads: true } : {}) };
     traits.set(definition, found);
   }
   return found;
@@ -221,12 +221,18 @@ const refusal = (name: string, approval: Approval): CallResult<never> => {
   return { ok: false, error: { code: error.code, message: error.message }, approval };
 };
 
+/** The context an allowed call runs in: under path rules, with the check of what it touches as it touches it. */
+function runContext(definition: CallDefinition<TSchema, unknown>, args: unknown, context: CallContext, approval: Approval): CallContext {
+  const touch = touchCheck(context.config, traitsOf(definition, context.config), argsOf(args), context, approval);
+  return touch ? { ...context, touch } : context;
+}
+
 /** Runs a call whose arguments were checked, once its approval is decided: the gate every call passes. */
 export async function runApproved<Data>(definition: CallDefinition<TSchema, Data>, args: Static<TSchema>, context: CallContext, origin: CallOrigin): Promise<CallResult<Data>> {
   const approval = decidedNow(definition, args, context, origin) ?? (await decision(definition, args, context, origin));
   origin.approval = approval;
   if (approval.verdict === "deny") return refusal(definition.name, approval);
-  const result = await runChecked(definition, args, context);
+  const result = await runChecked(definition, args, runContext(definition, args, context, approval));
   result.approval = approval;
   return result;
 }
@@ -240,7 +246,7 @@ export function runApprovedSync<Data>(definition: CallDefinition<TSchema, Data>,
   if (!approval) throw new Undecided();
   origin.approval = approval;
   if (approval.verdict === "deny") return refusal(definition.name, approval);
-  const result = runCheckedSync(definition, args, context);
+  const result = runCheckedSync(definition, args, runContext(definition, args, context, approval));
   result.approval = approval;
   return result;
 }

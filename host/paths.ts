@@ -1,6 +1,6 @@
 // Paths resolve as any process in the container resolves them: relative to the working directory, absolute as
 // themselves, `..` left to the kernel (no lexical normalisation, so symlinks behave as they do for a shell).
-import { readlinkSync, realpathSync } from "node:fs";
+import { readlinkSync, realpathSync, statSync } from "node:fs";
 import { GgError, quote } from "./errors.ts";
 import { escapeUnshowable, hasUnshowable } from "./shown.ts";
 
@@ -83,6 +83,16 @@ export function throughProc(absolute: string, links = 0): boolean {
     return throughProc([next, ...names.slice(i + 1)].join("/"), links + 1);
   }
   return false;
+}
+
+/** The names (hard links) of the regular file `absolute` reaches: 0 when there is none, 1 for anything but a regular file. */
+export function hardLinks(absolute: string): number {
+  try {
+    const stats = statSync(absolute);
+    return stats.isFile() ? stats.nlink : 1;
+  } catch {
+    return 0;
+  }
 }
 
 /** An absolute path without `.` segments and without repeated or trailing slashes: the same file, whatever links lie on the way. */
