@@ -3,6 +3,7 @@
 // person asked; a denied call comes back as a `denied` error and nothing of it runs.
 import type { Static, TSchema } from "typebox";
 import { excerpt, GgError, quote } from "../host/errors.ts";
+import type { TouchCheck } from "../host/files.ts";
 import { type Approval, type ApprovalAnswer, type ApprovalRequest, type DecidedBy, allowsEverything, type CallTraits, DEFAULT_APPROVAL_TIMEOUT_SECS, DEFAULT_HOOK_TIMEOUT_SECS, type RuleVerdict, stricter, touchCheck } from "./approval_match.ts";
 import { callVerdict, judgeCall } from "./approval_shell.ts";
 import { guardsOwnFiles } from "./approval_own.ts";
@@ -221,9 +222,13 @@ const refusal = (name: string, approval: Approval): CallResult<never> => {
   return { ok: false, error: { code: error.code, message: error.message }, approval };
 };
 
-/** The context an allowed call runs in: under path rules, with the check of what it touches as it touches it. */
+/** The check of what an allowed call touches as it touches it, under path rules that could restrict it (see CallContext.touch). */
+export const touchOf = (definition: CallDefinition<TSchema, unknown>, args: unknown, context: CallContext, approval: Approval): TouchCheck | undefined =>
+  touchCheck(context.config, traitsOf(definition, context.config), argsOf(args), context, approval);
+
+/** The context an allowed call runs in: under path rules, with the check of what it touches. */
 function runContext(definition: CallDefinition<TSchema, unknown>, args: unknown, context: CallContext, approval: Approval): CallContext {
-  const touch = touchCheck(context.config, traitsOf(definition, context.config), argsOf(args), context, approval);
+  const touch = touchOf(definition, args, context, approval);
   return touch ? { ...context, touch } : context;
 }
 
