@@ -7,6 +7,7 @@ import { existsSync, linkSync, readdirSync, readFileSync, renameSync, rmSync } f
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { createTools } from "../../bindings/index.ts";
+import { createRuntime } from "../../runtime/index.ts";
 import { within } from "../processes.ts";
 import { tempWorkspace } from "../workspace.ts";
 
@@ -103,6 +104,25 @@ describe("a file with several names (hard links)", () => {
     expect(late.ok ? "ran" : late.error.message).toMatch(/^Cannot run write_file: the file it reaches now is .*late\.txt, and rule 1 asks about it \(.*late\.txt has 3 names \(hard links\)/);
     expect(readFileSync(join(ws.root, "secrets/key.txt"), "utf8")).toBe("hunter2\n");
   });
+});
+
+test("a program's reads, views, writes and edits of a hard link to a denied file are denied alike", async () => {
+  using ws = tempWorkspace();
+  ws.put({ "secrets/key.txt": "hunter2\n" });
+  linkSync(join(ws.root, "secrets/key.txt"), join(ws.root, "h"));
+  const runtime = createRuntime({ workspace: ws.root, config: DENY });
+  try {
+    const report = await runtime.run(`const out = [];
+for (const call of [() => gg.files.readFile("h"), () => gg.views.openFile("h"), () => gg.files.writeFile("h", "x"), () => gg.files.editFile("h", "hunter2", "x")]) {
+  try { await call(); out.push("ran"); } catch (e) { out.push(e.code); }
+}
+return out;`);
+    expect(report.result).toEqual(["denied", "denied", "denied", "denied"]);
+    expect(report.calls.map((call) => call.approval?.reason)).toEqual(Array(4).fill(expect.stringContaining("h has 2 names (hard links)")));
+  } finally {
+    await runtime.close();
+  }
+  expect(readFileSync(join(ws.root, "secrets/key.txt"), "utf8")).toBe("hunter2\n");
 });
 
 describe("an edit is judged by the read rules too", () => {
