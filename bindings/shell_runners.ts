@@ -7,73 +7,86 @@ import { mayBe, type Reach } from "./shell_reach.ts";
 /** Programs that run a command their arguments name, whose options gg does not read: what they run cannot be judged. */
 const OPAQUE = new Set(["nsenter", "unshare", "firejail", "systemd-run", "numactl", "faketime", "torsocks", "unbuffer", "catchsegv", "valgrind", "gdb", "perf", "sg", "runcon", "cgexec", "proot", "bwrap", "cpulimit", "parallel", "fakeroot", "eatmydata"]);
 
+/** A cursor over a sed script: readers of its pieces, each moving past what it reads. */
+function sedCursor(script: string) {
+  let i = 0;
+  const cursor = {
+    peek: (): string => script[i] ?? "",
+    next: (): string => script[i++] ?? "",
+    done: (): boolean => i >= script.length,
+    skip(chars: RegExp): void {
+      while (i < script.length && chars.test(cursor.peek())) i++;
+    },
+    /** Up to a character of `ends`, or the end. */
+    upTo(ends: RegExp): void {
+      while (i < script.length && !ends.test(cursor.peek())) i++;
+    },
+    /** Up to the end of the line (a backslash before a newline continues it). */
+    line(): string {
+      const start = i;
+      while (i < script.length && cursor.peek() !== "\n") i += cursor.peek() === "\\" ? 2 : 1;
+      return script.slice(start, i);
+    },
+    /** Past the next unescaped `delimiter`; false when there is none. */
+    past(delimiter: string): boolean {
+      for (; i < script.length; i++) {
+        if (cursor.peek() === "\\") i++;
+        else if (cursor.peek() === delimiter) return cursor.next() === delimiter;
+      }
+      return false;
+    },
+    /** Past an address (`3`, `0~4`, `$`, `/re/I`, `\\cREc`), if one is here; false when its regex does not end. */
+    address(): boolean {
+      if (/[0-9]/.test(cursor.peek())) cursor.skip(/[0-9~]/);
+      else if (cursor.peek() === "$") i++;
+      else if (cursor.peek() === "/" || cursor.peek() === "\\") {
+        const delimiter = cursor.next() === "\\" ? cursor.next() : "/";
+        if (!cursor.past(delimiter)) return false;
+        cursor.skip(/[IM]/);
+      }
+      return true;
+    },
+    /** Past a command's addresses (`ADDR`, `ADDR,ADDR`, `ADDR,+N`, `ADDR,~N`); false when one does not end. */
+    range(): boolean {
+      if (!cursor.address()) return false;
+      cursor.skip(/[ \t]/);
+      if (cursor.peek() !== ",") return true;
+      cursor.next();
+      cursor.skip(/[ \t]/);
+      if (!/[+~]/.test(cursor.peek())) return cursor.address();
+      cursor.skip(/[+~0-9]/);
+      return true;
+    },
+  };
+  return cursor;
+}
+
 /** A sed script read command by command: the commands its `e` runs, or why it runs what gg cannot name. */
 function sedScript(script: string): { commands: string[]; opaque?: string } {
   const commands: string[] = [];
-  let i = 0;
-  const at = (): string => script[i] ?? "";
-  const skip = (chars: RegExp): void => {
-    while (i < script.length && chars.test(at())) i++;
-  };
-  /** Up to the end of the line (a backslash before a newline continues it). */
-  const line = (): string => {
-    const start = i;
-    while (i < script.length && at() !== "\n") i += at() === "\\" ? 2 : 1;
-    return script.slice(start, i);
-  };
-  /** Past the next unescaped `delimiter`; false when there is none. */
-  const past = (delimiter: string): boolean => {
-    for (; i < script.length; i++) {
-      if (at() === "\\") i++;
-      else if (at() === delimiter) {
-        i++;
-        return true;
-      }
-    }
-    return false;
-  };
-  const address = (): boolean => {
-    if (/[0-9]/.test(at())) skip(/[0-9~]/);
-    else if (at() === "$") i++;
-    else if (at() === "/" || at() === "\\") {
-      const delimiter = at() === "\\" ? (script[++i] ?? "") : "/";
-      i++;
-      if (!past(delimiter)) return false;
-      skip(/[IM]/);
-    }
-    return true;
-  };
+  const read = sedCursor(script);
   for (;;) {
-    skip(/[\s;]/);
-    if (i >= script.length) return { commands };
-    if (!address()) return { commands, opaque: "its script does not end an address" };
-    skip(/[ \t]/);
-    if (at() === ",") {
-      i++;
-      skip(/[ \t]/);
-      if (/[+~]/.test(at())) skip(/[+~0-9]/);
-      else if (!address()) return { commands, opaque: "its script does not end an address" };
-    }
-    skip(/[ \t!]/);
-    const command = script[i++] ?? "";
+    read.skip(/[\s;]/);
+    if (read.done()) return { commands };
+    if (!read.range()) return { commands, opaque: "its script does not end an address" };
+    read.skip(/[ \t!]/);
+    const command = read.next();
     if ("{}=dDgGhHnNpPxzF".includes(command)) continue;
-    if ("#aicrRwW".includes(command)) line();
-    else if (":btT".includes(command)) while (i < script.length && !/[;\n]/.test(at())) i++;
-    else if ("lLqQ".includes(command)) skip(/[ \t0-9]/);
-    else if (command === "v") while (i < script.length && !/[;\n]/.test(at())) i++;
+    if ("#aicrRwW".includes(command)) read.line();
+    else if (":btTv".includes(command)) read.upTo(/[;\n]/);
+    else if ("lLqQ".includes(command)) read.skip(/[ \t0-9]/);
     else if (command === "e") {
-      const run = line().trim();
+      const run = read.line().trim();
       if (run === "") return { commands, opaque: "its e command runs the pattern space, text only run time gives, as a command" };
       commands.push(run);
     } else if (command === "s" || command === "y") {
-      const delimiter = script[i++] ?? "";
-      if (delimiter === "" || delimiter === "\n" || delimiter === "\\" || !past(delimiter) || !past(delimiter)) return { commands, opaque: `its ${command} command does not end` };
+      const delimiter = read.next();
+      if (delimiter === "" || delimiter === "\n" || delimiter === "\\" || !read.past(delimiter) || !read.past(delimiter)) return { commands, opaque: `its ${command} command does not end` };
       if (command === "y") continue;
-      for (; /[gpiImMew0-9]/.test(at()) && i < script.length; i++) {
-        if (at() === "e") return { commands, opaque: "its s command's e flag runs the text it makes, known only at run time, as a command" };
-        if (at() === "w") break;
+      for (; /[gpiImMe0-9]/.test(read.peek()); read.next()) {
+        if (read.peek() === "e") return { commands, opaque: "its s command's e flag runs the text it makes, known only at run time, as a command" };
       }
-      if (at() === "w") line();
+      if (read.peek() === "w") read.line();
     } else return { commands, opaque: `gg does not read its command ${JSON.stringify(command)}` };
   }
 }
