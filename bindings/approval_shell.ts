@@ -106,11 +106,12 @@ function commandVerdict(words: RunWord[], rules: ShellRules, judge: (command: st
   const prefix = at === 0 ? "" : [...words.slice(0, at).map((word) => word.text), open.text.slice(0, open.open)].join(" ");
   const rule = rules.commands.find(({ glob }) => couldStart(glob, prefix));
   let verdict = rule ? stronger(ruled, unjudged(rule.by, why, part)) : ruled;
-  // What the rules say of the unknown word as text no glob's literal matches: where that is not an allow, an allow (or
-  // the default) the written line got does not cover every value, and the question says why.
+  // An allow a rule gave, or the default's ask, is weighed against what the rules say of the unknown word as text no
+  // glob's literal matches: where that is not an allow, the allow does not cover every value, and the question says why.
+  // (The default's allow needs no weighing: only a rule that asks or denies, found above, could be stricter.)
+  if (ruled.by === "default" ? ruled.verdict === "allow" : ruled.verdict !== "allow") return verdict;
   const unknown = stronger(judge(prefix + ANY), judge(`${prefix}${ANY} ${ANY}`));
-  if (unknown.verdict !== "allow" && (ruled.verdict === "allow" || ruled.by === "default")) verdict = stronger(unjudged(unknown.by, why, part), verdict);
-  return verdict;
+  return unknown.verdict === "allow" ? verdict : stronger(unjudged(unknown.by, why, part), verdict);
 }
 
 /** The verdict on a file a redirection writes: write_file's on its path, or a question when only run time knows which file it is. */
