@@ -318,7 +318,7 @@ const ASKED: readonly DecidedBy[] = ["person", "client", "standing"];
  * allowed under (the rules' allow, or an ask someone allowed). Undefined where no path rule could make them so.
  */
 export function touchCheck(config: Configuration, call: CallTraits, args: Record<string, unknown>, place: Place, approval: Approval): TouchCheck | undefined {
-  if (!call.paths || !usesPaths(config)) return undefined;
+  if (!call.paths || call.walks === true || !usesPaths(config)) return undefined;
   const allowed: Verdict = ASKED.includes(approval.by) ? "ask" : "allow";
   const ceiling = ceilingOf(config, call);
   if (!stricter(ceiling.verdict, allowed)) return undefined;
