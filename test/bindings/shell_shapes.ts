@@ -150,7 +150,7 @@ export const HIDDEN: [string, string][] = [
   ["NODE_OPTIONS=--require=./pwn.cjs npm --version", "NODE_OPTIONS=--require=./pwn.cjs"],
   ["script -qc 'touch pwned' /dev/null", "touch pwned"],
   ["strace -f -o /dev/null touch pwned", "touch pwned"],
-  ["setarch x86_64 -R touch pwned", "touch pwned"],
+  ["setarch linux64 -R touch pwned", "touch pwned"],
   ["taskset 1 touch pwned", "touch pwned"],
   ["prlimit --nofile=64 touch pwned", "touch pwned"],
   ["make --eval='x: ; touch pwned' x", "make --eval=x: ; touch pwned x"],
