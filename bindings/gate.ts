@@ -4,6 +4,7 @@
 import type { Static, TSchema } from "typebox";
 import { excerpt, GgError, quote } from "../host/errors.ts";
 import type { TouchCheck } from "../host/files.ts";
+import { escapeUnshowable } from "../host/shown.ts";
 import { type Approval, type ApprovalAnswer, type ApprovalRequest, type DecidedBy, allowsEverything, type CallTraits, DEFAULT_APPROVAL_TIMEOUT_SECS, DEFAULT_HOOK_TIMEOUT_SECS, type RuleVerdict, stricter, touchCheck } from "./approval_match.ts";
 import { callVerdict, judgeCall } from "./approval_shell.ts";
 import { guardsOwnFiles } from "./approval_own.ts";
@@ -204,7 +205,7 @@ async function askPerson(ask: RuleVerdict, request: ApprovalRequest, context: Ca
 
 /** The failure of a denied call: what was refused, by whom and why, and a way forward. */
 export function deniedError(name: string, approval: Approval): GgError {
-  const why = `${approval.reason ? `: ${approval.reason}` : ""}${approval.part === undefined ? "" : ` (for ${quote(approval.part)})`}`;
+  const why = `${approval.reason ? `: ${approval.reason}` : ""}${approval.part === undefined ? "" : ` (for ${escapeUnshowable(quote(approval.part))})`}`;
   // No one was asked: the run's standing answer said no.
   if (approval.by === "standing") return new GgError("denied", `Cannot run ${name}: denied${why}; nothing of it ran; do the task another way, or ask the person to run it where they can approve it`);
   const forward =
