@@ -11,7 +11,8 @@ import type { ApprovalAnswer, ApprovalRequest } from "../bindings/gate.ts";
 import { endSupervised, killGroups } from "../host/shell.ts";
 import type { EngineOptions } from "./engine.ts";
 import type { ExternalOutcome, FromRunner, ToRunner } from "./runner.ts";
-import { type AppFunction, createExternals, type ExternalCatalog } from "../bindings/external.ts";
+import { createExternals, type ExternalCatalog } from "../bindings/external.ts";
+import { appFunctionsOf, type Functions } from "../bindings/toolset.ts";
 import { configurationOf } from "../bindings/index.ts";
 import { isGgError } from "../host/errors.ts";
 import { refusedRun, type RunOptions, runLimits } from "./limits.ts";
@@ -104,7 +105,7 @@ function superviseRunner(given: RuntimeOptions) {
   // `approve` stays here (a function cannot cross to the runner): the runner puts its asks to this process. So do the
   // external tools: the servers and the application's functions run here, and the runner puts their calls to them.
   const { approve, functions, external: _surface, ...rest } = given;
-  const externals = createExternals(configurationOf(given), functions);
+  const externals = createExternals(configurationOf(given), appFunctionsOf(functions));
   /** The catalog the current runner holds. */
   let sentCatalog: ExternalCatalog | undefined;
   /** External calls under way for the runner, by its id: aborted when it cancels them. */
@@ -310,9 +311,12 @@ function superviseRunner(given: RuntimeOptions) {
 const NODE_MAJOR = 24;
 
 /** A runtime for one agent: its workspace, configuration and views persist across the programs it runs. */
-/** Options of a runtime: its engine's, and the application's own functions, offered to programs as gg.app.<name>. */
+/**
+ * Options of a runtime: its engine's, and the application's own functions (AppFunctions, or an AI SDK ToolSet's tools),
+ * offered to programs as gg.app.<name>.
+ */
 export interface RuntimeOptions extends EngineOptions {
-  functions?: readonly AppFunction[];
+  functions?: Functions;
 }
 
 export function createRuntime(options: RuntimeOptions) {
