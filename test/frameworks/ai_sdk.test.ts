@@ -10,19 +10,12 @@ import type { ApprovalRequest } from "../../bindings/approval_match.ts";
 import { defaultConfiguration } from "../../bindings/config.ts";
 import { toolDefinitions } from "../../bindings/index.ts";
 import { survivors, uniqueSleep, within } from "../processes.ts";
-import { call, fakeModel, type Message } from "../provider.ts";
+import { call, fakeModel } from "../provider.ts";
+import { APPROVALS, PNG, toolMessages } from "./fixtures.ts";
 import { tempWorkspace } from "../workspace.ts";
-
-const PNG = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==", "base64");
 
 /** The fake provider as an AI SDK model; tool results may carry pictures, as gg's own loop sends them. */
 const modelAt = (baseURL: string) => createOpenAICompatible({ name: "fake", baseURL, supportsMultiPartToolContent: true }).chatModel("m");
-
-/** The tool messages of a request, by tool call id. */
-const toolMessages = (messages: Message[] | undefined): Record<string, unknown> =>
-  Object.fromEntries((messages ?? []).filter((message) => message.role === "tool").map((message) => [message.tool_call_id, message.content]));
-
-const APPROVALS = { approvals: [{ call: "write_file", when: { path: "secret/**" }, verdict: "deny" }, { call: "shell", verdict: "ask", reason: "commands need a person" }] };
 
 describe("gg-runtime/ai-sdk", () => {
   test("tools arm: one tool per gg call as gg tools prints them; the model's calls change files, a failure is gg's error text, a picture travels as image content", async () => {

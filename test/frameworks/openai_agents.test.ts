@@ -10,10 +10,9 @@ import { defaultConfiguration } from "../../bindings/config.ts";
 import { toolDefinitions } from "../../bindings/index.ts";
 import { ggTools } from "../../openai-agents.ts";
 import { survivors, uniqueSleep, within } from "../processes.ts";
-import { call, fakeModel, type Message } from "../provider.ts";
+import { call, fakeModel } from "../provider.ts";
+import { APPROVALS, PNG, toolMessages } from "./fixtures.ts";
 import { tempWorkspace } from "../workspace.ts";
-
-const PNG = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==", "base64");
 
 /** An agent on the fake provider's chat completions, holding `tools`. */
 const agentAt = (baseURL: string, tools: Agent["tools"]) =>
@@ -21,12 +20,6 @@ const agentAt = (baseURL: string, tools: Agent["tools"]) =>
 
 /** The SDK's runner, without traces (they would be sent to OpenAI). */
 const runner = new Runner({ tracingDisabled: true });
-
-/** The tool messages of a request, by tool call id. */
-const toolMessages = (messages: Message[] | undefined): Record<string, unknown> =>
-  Object.fromEntries((messages ?? []).filter((message) => message.role === "tool").map((message) => [message.tool_call_id, message.content]));
-
-const APPROVALS = { approvals: [{ call: "write_file", when: { path: "secret/**" }, verdict: "deny" }, { call: "shell", verdict: "ask" }] };
 
 describe("gg-runtime/openai-agents", () => {
   test("tools arm: function tools with gg tools' names, descriptions and schemas; the model's calls change files, a picture stays in the tool's output", async () => {
