@@ -10,7 +10,7 @@ import { checkArguments, errorText } from "../bindings/define.ts";
 import { appSurface } from "../bindings/external.ts";
 import { configurationOf, createTools } from "../bindings/index.ts";
 import { appFunctionsOf, type Functions } from "../bindings/toolset.ts";
-import type { CallError } from "../host/errors.ts";
+import { type CallError, GgError } from "../host/errors.ts";
 import { createRuntime } from "../runtime/index.ts";
 
 /** Options of `ggTools`, in either SDK. */
@@ -73,6 +73,7 @@ const THROUGH_SDK: Approval = { verdict: "allow", by: "client" };
 
 /** The tools of `options.arm` for one SDK's agent, and the close that ends what they started. */
 export function ggSession(options: GgToolsOptions) {
+  if (options.arm !== "tools" && options.arm !== "code") throw new GgError("invalid-argument", `Cannot make gg's tools: arm is ${JSON.stringify(options.arm)}; pass arm "tools" (one tool per gg call) or "code" (run_program)`);
   const config = configurationOf(options);
   const agent = options.agent === undefined ? {} : { agent: options.agent };
   const approve = options.approve ? { approve: options.approve } : {};

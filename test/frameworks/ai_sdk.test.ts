@@ -3,12 +3,14 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
-import { generateText, isStepCount, type ModelMessage } from "ai";
+import { generateText, isStepCount, type ModelMessage, tool } from "ai";
+import { z } from "zod";
 import { describe, expect, test } from "vitest";
 import { ggTools } from "../../ai-sdk.ts";
 import type { ApprovalRequest } from "../../bindings/approval_match.ts";
 import { defaultConfiguration } from "../../bindings/config.ts";
 import { toolDefinitions } from "../../bindings/index.ts";
+import { memory } from "../mcp/servers.ts";
 import { survivors, uniqueSleep, within } from "../processes.ts";
 import { call, fakeModel } from "../provider.ts";
 import { APPROVALS, PNG, toolMessages } from "./fixtures.ts";
@@ -89,6 +91,22 @@ describe("gg-runtime/ai-sdk", () => {
     expect(readFileSync(join(ws.root, "a.txt"), "utf8")).toBe("made\n");
     expect(toolMessages(server.requests[1]?.messages).a).toMatch(/^Returned:\n41\n\n\[view a\.txt, \d+ tokens\]\n/);
     expect(toolMessages(server.requests[2]?.messages).b).toBe("Returned:\n42");
+  });
+
+  test("code arm: an AI SDK ToolSet as functions and the configured MCP servers are programs' gg.app and gg.mcp, and run_program's description names them", async () => {
+    using ws = tempWorkspace();
+    const add = tool({ description: "Add two numbers.", inputSchema: z.object({ a: z.number(), b: z.number() }), execute: async ({ a, b }) => a + b });
+    await using server = await fakeModel([
+      { tool_calls: [call("a", "run_program", { source: "return [await gg.app.add({ a: 1, b: 2 }), (await gg.mcp.memory.read_graph()).entities.length];" })] },
+      { content: "Done." },
+    ]);
+    const config = { mcpServers: { memory: memory(join(ws.root, "memory.json")) } };
+    await using tools = ggTools({ workspace: ws.root, arm: "code", config, functions: { add } });
+    await generateText({ model: modelAt(server.baseURL), tools, stopWhen: isStepCount(3), prompt: "Add." });
+    expect(toolMessages(server.requests[1]?.messages).a).toBe("Returned:\n[3,0]");
+    const description = (server.requests[1]?.tools as { function: { description: string } }[])[0]?.function.description ?? "";
+    expect(description).toContain("add(input: {a: number; b: number}");
+    expect(description).toContain("- gg.mcp.memory (9 tools)");
   });
 
   test("aborting the signal given ends a program's command under way, and the tools run nothing after", async () => {
