@@ -1,4 +1,6 @@
-// gg's public library surface.
+// gg's public library surface. Its types name Node's (Buffer, node:fs): the reference below makes a TypeScript user's
+// program include @types/node, a dependency of the package, whatever that program's own "types" option says.
+/// <reference types="node" preserve="true" />
 export { type Attachment, type CallOutput, type CallResult } from "./bindings/define.ts";
 export { CALLS, createTools, enabledCalls, type ToolDefinition, toolDefinitions, type ToolsOptions } from "./bindings/index.ts";
 export {

@@ -9,6 +9,8 @@ import { SANDBOX_MODES } from "../host/sandbox.ts";
 export const GG_MODULES = ["files", "shell", "views", "context", "mcp", "app"] as const;
 /** One of {@link GG_MODULES}. */
 export type GgModule = (typeof GG_MODULES)[number];
+/** The modules whose docs an opening turn can show: gg's own (the external tools' are listed in the prompt). */
+export const OPENING_MODULES = ["files", "shell", "views", "context"] as const satisfies readonly GgModule[];
 
 /** The implementation that offers a capability's batch calls (seed 003) instead of its classic ones. */
 export const BATCH = "batch";

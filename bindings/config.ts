@@ -1,6 +1,6 @@
 // The capability configuration: which calls exist for a run and which implementation each one uses.
 // A configuration gg cannot honour exactly as written is refused whole, naming every bad value at once.
-import { BATCH, CAPABILITIES, type Capability, type CapabilityId, type Configuration, GG_MODULES, type GgModule, PARAM_KINDS, type ParamKind } from "./capabilities.ts";
+import { BATCH, CAPABILITIES, type Capability, type CapabilityId, type Configuration, type GgModule, OPENING_MODULES, PARAM_KINDS, type ParamKind } from "./capabilities.ts";
 import { CALLS } from "./calls.ts";
 import { APPROVAL_FIELDS, checkApprovalSettings } from "./approval_rules.ts";
 import { offeredBy } from "./define.ts";
@@ -89,7 +89,7 @@ function checkOpeningTurn(input: unknown, problems: string[]): Configuration["op
     else problems.push(`"openingTurn.treeTokens" is ${show(treeTokens)}; it must be a whole number of tokens, 0 for no tree`);
   }
   if (modules !== undefined) {
-    const known: readonly string[] = GG_MODULES;
+    const known: readonly string[] = OPENING_MODULES;
     if (!Array.isArray(modules)) problems.push(`"openingTurn.modules" is ${show(modules)}; it must be an array of modules, e.g. ["files", "shell"], or [] for none`);
     else {
       for (const module of modules) if (typeof module !== "string" || !known.includes(module)) problems.push(`"openingTurn.modules" has unknown module ${show(module)}; the modules are ${quote(known)}`);

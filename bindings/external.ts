@@ -277,6 +277,17 @@ export function unknownExternal(catalog: ExternalCatalog, server: string, tool: 
 /** Whether `config`'s agent holds external tool `name`: without an allowlist every one; with one, a name or glob of it. */
 export const holdsExternal = (config: Configuration, name: string): boolean => config.allow === undefined || config.allow.some((allowed) => coversExternal(allowed, name));
 
+/** `catalog` as `config`'s agent holds it: without an allowlist whole; with one, only the tools (and servers) it names. */
+export function heldCatalog(catalog: ExternalCatalog, config: Configuration): ExternalCatalog {
+  if (config.allow === undefined) return catalog;
+  const tools = catalog.tools.filter((tool) => holdsExternal(config, tool.name));
+  const servers = catalog.servers.flatMap((summary) => {
+    const held = new Set(tools.filter((tool) => tool.source === "mcp" && tool.server === summary.server).map((tool) => tool.tool));
+    return held.size === 0 ? [] : [{ ...summary, tools: summary.tools.filter((tool) => held.has(tool)), leftOut: summary.leftOut.filter((out) => held.has(out.tool)) }];
+  });
+  return { ...catalog, servers, tools };
+}
+
 /** Arguments of an external tool: an object, as every tool takes (its server checks the rest). */
 const ANY_OBJECT = Type.Object({}, { additionalProperties: true });
 

@@ -192,7 +192,7 @@ interface HeldName {
 }
 
 /** Why a gg call failed. */
-type ErrorCode = "invalid-argument" | "not-found" | "no-match" | "ambiguous" | "permission-denied" | "io-error" | "launch-failed" | "timeout" | "over-cap" | "conflict" | "denied";
+type ErrorCode = "invalid-argument" | "not-found" | "no-match" | "ambiguous" | "permission-denied" | "io-error" | "launch-failed" | "timeout" | "over-cap" | "conflict" | "denied" | "tool-error" | "unavailable";
 
 /** Every gg function rejects with an Error carrying the code of what failed. */
 interface GgError extends Error {

@@ -27,7 +27,7 @@ export interface McpServerEntry {
   headers?: Readonly<Record<string, string>>;
   /** False leaves the server out (default true). */
   enabled?: boolean;
-  /** Seconds a call (or the start) may take before it is cancelled; default {@link DEFAULT_MCP_TIMEOUT_SECS}. */
+  /** Seconds a call may take before it is cancelled; default {@link DEFAULT_MCP_TIMEOUT_SECS}, which a start gets at least. */
   timeoutSecs?: number;
 }
 
@@ -215,31 +215,7 @@ export function createMcpHub(servers: Readonly<Record<string, McpServerEntry>>):
   const connections = new Map<string, Promise<Connection>>();
   let version = 0;
   let closed = false;
-
   const timeoutMs = (server: string): number => (entries.get(server)?.timeoutSecs ?? DEFAULT_MCP_TIMEOUT_SECS) * 1000;
-
-  async function connect(server: string, entry: McpServerEntry): Promise<Connection> {
-    const stdio = entry.url === undefined ? groupStdioTransport(entry) : undefined;
-    const transport: Transport = stdio ?? new StreamableHTTPClientTransport(new URL(entry.url as string), { requestInit: { headers: { ...entry.headers } } });
-    const client = new Client({ name: "gg", version: "0.1.0" }, { capabilities: {}, jsonSchemaValidator: tolerant });
-    const connection: Connection = { client, transport, stderr: stdio?.stderr ?? [], checks: new Map(), alive: true };
-    client.onclose = () => {
-      connection.alive = false;
-    };
-    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
-      connection.tools = undefined;
-      version++;
-    });
-    try {
-      await client.connect(transport, { timeout: timeoutMs(server) });
-    } catch (error) {
-      await transport.close().catch(() => {});
-      throw unavailable(server, `it did not start (${errorMessage(error)})`, connection.stderr);
-    }
-    const description = (client.getInstructions() ?? client.getServerVersion()?.title ?? "").split("\n")[0]?.trim();
-    if (description) connection.description = description.slice(0, 200);
-    return connection;
-  }
 
   /** The live connection to `server`, made now if there is none or the last one died. */
   function connection(server: string): Promise<Connection> {
@@ -248,7 +224,7 @@ export function createMcpHub(servers: Readonly<Record<string, McpServerEntry>>):
     if (closed) return Promise.reject(unavailable(server, "this session has ended", []));
     const made = connections.get(server);
     const fresh = (): Promise<Connection> => {
-      const next = connect(server, entry);
+      const next = connect(server, entry, () => version++);
       connections.set(server, next);
       next.catch(() => connections.delete(server));
       return next;
@@ -257,30 +233,19 @@ export function createMcpHub(servers: Readonly<Record<string, McpServerEntry>>):
     return made.then((live) => (live.alive ? live : fresh()));
   }
 
-  async function toolsOf(server: string): Promise<{ tools: Tool[]; description?: string }> {
+  const toolsOf = async (server: string): Promise<{ tools: Tool[]; description?: string }> => {
     const live = await connection(server);
-    if (!live.tools) {
-      const tools: Tool[] = [];
-      let cursor: string | undefined;
-      do {
-        // Page by page, each tool read on its own: one malformed tool must not take its server's list with it.
-        const page = await live.client.request({ method: "tools/list", params: cursor === undefined ? {} : { cursor } }, LOOSE_PAGE, { timeout: timeoutMs(server) });
-        tools.push(...page.tools.flatMap((raw) => toolOf(raw)));
-        cursor = page.nextCursor;
-      } while (cursor !== undefined && tools.length < MAX_TOOLS);
-      live.tools = tools;
-      live.checks.clear();
-    }
+    live.tools ??= await listTools(live, startMs(entries.get(server)));
     return { tools: live.tools, ...(live.description ? { description: live.description } : {}) };
-  }
+  };
 
   return {
     servers: enabled.map(([name]) => name),
     get version() {
       return version;
     },
-    async listing() {
-      return Promise.all(
+    listing: () =>
+      Promise.all(
         enabled.map(async ([server]): Promise<ServerListing> => {
           try {
             return { server, ...(await toolsOf(server)) };
@@ -288,8 +253,7 @@ export function createMcpHub(servers: Readonly<Record<string, McpServerEntry>>):
             return { server, tools: [], error: errorMessage(error) };
           }
         }),
-      );
-    },
+      ),
     async call(server, tool, args, signal) {
       const live = await connection(server);
       const { tools } = await toolsOf(server);
@@ -309,6 +273,46 @@ export function createMcpHub(servers: Readonly<Record<string, McpServerEntry>>):
       await Promise.all(all.map((made) => (made.status === "fulfilled" ? made.value.client.close().catch(() => {}) : undefined)));
     },
   };
+}
+
+/** Milliseconds a server's start may take: a start (npx fetching a package, say) gets the default at least. */
+const startMs = (entry: McpServerEntry | undefined): number => Math.max(entry?.timeoutSecs ?? 0, DEFAULT_MCP_TIMEOUT_SECS) * 1000;
+
+/** Starts (or reaches) `server` and connects a client to it; `changed` is told when it says its tools changed. */
+async function connect(server: string, entry: McpServerEntry, changed: () => void): Promise<Connection> {
+  const stdio = entry.url === undefined ? groupStdioTransport(entry) : undefined;
+  const transport: Transport = stdio ?? new StreamableHTTPClientTransport(new URL(entry.url as string), { requestInit: { headers: { ...entry.headers } } });
+  const client = new Client({ name: "gg", version: "0.1.0" }, { capabilities: {}, jsonSchemaValidator: tolerant });
+  const connection: Connection = { client, transport, stderr: stdio?.stderr ?? [], checks: new Map(), alive: true };
+  client.onclose = () => {
+    connection.alive = false;
+  };
+  client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+    connection.tools = undefined;
+    changed();
+  });
+  try {
+    await client.connect(transport, { timeout: startMs(entry) });
+  } catch (error) {
+    await transport.close().catch(() => {});
+    throw unavailable(server, `it did not start (${errorMessage(error)})`, connection.stderr);
+  }
+  const description = (client.getInstructions() ?? client.getServerVersion()?.title ?? "").split("\n")[0]?.trim();
+  if (description) connection.description = description.slice(0, 200);
+  return connection;
+}
+
+/** Every page of a server's tools/list, each tool read on its own: one malformed tool must not take the list with it. */
+async function listTools(live: Connection, timeout: number): Promise<Tool[]> {
+  const tools: Tool[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await live.client.request({ method: "tools/list", params: cursor === undefined ? {} : { cursor } }, LOOSE_PAGE, { timeout });
+    tools.push(...page.tools.flatMap((raw) => toolOf(raw)));
+    cursor = page.nextCursor;
+  } while (cursor !== undefined && tools.length < MAX_TOOLS);
+  live.checks.clear();
+  return tools;
 }
 
 /** What a failed call to `tool` of `server` says: the server's timeout, its death, or its refusal. */

@@ -4,7 +4,7 @@
 import { Type } from "typebox";
 import type { Configuration } from "../bindings/config.ts";
 import { type CallResult, checkArguments, parametersOf } from "../bindings/define.ts";
-import { type CallTool, type ExternalCatalog, type ExternalTool, externalDeclaration, holdsExternal, unknownExternal } from "../bindings/external.ts";
+import { type CallTool, type ExternalCatalog, type ExternalTool, externalDeclaration, heldCatalog, unknownExternal } from "../bindings/external.ts";
 import { type CallOrigin, runApproved } from "../bindings/gate.ts";
 import { toolDeclaration } from "../bindings/schema_types.ts";
 import { GgError } from "../host/errors.ts";
@@ -13,7 +13,7 @@ import { scoreOf, words } from "./rank.ts";
 
 /** The environment of `catalog` with calls made through `callTool`, the tools `config`'s agent does not hold left out. */
 export function externalEnv(catalog: ExternalCatalog, callTool: CallTool, config: Configuration): ExternalEnv {
-  const held = { ...catalog, tools: catalog.tools.filter((tool) => holdsExternal(config, tool.name)) };
+  const held = heldCatalog(catalog, config);
   return { catalog: held, declarations: new Map(held.tools.map((tool) => [tool.name, externalDeclaration(tool, callTool)])) };
 }
 

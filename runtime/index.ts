@@ -11,7 +11,7 @@ import type { ApprovalAnswer, ApprovalRequest } from "../bindings/gate.ts";
 import { endSupervised, killGroups } from "../host/shell.ts";
 import type { EngineOptions } from "./engine.ts";
 import type { ExternalOutcome, FromRunner, ToRunner } from "./runner.ts";
-import { createExternals, type ExternalCatalog } from "../bindings/external.ts";
+import { createExternals, type ExternalCatalog, heldCatalog } from "../bindings/external.ts";
 import { appFunctionsOf, type Functions } from "../bindings/toolset.ts";
 import { configurationOf } from "../bindings/index.ts";
 import { isGgError } from "../host/errors.ts";
@@ -105,7 +105,8 @@ function superviseRunner(given: RuntimeOptions) {
   // `approve` stays here (a function cannot cross to the runner): the runner puts its asks to this process. So do the
   // external tools: the servers and the application's functions run here, and the runner puts their calls to them.
   const { approve, functions, external: _surface, ...rest } = given;
-  const externals = createExternals(configurationOf(given), appFunctionsOf(functions));
+  const config = configurationOf(given);
+  const externals = createExternals(config, appFunctionsOf(functions));
   /** The catalog the current runner holds. */
   let sentCatalog: ExternalCatalog | undefined;
   /** External calls under way for the runner, by its id: aborted when it cancels them. */
@@ -286,7 +287,10 @@ function superviseRunner(given: RuntimeOptions) {
     execute,
     ask,
     /** The external tools' catalog, their servers started if they were not (undefined when the runtime has none). */
-    catalog: (): Promise<ExternalCatalog | undefined> => externals?.catalog() ?? Promise.resolve(undefined),
+    catalog: async (): Promise<ExternalCatalog | undefined> => {
+      const catalog = await externals?.catalog();
+      return catalog && heldCatalog(catalog, config);
+    },
     /** From now on runners describe pictures. */
     describePictures(): void {
       textOnly = true;

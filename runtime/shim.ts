@@ -200,13 +200,19 @@ for (const module of ["mcp", "app"]) {
   defineProperty(gg, module, { __proto__: null, get() { refreshSpaces(); return spaces[module]; }, enumerable: true, configurable: false });
 }`;
 
+// An isolate for one program: nothing is kept, so the builtins are not snapshotted (a third of preparing an isolate).
+const FRESH = `const commit = () => {};
+const restoreIdle = undefined;`;
+
 /**
  * The shim's source, run once per isolate before the program with $0 to $6: the two dispatchers, the console
  * callback, the gg functions' layout as JSON, the result limit in characters, the callback told what the realm
- * holds after each program of a session that keeps state, and the one that gives the external tools' namespaces. It captures what it needs, then never exposes the
- * dispatchers. It returns the function that restores the builtins between a session's programs.
+ * holds after each program of a session that keeps state (null in an isolate for one program), and the one that gives
+ * the external tools' namespaces. It captures what it
+ * needs, then never exposes the dispatchers. It returns the function that restores the builtins between a session's
+ * programs, in an isolate that `keeps` state (REALM); undefined in one for a single program.
  */
-export const SHIM = `'use strict';
+const shim = (keeps: boolean): string => `'use strict';
 const dispatch = $0, dispatchSync = $1, emit = $2, layout = JSON.parse($3), resultLimit = $4, held = $5, namespaces = $6;
 const { stringify, parse } = JSON;
 const { freeze, defineProperty, getPrototypeOf, setPrototypeOf, getOwnPropertyDescriptor, keys, isExtensible, preventExtensions } = Object;
@@ -290,7 +296,7 @@ const gg = {};
 layout.forEach(([module, name, sync], index) => {
   gg[module] = gg[module] || {};
   // gg.context.state answers with what the guest describes just before the call (see describeRealm).
-  const call = module === "context" && name === "state" ? (...args) => { held(describeRealm()); return callSync(index, args); } : (...args) => callSync(index, args);
+  const call = held !== null && module === "context" && name === "state" ? (...args) => { held(describeRealm()); return callSync(index, args); } : (...args) => callSync(index, args);
   gg[module][name] = sync ? call : (...args) => callAsync(index, args);
 });
 for (const module of Object.keys(gg)) freeze(gg[module]);
@@ -330,7 +336,7 @@ const settled = (value) => {
   return '{"ok":true,"result":' + json + "}";
 };
 const threw = (thrown) => stringify(record({ ok: false, thrown: describe(thrown) }));
-${REALM}
+${keeps ? REALM : FRESH}
 // The program's promise is followed with the then captured above, never one the program can replace.
 defineProperty(globalThis, "__gg_settle", fixed((program) => new PromiseCtor((resolve) => {
   apply(promiseThen, program, [
@@ -350,3 +356,8 @@ defineProperty(globalThis, "__gg_settle", fixed((program) => new PromiseCtor((re
 // What the host calls between a session's programs.
 return restoreIdle;
 `;
+
+/** The shim of an isolate that runs one program. */
+export const SHIM = shim(false);
+/** The shim of a session's realm, whose programs keep their top-level bindings. */
+export const REALM_SHIM = shim(true);

@@ -1,7 +1,6 @@
 // A replay takes every answer its recording holds, whoever gave it: a run's standing answer (--approve allow), a
 // person at a terminal, an MCP client through elicitation, the approval hook. Each is recorded by the route that
 // gives it, then replayed by `gg agent --replay` with no terminal and no --approve, where no one could answer again.
-import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -13,6 +12,7 @@ import { runAgent } from "../../agent/loop.ts";
 import { transcriptWriter } from "../../agent/transcript.ts";
 import { parseConfiguration } from "../../bindings/config.ts";
 import { elicitingApprove } from "../../mcp/elicit.ts";
+import { finished } from "../processes.ts";
 import { call, fakeModel } from "../provider.ts";
 import { type TempWorkspace, tempWorkspace } from "../workspace.ts";
 
@@ -23,23 +23,12 @@ const ALLOWS_BY_HOOK = { approvalHook: { command: `cat > /dev/null; echo '{"verd
 const script = () => [{ tool_calls: [call("a", "write_file", { path: "a.txt", content: "recorded" })] }, { content: "Done." }];
 const quote = (text: string): string => `'${text.replaceAll("'", "'\\''")}'`;
 
-/** Runs `command` with `args` to its end, `typed` on its stdin; the event loop stays free for the fake model. */
-function finish(command: string, args: string[], typed = ""): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  const child = spawn(command, args, { env: { ...process.env, GG_API_KEY: "", OPENAI_API_KEY: "" } });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-  child.stdin.end(typed);
-  return new Promise((resolve) => child.on("close", (status) => resolve({ status, stdout, stderr })));
-}
-
 /** `gg agent` recording a run to `file` in `ws` against a fresh fake model, with the extra arguments given. */
 async function recordByCommand(ws: TempWorkspace, file: string, config: object, extra: string[], atTerminal: boolean): Promise<void> {
   await using server = await fakeModel(script());
   ws.put({ "gg.json": JSON.stringify(config) });
   const args = ["agent", "--model", "m", "--arm", "tools", "--task", TASK, "--base-url", server.baseURL, "--workspace", ws.root, "--config", join(ws.root, "gg.json"), "--transcript", file, ...extra];
-  const done = atTerminal ? await finish("script", ["-qec", [bin, ...args].map(quote).join(" "), "/dev/null"], "y\n") : await finish(bin, args);
+  const done = atTerminal ? await finished("script", ["-qec", [bin, ...args].map(quote).join(" "), "/dev/null"], "y\n") : await finished(bin, args);
   expect(done.status, done.stdout + done.stderr).toBe(0);
 }
 
@@ -74,7 +63,7 @@ describe("gg agent --replay takes the recorded answer", () => {
       await record(ws, file);
       const recorded = readFileSync(file, "utf8");
       expect(recorded).toContain(`"approval":{"verdict":"allow","by":"${by}"`);
-      const replay = await finish(bin, ["agent", "--replay", file, "--workspace", again.root, "--json"]);
+      const replay = await finished(bin, ["agent", "--replay", file, "--workspace", again.root, "--json"]);
       expect(replay.status, replay.stdout + replay.stderr).toBe(0);
       const { matches, report } = JSON.parse(replay.stdout) as { matches: boolean; report: { calls: { ok: boolean; approval?: { verdict: string; by: string } }[] } };
       expect(matches).toBe(true);

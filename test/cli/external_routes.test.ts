@@ -6,6 +6,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { connectGg, resultText } from "../mcp/client.ts";
+import { alive, finished } from "../processes.ts";
 import { fixture, memory } from "../mcp/servers.ts";
 import { call, fakeModel } from "../provider.ts";
 import { type TempWorkspace, tempWorkspace } from "../workspace.ts";
@@ -22,25 +23,8 @@ const mcpConfig = (ws: TempWorkspace): string => {
   return join(ws.root, "mcp.json");
 };
 
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return !readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.startsWith("Z");
-  } catch {
-    return false;
-  }
-};
-
 /** gg with `args`, its output whole; the event loop stays free for a fake model in this process. */
-function gg(args: string[], input = ""): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [bin, ...args], { env: { ...process.env, GG_API_KEY: "", OPENAI_API_KEY: "" } });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-  child.stdin.end(input);
-  return new Promise((resolve) => child.on("close", (status) => resolve({ status, stdout, stderr })));
-}
+const gg = (args: string[], input = "") => finished(process.execPath, [bin, ...args], input);
 
 /** Process ids whose command line names `text`. */
 const running = (text: string): number[] =>

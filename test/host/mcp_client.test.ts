@@ -10,16 +10,8 @@ import { describe, expect, test } from "vitest";
 import { createMcpHub } from "../../host/mcp_client.ts";
 import { fixtureServer } from "../mcp/fixture_server.ts";
 import { fixture } from "../mcp/servers.ts";
+import { alive } from "../processes.ts";
 import { tempWorkspace } from "../workspace.ts";
-
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return !readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.startsWith("Z");
-  } catch {
-    return false;
-  }
-};
 
 const codeOf = (promise: Promise<unknown>) => promise.then(() => "resolved", (error: { code?: string; message: string }) => `${error.code}: ${error.message}`);
 
@@ -56,9 +48,9 @@ describe("the MCP client hub", () => {
   test("a call past timeoutSecs fails with timeout and the server is sent notifications/cancelled", async () => {
     using ws = tempWorkspace();
     const log = join(ws.root, "cancelled.log");
-    const hub = createMcpHub({ fx: fixture(log, { timeoutSecs: 0.5 }) });
+    const hub = createMcpHub({ fx: fixture(log, { timeoutSecs: 1 }) });
     try {
-      expect(await codeOf(hub.call("fx", "slow", { ms: 30_000 }))).toMatch(/^timeout: Cannot finish fx\.slow: no answer within 0\.5 s/);
+      expect(await codeOf(hub.call("fx", "slow", { ms: 30_000 }))).toMatch(/^timeout: Cannot finish fx\.slow: no answer within 1 s/);
       await expect.poll(() => existsSync(log) && readFileSync(log, "utf8"), { timeout: 10_000 }).toBe("cancelled\n");
       expect(await hub.call("fx", "echo", { text: "still here" })).toMatchObject({ content: [{ text: "still here" }] });
     } finally {
