@@ -7,7 +7,7 @@ import { type ProgramPart, RunProgram, runProgramTool } from "../agent/program_t
 import type { Approval, Approve } from "../bindings/approval_match.ts";
 import type { Configuration } from "../bindings/config.ts";
 import { checkArguments, errorText } from "../bindings/define.ts";
-import { appSurface } from "../bindings/external.ts";
+import { appSurface, heldCatalog } from "../bindings/external.ts";
 import { configurationOf, createTools } from "../bindings/index.ts";
 import { appFunctionsOf, type Functions } from "../bindings/toolset.ts";
 import { type CallError, GgError } from "../host/errors.ts";
@@ -125,7 +125,8 @@ export function ggSession(options: GgToolsOptions) {
     const runtime = createRuntime({ workspace: options.workspace, config, ...agent, ...approve, ...(functions ? { functions } : {}), keepState: true });
     ending.push(() => runtime.close());
     const shown = new Set<number>();
-    const external = functions && functions.length > 0 ? appSurface(functions).catalog : undefined;
+    // What this agent holds of them, as the runtime's catalog gives it once the servers are listed.
+    const external = functions && functions.length > 0 ? heldCatalog(appSurface(functions).catalog, config) : undefined;
     let description = programToolDescription({ config, ...(external ? { external } : {}) });
     // The configured MCP servers are named once listed (their tools' types with them): they start now.
     if (Object.values(config.mcpServers ?? {}).some((entry) => entry.enabled !== false)) {
