@@ -87,8 +87,8 @@ export function ggSession(options: GgToolsOptions) {
     return work;
   };
   const signalOf = (given: AbortSignal | undefined): AbortSignal => (given ? AbortSignal.any([closing.signal, given]) : closing.signal);
-  /** What close ends once the runs under way have stopped. */
-  const ending: (() => void)[] = [];
+  /** What close ends once the runs under way have stopped, each resolving when it has. */
+  const ending: (() => Promise<void>)[] = [];
   const closedAnswer = (name: string): ToolAnswer => failed({ code: "unavailable", message: `Cannot run ${name}: these gg tools were closed; nothing ran` });
 
   const tools: SessionTool[] = options.arm === "tools" ? callTools() : [programTool()];
@@ -158,13 +158,13 @@ export function ggSession(options: GgToolsOptions) {
   let closed: Promise<void> | undefined;
   /**
    * Ends the runtime and every command the tools started: the calls and programs under way are cancelled (their
-   * commands stopped with them) and waited for, then the runtime is closed.
+   * commands stopped with them) and waited for, then the runtime is closed and its runner waited for.
    */
   const close = (): Promise<void> =>
     (closed ??= (async () => {
       closing.abort();
       await Promise.allSettled([...running]);
-      for (const end of ending) end();
+      await Promise.allSettled(ending.map((end) => end()));
     })());
   if (options.signal?.aborted) void close();
   else options.signal?.addEventListener("abort", () => void close(), { once: true });

@@ -296,17 +296,20 @@ function superviseRunner(given: RuntimeOptions) {
       textOnly = true;
     },
     /** Stops the runner process (a busy one after the grace); nothing starts again. */
-    close(): void {
+    close(): Promise<void> {
       closed = true;
       for (const control of externalCalls.values()) control.abort();
-      void externals?.close();
+      const serversClosed = externals?.close();
       const child = runner;
+      // Seen after spawnRunner's own exit listener has killed the command groups the runner left.
+      const exited = child && child.exitCode === null && child.signalCode === null ? new Promise<void>((done) => child.once("exit", () => done())) : undefined;
       child?.disconnect();
       // A runner busy in a program cannot see the disconnect: it is stopped after the grace, with its commands.
       if (child) setTimeout(() => child.kill("SIGKILL"), RUNNER_GRACE_SECS * 1000).unref();
       runner = undefined;
       // Now, not when the runner's exit is seen: the embedding process may be gone by then.
       journal.remove();
+      return Promise.all([exited, serversClosed]).then(() => {});
     },
   };
 }
@@ -377,8 +380,11 @@ export function createRuntime(options: RuntimeOptions) {
     reset: async (): Promise<void> => {
       await serially(() => supervisor.ask<void>("reset", false));
     },
-    /** Stops the runner process (a busy one after the grace) and refuses further runs. */
-    close: (): void => supervisor.close(),
+    /**
+     * Stops the runner process (a busy one after the grace) and the MCP servers it started, and refuses further runs;
+     * resolves once they have exited, the runner's commands with it.
+     */
+    close: (): Promise<void> => supervisor.close(),
   };
 }
 
