@@ -80,3 +80,8 @@ describe("bin/gg, the command npm links", () => {
     expect(run.stdout).toMatch(new RegExp(`^${installed}/bin/\\.\\./\\.\\./node/bin/node ${installed}/bin/gg\\.js call shell`));
   });
 });
+
+test("gg piped into a reader that stops early ends quietly, exit 0, no stack", () => {
+  const run = spawnSync("bash", ["-o", "pipefail", "-c", `'${process.execPath}' '${bin}' docs | head -1`], { encoding: "utf8" });
+  expect({ status: run.status, stdout: run.stdout, stderr: run.stderr }).toEqual({ status: 0, stdout: "# The gg global\n", stderr: "" });
+});
