@@ -15,6 +15,7 @@ export {
 } from "./bindings/config.ts";
 export { type AppFunction, createExternals, type ExternalCatalog, type Externals, type ExternalSurface, type ExternalTool, type ServerSummary } from "./bindings/external.ts";
 export type { McpServerEntry } from "./host/mcp_client.ts";
+export type { Functions, SdkTool, ToolSetLike } from "./bindings/toolset.ts";
 export { type CallError, ERROR_CODES, type ErrorCode, GgError, isGgError } from "./host/errors.ts";
 export { type CommandHook, type Hook, type HookContext, hookPolicy, parseHooks, runHook, type ScriptHook } from "./bindings/hooks.ts";
 export { execute, type ExecuteOptions, ShellResult, shellPolicy } from "./bindings/shell.ts";

@@ -126,8 +126,11 @@ function requestOf(definition: Runnable, args: unknown, context: CallContext, or
   };
 }
 
-/** The whole decision: the rules', each hook's (the strictest standing), then for an ask, the person's. */
-async function decide(definition: Runnable, args: unknown, context: CallContext, origin: CallOrigin): Promise<Approval> {
+/**
+ * The verdict on a call before anyone is asked: the rules', then each hook's (the strictest standing). An ask is what
+ * a person would be asked, which an agent framework's own human-in-the-loop can take over.
+ */
+export async function verdictBeforeAsking(definition: Runnable, args: unknown, context: CallContext, origin: CallOrigin): Promise<RuleVerdict> {
   let verdict: RuleVerdict = await judgeCall(context.config, traitsOf(definition, context.config), argsOf(args), context);
   const request = requestOf(definition, args, context, origin);
   for (const hook of hooksOf(context)) {
@@ -135,7 +138,13 @@ async function decide(definition: Runnable, args: unknown, context: CallContext,
     // The hook's verdict stands when it is stricter, or as strict as one the defaults gave.
     if (stricter(answer.verdict, verdict.verdict) || (answer.verdict === verdict.verdict && verdict.by === "default")) verdict = { verdict: answer.verdict, by: "hook", ...(answer.reason === undefined ? {} : { reason: answer.reason }) };
   }
-  return verdict.verdict === "ask" ? askPerson(verdict, request, context) : decided(verdict);
+  return verdict;
+}
+
+/** The whole decision: the verdict before asking, then for an ask, the person's. */
+async function decide(definition: Runnable, args: unknown, context: CallContext, origin: CallOrigin): Promise<Approval> {
+  const verdict = await verdictBeforeAsking(definition, args, context, origin);
+  return verdict.verdict === "ask" ? askPerson(verdict, requestOf(definition, args, context, origin), context) : decided(verdict);
 }
 
 /** Reads a hook's stdout: one JSON verdict, `{"verdict": "allow" | "ask" | "deny", "reason"?: string}`. */

@@ -20,17 +20,15 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { type Static, Type } from "typebox";
 import { type Arm, programRules, systemPrompt, viewsText } from "../agent/prompts.ts";
-import { reportText } from "../agent/report.ts";
+import { RunProgram, type RunProgramArgs, runProgramTool } from "../agent/program_tool.ts";
 import { type Configuration, forAgent } from "../bindings/config.ts";
 import { checkArguments, type Attachment, errorText } from "../bindings/define.ts";
 import { createTools, toolAnnotations } from "../bindings/index.ts";
 import { ggPackage } from "../host/package.ts";
-import { shownPath } from "../host/paths.ts";
 import { killAllCommands } from "../host/shell.ts";
 import { renderApiDoc, renderDts, searchDocs } from "../runtime/docs.ts";
-import { createRuntime, type OpenedView, type ViewContent } from "../runtime/index.ts";
+import { createRuntime, type OpenedView } from "../runtime/index.ts";
 import { VIEW_HEADINGS } from "../runtime/window.ts";
-import { DEFAULT_LIMITS, type RunOptions, runProblems } from "../runtime/limits.ts";
 import { elicitingApprove } from "./elicit.ts";
 import { quote } from "./messages.ts";
 import { lineTransport } from "./transport.ts";
@@ -89,21 +87,7 @@ function isDirectory(path: string): boolean {
   }
 }
 
-const RunProgram = Type.Object(
-  {
-    source: Type.String({ description: "The program: the body of an async function, using the gg global; return what you want to read." }),
-    language: Type.Optional(Type.Enum(["ts", "js"], { description: 'TypeScript or JavaScript. Default "ts".' })),
-    budget: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 86400, description: `Wall-clock budget in seconds. Default ${DEFAULT_LIMITS.budgetSecs}.` })),
-    check: Type.Optional(Type.Boolean({ description: "Type-check a TypeScript program first; with type errors it does not run. Default false." })),
-    reset: Type.Optional(Type.Boolean({ description: "Start from an empty realm: forget what earlier programs of this session declared. Default false." })),
-  },
-  { additionalProperties: false },
-);
-
 const SearchDocs = Type.Object({ query: Type.String({ description: "Words of what you want to do, e.g. read a file, run a command." }) }, { additionalProperties: false });
-
-/** Bytes of views (text and pictures' base64) one run_program reply carries; the SDK's client reads 10 MB a message. */
-const REPLY_VIEW_BYTES = 4 * 1024 * 1024;
 
 const RESOURCES = [
   { uri: "gg://docs/api.md", name: "api.md", mimeType: "text/markdown", description: "The gg global: every function with its signature, brief, parameters and errors, then the types." },
@@ -181,30 +165,12 @@ export function createMcpServer(options: McpOptions) {
     throw rpcError(McpErrorCode.MethodNotFound, `Cannot handle ${quote(request.method)}: gg does not serve that method; the methods served are ${served.join(", ")}`);
   };
 
-  const runProgram = async (args: Static<typeof RunProgram>, signal: AbortSignal): Promise<CallToolResult> => {
+  const runProgram = async (args: RunProgramArgs, signal: AbortSignal): Promise<CallToolResult> => {
     const { runtime } = await session();
-    const run: RunOptions = { ...(args.language ? { language: args.language } : {}), ...(args.budget ? { budget: args.budget } : {}), ...(args.check ? { check: true } : {}) };
-    const problems = runProblems(run);
-    if (problems.length > 0) return failure("invalid-argument", `Cannot run the program with these arguments: ${problems.join("; ")}`);
-    if (args.reset) await runtime.reset();
-    const report = await runtime.run(args.source, run, { signal });
-    const contents: ViewContent[] = report.views.some((view) => !shown.has(view.id)) ? await runtime.views() : [];
-    const content: CallToolResult["content"] = [{ type: "text", text: reportText(report) }];
-    let bytes = 0;
-    const held: string[] = [];
-    report.views.forEach((view, index) => {
-      const opened = contents[index];
-      if (shown.has(view.id) || !opened) return;
-      shown.add(view.id);
-      // One reply stays within what a client reads in one message; the views past that stay open, and are named.
-      const size = Buffer.byteLength(opened.text) + (opened.dataUrl?.length ?? 0);
-      if (bytes + size > REPLY_VIEW_BYTES) return held.push(shownPath(view.path));
-      bytes += size;
-      content.push({ type: "text", text: `[view ${shownPath(view.path)}, ${view.tokens} tokens]\n${opened.text}` });
-      if (opened.dataUrl) content.push(imageBlock(opened.dataUrl));
-    });
-    if (held.length > 0) content.push({ type: "text", text: `[${held.length} more views opened, not repeated here: this reply holds at most ${REPLY_VIEW_BYTES / 1024 / 1024} MiB of them: ${held.join(", ")}]` });
-    return { ...(report.ok ? {} : { isError: true }), content, structuredContent: report as unknown as Record<string, unknown> };
+    const answer = await runProgramTool(runtime, shown, args, signal);
+    if ("refused" in answer) return failure(answer.refused.code, answer.refused.message);
+    const content = answer.parts.map((part) => (part.type === "text" ? part : imageBlock(part.dataUrl)));
+    return { ...(answer.report.ok ? {} : { isError: true }), content, structuredContent: answer.report as unknown as Record<string, unknown> };
   };
 
   handle(ListToolsRequestSchema, async () => {
@@ -225,7 +191,7 @@ export function createMcpServer(options: McpOptions) {
         const text = matches.length === 0 ? "No function of the gg global matches that." : matches.map((match) => `${match.function}: ${match.brief}\n  ${match.signature}`).join("\n");
         return { content: [{ type: "text", text }], structuredContent: { matches } };
       }
-      return serially(() => runProgram(args as Static<typeof RunProgram>, extra.signal));
+      return serially(() => runProgram(args as RunProgramArgs, extra.signal));
     }
     const { tools, held, runtime } = await session();
     if (!held.has(name)) {

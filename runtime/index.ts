@@ -11,7 +11,8 @@ import type { ApprovalAnswer, ApprovalRequest } from "../bindings/gate.ts";
 import { endSupervised, killGroups } from "../host/shell.ts";
 import type { EngineOptions } from "./engine.ts";
 import type { ExternalOutcome, FromRunner, ToRunner } from "./runner.ts";
-import { type AppFunction, createExternals, type ExternalCatalog, heldCatalog } from "../bindings/external.ts";
+import { createExternals, type ExternalCatalog, heldCatalog } from "../bindings/external.ts";
+import { appFunctionsOf, type Functions } from "../bindings/toolset.ts";
 import { configurationOf } from "../bindings/index.ts";
 import { isGgError } from "../host/errors.ts";
 import { refusedRun, type RunOptions, runLimits } from "./limits.ts";
@@ -105,7 +106,7 @@ function superviseRunner(given: RuntimeOptions) {
   // external tools: the servers and the application's functions run here, and the runner puts their calls to them.
   const { approve, functions, external: _surface, ...rest } = given;
   const config = configurationOf(given);
-  const externals = createExternals(config, functions);
+  const externals = createExternals(config, appFunctionsOf(functions));
   /** The catalog the current runner holds. */
   let sentCatalog: ExternalCatalog | undefined;
   /** External calls under way for the runner, by its id: aborted when it cancels them. */
@@ -295,17 +296,20 @@ function superviseRunner(given: RuntimeOptions) {
       textOnly = true;
     },
     /** Stops the runner process (a busy one after the grace); nothing starts again. */
-    close(): void {
+    close(): Promise<void> {
       closed = true;
       for (const control of externalCalls.values()) control.abort();
-      void externals?.close();
+      const serversClosed = externals?.close();
       const child = runner;
+      // Seen after spawnRunner's own exit listener has killed the command groups the runner left.
+      const exited = child && child.exitCode === null && child.signalCode === null ? new Promise<void>((done) => child.once("exit", () => done())) : undefined;
       child?.disconnect();
       // A runner busy in a program cannot see the disconnect: it is stopped after the grace, with its commands.
       if (child) setTimeout(() => child.kill("SIGKILL"), RUNNER_GRACE_SECS * 1000).unref();
       runner = undefined;
       // Now, not when the runner's exit is seen: the embedding process may be gone by then.
       journal.remove();
+      return Promise.all([exited, serversClosed]).then(() => {});
     },
   };
 }
@@ -314,9 +318,12 @@ function superviseRunner(given: RuntimeOptions) {
 const NODE_MAJOR = 24;
 
 /** A runtime for one agent: its workspace, configuration and views persist across the programs it runs. */
-/** Options of a runtime: its engine's, and the application's own functions, offered to programs as gg.app.<name>. */
+/**
+ * Options of a runtime: its engine's, and the application's own functions (AppFunctions, or an AI SDK ToolSet's tools),
+ * offered to programs as gg.app.<name>.
+ */
 export interface RuntimeOptions extends EngineOptions {
-  functions?: readonly AppFunction[];
+  functions?: Functions;
 }
 
 export function createRuntime(options: RuntimeOptions) {
@@ -373,8 +380,11 @@ export function createRuntime(options: RuntimeOptions) {
     reset: async (): Promise<void> => {
       await serially(() => supervisor.ask<void>("reset", false));
     },
-    /** Stops the runner process (a busy one after the grace) and refuses further runs. */
-    close: (): void => supervisor.close(),
+    /**
+     * Stops the runner process (a busy one after the grace) and the MCP servers it started, and refuses further runs;
+     * resolves once they have exited, the runner's commands with it.
+     */
+    close: (): Promise<void> => supervisor.close(),
   };
 }
 

@@ -13,10 +13,10 @@ import { build, type Metafile } from "esbuild";
 const ROOT = join(import.meta.dirname, "..");
 
 /** dist/'s entry files: the package's "exports" and what bin/gg.js imports, each re-exporting one build's file. */
-export const ENTRIES = ["second.mjs", "main.mjs", "index.d.ts", "index.js"] as const;
+export const ENTRIES = ["second.mjs", "main.mjs", "index.d.ts", "index.js", "ai-sdk.d.ts", "ai-sdk.js", "openai-agents.d.ts", "openai-agents.js"] as const;
 
 /** What tsc compiles (tsconfig.build.json's include) and what else decides the output: the build is redone when one changes. */
-const INPUTS = ["index.ts", "host", "bindings", "runtime", "agent", "mcp", "study", "console", "cli", "tsconfig.json", "tsconfig.build.json", "package-lock.json", "scripts/build.ts"];
+const INPUTS = ["index.ts", "ai-sdk.ts", "openai-agents.ts", "host", "bindings", "runtime", "agent", "mcp", "study", "frameworks", "console", "cli", "tsconfig.json", "tsconfig.build.json", "package-lock.json", "scripts/build.ts"];
 
 /** The licences of what the bundles hold of other packages, written beside them (and copied to the package's root by npm run docs). */
 export const NOTICES = "THIRD_PARTY_NOTICES.md";

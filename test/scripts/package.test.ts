@@ -20,6 +20,8 @@ const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
   mcpName: string;
   repository: { url: string };
   dependencies: Record<string, string>;
+  /** The optional SDKs the subpaths gg-runtime/ai-sdk and gg-runtime/openai-agents load (test/frameworks/peers.test.ts). */
+  peerDependencies: Record<string, string>;
 };
 /** The repository every link that leaves the package points at. */
 const REPOSITORY = "https://github.com/gg-runtime/gg";
@@ -48,7 +50,7 @@ describe("the packed package", () => {
   const files = packed();
   const shipped = new Set(files);
 
-  test("ships no source map, and every module it holds imports only shipped files, dependencies and Node's own modules", () => {
+  test("ships no source map, and every module it holds imports only shipped files, dependencies, declared peers and Node's own modules", () => {
     expect(files.filter((file) => file.endsWith(".map"))).toEqual([]);
     const modules = files.filter((file) => /\.(m?js|d\.ts|ts)$/.test(file) && !file.startsWith("docs/"));
     expect(modules).toContain("bin/gg.js");
@@ -58,8 +60,8 @@ describe("the packed package", () => {
       for (const { fileName } of [...importedFiles, ...referencedFiles]) {
         if (fileName.startsWith(".")) {
           if (target(file, fileName, shipped) === undefined) missing.push(`${file} imports ${fileName}, which is not shipped`);
-        } else if (!fileName.startsWith("node:") && !builtinModules.includes(fileName) && !Object.hasOwn(pkg.dependencies, packageOf(fileName))) {
-          missing.push(`${file} imports ${fileName}, of a package that is not a dependency`);
+        } else if (!fileName.startsWith("node:") && !builtinModules.includes(fileName) && !Object.hasOwn(pkg.dependencies, packageOf(fileName)) && !Object.hasOwn(pkg.peerDependencies, packageOf(fileName))) {
+          missing.push(`${file} imports ${fileName}, of a package that is neither a dependency nor a peer`);
         }
       }
     }
