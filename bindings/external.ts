@@ -2,6 +2,7 @@
 // from which the tools arm's JSON tools, the program surface (gg.mcp, gg.app), the types, the docs and the approvals are
 // all derived, as gg's own surfaces are from bindings/. A catalog is plain data, so it crosses to the runner process;
 // the tools run where the registry was made, never in a program's process.
+import { resolve } from "node:path";
 import { type Static, type TSchema, Type } from "typebox";
 import { createMcpHub, type McpHub } from "../host/mcp_client.ts";
 import { clampMessage, GgError, isGgError } from "../host/errors.ts";
@@ -226,12 +227,17 @@ export function appSurface(functions: readonly AppFunction[]): ExternalSurface {
   return { catalog, declarations: new Map(catalog.tools.map((tool) => [tool.name, externalDeclaration(tool, run)])) };
 }
 
-/** The registry of `config`'s MCP servers and the application's `functions`; undefined when there are neither. */
-export function createExternals(config: Configuration, functions: readonly AppFunction[] = []): Externals | undefined {
+/**
+ * The registry of `config`'s MCP servers and the application's `functions`; undefined when there are neither. Its stdio
+ * servers start in `workspace` (or their entry's cwd, resolved against it).
+ */
+export function createExternals(config: Configuration, functions: readonly AppFunction[] = [], workspace?: string): Externals | undefined {
   const servers = Object.entries(config.mcpServers ?? {}).filter(([, entry]) => entry.enabled !== false);
   if (servers.length === 0 && functions.length === 0) return undefined;
   checkAppFunctions(functions);
-  const hub = createMcpHub(Object.fromEntries(servers));
+  // A stdio server starts in the folder served (its entry's cwd resolved against it), whatever gg's own folder is.
+  const placed = servers.map(([name, entry]) => [name, entry.url !== undefined || workspace === undefined ? entry : { ...entry, cwd: resolve(workspace, entry.cwd ?? ".") }] as const);
+  const hub = createMcpHub(Object.fromEntries(placed));
   const byName = new Map(functions.map((fn) => [fn.name, fn]));
   let cached: Promise<ExternalCatalog> | undefined;
   let cachedVersion = -1;
@@ -288,16 +294,27 @@ export function heldCatalog(catalog: ExternalCatalog, config: Configuration): Ex
   return { ...catalog, servers, tools };
 }
 
-/** Arguments of an external tool: an object, as every tool takes (its server checks the rest). */
-const ANY_OBJECT = Type.Object({}, { additionalProperties: true });
+/** The argument path rules judge (bindings/approval_match.ts), as gg's own file calls name it (their `files` are objects). */
+const PATH_ARGUMENTS = ["path"];
+
+/**
+ * The arguments of an MCP tool as the gate checks them: any object (its server checks the rest), naming the path
+ * arguments its schema has, so that path rules judge them as they judge gg's own calls'.
+ */
+function mcpArguments(tool: ExternalTool): TSchema {
+  const declared = (tool.inputSchema as { properties?: unknown }).properties;
+  const named = typeof declared === "object" && declared !== null ? PATH_ARGUMENTS.filter((name) => Object.hasOwn(declared, name)) : [];
+  return Type.Object(Object.fromEntries(named.map((name) => [name, Type.Optional(Type.Unknown())])), { additionalProperties: true });
+}
 
 /**
  * The declaration the gate judges an external tool by: its JSON name (which rules name), its effects (none when it is
  * read-only), and a run that calls `callTool`. An application function's input is checked against its schema (plain
- * JSON Schema after the catalog's copy, which TypeBox checks as it is), an MCP tool's by its server.
+ * JSON Schema after the catalog's copy, which TypeBox checks as it is), an MCP tool's by its server, but for the path
+ * arguments path rules judge.
  */
 export function externalDeclaration(tool: ExternalTool, callTool: CallTool) {
-  const schema = (tool.source === "app" ? tool.inputSchema : ANY_OBJECT) as TSchema;
+  const schema = tool.source === "app" ? (tool.inputSchema as TSchema) : mcpArguments(tool);
   return {
     tool,
     name: tool.name,

@@ -246,7 +246,8 @@ export function createMcpServer(options: McpOptions) {
     /** Stops the runtime and every command the session started. */
     async close(): Promise<void> {
       // A session closed before it settled has no runtime yet, and asks the client nothing more.
-      (await opened?.catch(() => undefined))?.runtime.close();
+      // The runtime's close ends the runner and stops its MCP servers their way (stdin, then signals) before the rest goes.
+      await (await opened?.catch(() => undefined))?.runtime.close();
       killAllCommands();
       await server.close();
     },

@@ -106,7 +106,7 @@ function superviseRunner(given: RuntimeOptions) {
   // external tools: the servers and the application's functions run here, and the runner puts their calls to them.
   const { approve, functions, external: _surface, ...rest } = given;
   const config = configurationOf(given);
-  const externals = createExternals(config, appFunctionsOf(functions));
+  const externals = createExternals(config, appFunctionsOf(functions), given.cwd ?? given.workspace);
   /** The catalog the current runner holds. */
   let sentCatalog: ExternalCatalog | undefined;
   /** External calls under way for the runner, by its id: aborted when it cancels them. */

@@ -66,7 +66,7 @@ describe("MCP tools on every route", () => {
     expect(done.status, done.stderr).toBe(0);
     const system = String(model.requests[0]?.messages[0]?.content);
     expect(system).toContain("- gg.mcp.memory (9 tools)");
-    expect(system).toContain("- gg.mcp.fx (19 tools): A fixture for gg's tests.");
+    expect(system).toContain("- gg.mcp.fx (20 tools): A fixture for gg's tests.");
     expect(system).not.toContain("entityType");
     expect(model.requests[0]?.tools ?? []).toEqual([]);
     expect(readFileSync(join(ws.root, "memory.jsonl"), "utf8")).toContain('"name":"code"');
