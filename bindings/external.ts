@@ -147,7 +147,20 @@ function catalogOf(listings: Awaited<ReturnType<McpHub["listing"]>>, functions: 
       readOnly: fn.readOnly === true,
     });
   }
-  return { version, servers, tools };
+  return withoutClashes({ version, servers, tools });
+}
+
+/**
+ * `catalog` without tools whose JSON names came out the same (a tool's identifier standing in for its name, say): both
+ * are left out, named in their servers' leftOut, so a call never reaches a tool its approval did not name.
+ */
+function withoutClashes(catalog: ExternalCatalog): ExternalCatalog {
+  const counts = new Map<string, number>();
+  for (const tool of catalog.tools) counts.set(tool.name, (counts.get(tool.name) ?? 0) + 1);
+  const clashing = catalog.tools.filter((tool) => (counts.get(tool.name) ?? 0) > 1);
+  if (clashing.length === 0) return catalog;
+  const servers = catalog.servers.map((summary) => ({ ...summary, leftOut: [...summary.leftOut, ...clashing.filter((tool) => tool.server === summary.server).map((tool) => ({ tool: tool.tool, why: `its tool name ${tool.name} comes out the same as another tool's` }))] }));
+  return { ...catalog, servers, tools: catalog.tools.filter((tool) => !clashing.includes(tool)) };
 }
 
 /** An application function's name: an identifier gg.app can hold. */
@@ -159,7 +172,7 @@ export function checkAppFunctions(functions: readonly AppFunction[]): void {
   const seen = new Set<string>();
   for (const [index, fn] of functions.entries()) {
     const where = `functions[${index}]`;
-    if (typeof fn?.name !== "string" || !APP_NAME.test(fn.name) || fn.name === "call" || toIdentifier(fn.name) !== fn.name) problems.push(`${where} has name ${JSON.stringify(fn?.name)}; a name is an identifier ([A-Za-z_][A-Za-z0-9_]*), not a reserved word and not "call"`);
+    if (typeof fn?.name !== "string" || !APP_NAME.test(fn.name) || ["call", "then"].includes(fn.name) || toIdentifier(fn.name) !== fn.name) problems.push(`${where} has name ${JSON.stringify(fn?.name)}; a name is an identifier ([A-Za-z_][A-Za-z0-9_]*), not a reserved word, "call" or "then"`);
     else if (seen.has(fn.name)) problems.push(`${where} is named ${JSON.stringify(fn.name)} like an earlier function; names are unique`);
     else seen.add(fn.name);
     if (typeof fn?.description !== "string") problems.push(`${where} has no description; the model reads it to know when to call the function`);
@@ -198,10 +211,17 @@ function mcpOutput(tool: ExternalTool, result: { content?: unknown; structuredCo
   return { data, text: clipped(shown, tool.name), ...(attachments.length > 0 ? { attachments } : {}) };
 }
 
-/** An application function's value as the registry gives it. */
+/** An application function's value as the registry gives it: as JSON, which is what crosses to a program. */
 function appOutput(tool: ExternalTool, value: unknown): ExternalOutput {
-  const text = typeof value === "string" ? value : (JSON.stringify(value, null, 2) ?? "");
-  return { data: value === undefined ? null : value, text: clipped(text, tool.name) };
+  let json: string | undefined;
+  try {
+    json = JSON.stringify(value);
+  } catch (error) {
+    throw new GgError("tool-error", `app.${tool.tool} returned a value that is not JSON (${error instanceof Error ? error.message : String(error)}); return plain data`);
+  }
+  const data: unknown = json === undefined ? null : JSON.parse(json);
+  const text = typeof data === "string" ? data : (JSON.stringify(data, null, 2) ?? "");
+  return { data, text: clipped(text, tool.name) };
 }
 
 /** Runs application function `fn` (tool `tool`) on its checked input; what it throws is a tool-error, a GgError keeps its code. */

@@ -109,8 +109,8 @@ function superviseRunner(given: RuntimeOptions) {
   const externals = createExternals(config, appFunctionsOf(functions), given.cwd ?? given.workspace);
   /** The catalog the current runner holds. */
   let sentCatalog: ExternalCatalog | undefined;
-  /** External calls under way for the runner, by its id: aborted when it cancels them. */
-  const externalCalls = new Map<number, AbortController>();
+  /** External calls under way for each runner, by that runner's id: aborted when it cancels them or dies. */
+  const externalCalls = new Map<ChildProcess, Map<number, AbortController>>();
   const options: EngineOptions = { ...rest, runId: given.runId ?? newRunId() };
   let runner: ChildProcess | undefined;
   /** The current runner's journal. */
@@ -134,6 +134,8 @@ function superviseRunner(given: RuntimeOptions) {
   const start = async (): Promise<void> => {
     // The first use of a runtime with external tools starts their servers: programs are built against their tools.
     sentCatalog = await externals?.catalog();
+    // Closed while the servers started: no runner is made.
+    if (closed) return;
     journal.remove();
     const own = openJournal();
     journal = own;
@@ -162,17 +164,19 @@ function superviseRunner(given: RuntimeOptions) {
   /** Runs an external tool the runner asked for, and sends back what it came to; a failure is data, never a throw. */
   const runExternal = (id: number, name: string, args: Record<string, unknown>): void => {
     const child = runner;
+    if (!child) return;
     const control = new AbortController();
-    externalCalls.set(id, control);
+    const calls = externalCalls.get(child) ?? new Map<number, AbortController>();
+    externalCalls.set(child, calls.set(id, control));
     void (externals ? externals.run(name, args, control.signal) : Promise.reject(new Error("this runtime has no external tools")))
       .then(
         (output): ExternalOutcome => ({ ok: true, output }),
         (error: unknown): ExternalOutcome => ({ ok: false, error: isGgError(error) ? { code: error.code, message: error.message } : { code: "tool-error", message: error instanceof Error ? error.message : String(error) } }),
       )
       .then((outcome) => {
-        externalCalls.delete(id);
+        calls.delete(id);
         const message: ToRunner = { type: "external-answer", id, outcome };
-        if (child?.connected) child.send(message);
+        if (child.connected) child.send(message);
       });
   };
 
@@ -184,7 +188,7 @@ function superviseRunner(given: RuntimeOptions) {
     }
     if (message.type === "approve") return relayAsk(message.id, message.request);
     if (message.type === "external") return runExternal(message.id, message.name, message.args);
-    if (message.type === "external-cancel") return externalCalls.get(message.id)?.abort();
+    if (message.type === "external-cancel") return runner && externalCalls.get(runner)?.get(message.id)?.abort();
     if (!pending || message.id !== pending.id) return;
     if (message.type === "pause") return pending.pause(message.on);
     if (message.type === "progress") {
@@ -214,6 +218,9 @@ function superviseRunner(given: RuntimeOptions) {
   /** Runner `child` ended: the run under way is reported with what it did, and the next run starts a fresh runner. */
   const onExit = (child: ChildProcess, own: Journal, code: number | null, signal: NodeJS.Signals | null): void => {
     if (runner === child) runner = undefined;
+    // What the runner asked of the servers is of no use to anyone now.
+    for (const control of externalCalls.get(child)?.values() ?? []) control.abort();
+    externalCalls.delete(child);
     if (options.keepState && programs > 0 && !closed) lost = `gg's runner process ended (${signal ?? `exit code ${code}`}) and was restarted, and the realm ended with it`;
     programs = 0;
     // The views died with the runner: a question about them gets the answer of a runtime that has none.
@@ -244,8 +251,11 @@ function superviseRunner(given: RuntimeOptions) {
 
   /** Runs a program whose options were checked; aborting `signal` cancels it, and `watch` sees its report as it grows. */
   const execute = async (source: string, run: RunOptions, signal: AbortSignal | undefined, watch?: (report: RunReport) => void): Promise<RunReport> => {
-    if (closed) return { ...blankReport(), error: { code: "cancelled", message: "The runtime was closed before the program started; nothing ran" } };
+    const closedFirst: RunReport = { ...blankReport(), error: { code: "cancelled", message: "The runtime was closed before the program started; nothing ran" } };
+    if (closed) return closedFirst;
     await connected();
+    // Closed while its servers started.
+    if (closed || !runner) return closedFirst;
     const id = nextId++;
     /** Stops a runner that does not answer in time, and says why in the report. */
     const giveUp = (error: RunError): void => {
@@ -274,6 +284,7 @@ function superviseRunner(given: RuntimeOptions) {
   const ask = async <T>(question: "views" | "opening" | "text-only" | "reset", startRunner: boolean): Promise<T> => {
     if (closed || (!runner && !startRunner)) return [] as T;
     await connected();
+    if (closed || !runner) return [] as T;
     const child = runner;
     const id = nextId++;
     return new Promise((answer) => {
@@ -298,7 +309,7 @@ function superviseRunner(given: RuntimeOptions) {
     /** Stops the runner process (a busy one after the grace); nothing starts again. */
     close(): Promise<void> {
       closed = true;
-      for (const control of externalCalls.values()) control.abort();
+      for (const calls of externalCalls.values()) for (const control of calls.values()) control.abort();
       const serversClosed = externals?.close();
       const child = runner;
       // Seen after spawnRunner's own exit listener has killed the command groups the runner left.

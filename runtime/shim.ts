@@ -167,6 +167,14 @@ const commit = () => {
 // gives the namespace.
 const NAMESPACES = `const spaces = { __proto__: null }, baseSpaces = { __proto__: null }, callIndex = { __proto__: null };
 let spacesVersion = -1;
+const ProxyCtor = Proxy;
+// A namespace answers a name it lacks with a function that makes the call anyway, so the host says not-found with the
+// nearest names (never a TypeError); then and symbols stay undefined, so nothing here is thenable.
+const calling = (space, call, hidden = []) => new ProxyCtor(space, { __proto__: null, get(object, key) {
+  if (typeof key !== "string" || key === "then" || apply(hasOwn, object, [key]) || hidden.includes(key)) return object[key];
+  return call(key);
+} });
+const mcpTool = (server, tool) => (input) => callAsync(callIndex.mcp, [server, tool, input]);
 layout.forEach(([module, name], index) => { if (name === "call") callIndex[module] = index; });
 // Defined, never assigned: a tool may be named __proto__.
 const put = (object, key, value) => defineProperty(object, key, { __proto__: null, value, enumerable: true, writable: false, configurable: false });
@@ -182,14 +190,16 @@ const refreshSpaces = () => {
       for (const server of keys(next.mcp)) {
         if (apply(hasOwn, space, [server])) continue;
         const tools = { __proto__: null };
+        let serverName = server;
         for (const tool of keys(next.mcp[server])) {
-          const [serverName, toolName] = next.mcp[server][tool];
-          put(tools, tool, (input) => callAsync(callIndex.mcp, [serverName, toolName, input]));
+          const [named, toolName] = next.mcp[server][tool];
+          serverName = named;
+          put(tools, tool, mcpTool(named, toolName));
         }
-        put(space, server, freeze(tools));
+        put(space, server, calling(freeze(tools), (tool) => mcpTool(serverName, tool), next.hidden[server] || []));
       }
     } else for (const name of next.app) put(space, name, (input) => callAsync(callIndex.app, [name, input]));
-    spaces[module] = freeze(space);
+    spaces[module] = calling(freeze(space), module === "mcp" ? (server) => calling(freeze({ __proto__: null }), (tool) => mcpTool(server, tool)) : (name) => (input) => callAsync(callIndex.app, [name, input]));
   }
 };
 for (const module of ["mcp", "app"]) {

@@ -50,6 +50,9 @@ describe("gg.mcp in programs", () => {
     expect(await code("gg.mcp.fx.bad_output()")).toMatch(/^tool-error: fx\.bad-output answered against its own outputSchema/);
     expect(await code("gg.mcp.call('fx', 'ecko', {})")).toMatch(/^not-found: MCP server "fx" has no tool "ecko" \(did you mean echo\?\)/);
     expect(await code("gg.mcp.call('fxx', 'echo', {})")).toMatch(/^not-found: No MCP server "fxx" \(did you mean fx\?\)/);
+    // Through the namespaces alike: a name they lack is a not-found, never a TypeError.
+    expect(await code("gg.mcp.fx.ecko({})")).toMatch(/^not-found: MCP server "fx" has no tool "ecko" \(did you mean echo\?\)/);
+    expect(await code("gg.mcp.fxx.echo({})")).toMatch(/^not-found: No MCP server "fxx" \(did you mean fx\?\)/);
   });
 
   test("list, search and describe find the tools without any schema in the prompt", async () => {
