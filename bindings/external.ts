@@ -224,6 +224,9 @@ function appOutput(tool: ExternalTool, value: unknown): ExternalOutput {
   return { data, text: clipped(text, tool.name) };
 }
 
+/** Milliseconds after which a server that could not be listed (it did not start) is tried again, at the next use. */
+const RETRY_FAILED_MS = 10_000;
+
 /** Runs application function `fn` (tool `tool`) on its checked input; what it throws is a tool-error, a GgError keeps its code. */
 async function runApp(tool: ExternalTool, fn: AppFunction, args: Record<string, unknown>): Promise<ExternalOutput> {
   try {
@@ -261,11 +264,19 @@ export function createExternals(config: Configuration, functions: readonly AppFu
   const byName = new Map(functions.map((fn) => [fn.name, fn]));
   let cached: Promise<ExternalCatalog> | undefined;
   let cachedVersion = -1;
+  /** Listings made so far: each catalog's version, which changes with its contents. */
+  let listed = 0;
+  /** When a listing with a server that could not be listed is old enough to try that server again. */
+  let retryAt = Number.POSITIVE_INFINITY;
   const catalog = (): Promise<ExternalCatalog> => {
-    if (!cached || cachedVersion !== hub.version) {
+    if (!cached || cachedVersion !== hub.version || Date.now() >= retryAt) {
       cachedVersion = hub.version;
-      const version = hub.version;
-      cached = hub.listing().then((listings) => catalogOf(listings, functions, version));
+      const version = ++listed;
+      retryAt = Number.POSITIVE_INFINITY;
+      cached = hub.listing().then((listings) => {
+        if (listings.some((listing) => listing.error !== undefined)) retryAt = Date.now() + RETRY_FAILED_MS;
+        return catalogOf(listings, functions, version);
+      });
     }
     return cached;
   };

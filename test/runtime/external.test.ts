@@ -1,7 +1,7 @@
 // Programs call other MCP servers' tools and the application's functions: gg.mcp.<server>.<tool>, gg.mcp.call,
 // list, search, describe, gg.app.<name>; typed for --check, judged by approvals like gg's own calls, failing with
 // closed codes.
-import { realpathSync } from "node:fs";
+import { chmodSync, realpathSync } from "node:fs";
 import { join } from "node:path";
 import { Type } from "typebox";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
@@ -78,6 +78,24 @@ describe("gg.mcp in programs", () => {
   test("a server's new tools reach the next program", async () => {
     await run("await gg.mcp.fx.add_tool()");
     expect(await run("return (await gg.mcp.fx.late()).text")).toBe("called late");
+  });
+});
+
+describe("a server that could not start", () => {
+  test("is tried again at a program 10 s or more later, and its tools then reach programs", async () => {
+    using ws = tempWorkspace();
+    const script = join(ws.root, "later.sh");
+    const runtime = createRuntime({ workspace: ws.root, config: { mcpServers: { later: { command: script } } } });
+    try {
+      expect((await runtime.run("return (await gg.mcp.list())[0].error")).result).toMatch(/did not start/);
+      const entry = fixture();
+      ws.put({ "later.sh": `#!/bin/sh\nexec '${entry.command}' '${entry.args?.[0]}'\n` });
+      chmodSync(script, 0o755);
+      await new Promise((resolve) => setTimeout(resolve, 10_500));
+      expect((await runtime.run("return (await gg.mcp.later.echo({ text: 'up' })).text")).result).toBe("up");
+    } finally {
+      await runtime.close();
+    }
   });
 });
 
