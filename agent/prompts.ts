@@ -11,7 +11,7 @@ import type { ExternalCatalog } from "../bindings/external.ts";
 import { capRule, FOOTER_RULE, imageRule, readFile } from "../bindings/read_file.ts";
 import { outputRule, shell } from "../bindings/shell.ts";
 import { ggFunctions } from "../runtime/api.ts";
-import { compactDts, MODULES } from "../runtime/docs.ts";
+import { callShape, compactDts, MODULES } from "../runtime/docs.ts";
 import { DEFAULT_LIMITS, type Limits } from "../runtime/limits.ts";
 import { DEFAULT_VIEW_CAPS, type ViewCaps } from "../runtime/views.ts";
 
@@ -129,9 +129,9 @@ function codeSections(config: Configuration, options: PromptOptions): string[] {
     );
     if (!config.vision) out.push("", "Reading images is unsupported for this model.");
   }
-  out.push(...externalSection(options.external));
-  // The Views section says what the views and context modules do; the types declare the others.
-  const declared = opens ? MODULES.filter((module) => module !== "views" && module !== "context") : MODULES;
+  out.push(...externalSection(options.external, ggFunctions(config, options.external).filter((fn) => fn.module === "mcp").map((fn) => callShape(fn, config))));
+  // The Views section says what the views and context modules do, the Other tools section gg.mcp's; the types declare the others.
+  const declared = MODULES.filter((module) => module !== "mcp" && !(opens && (module === "views" || module === "context")));
   out.push("", "# The gg global", "", "```ts", compactDts(config, declared, options.external).trimEnd(), "```");
   return out;
 }
@@ -140,14 +140,15 @@ function codeSections(config: Configuration, options: PromptOptions): string[] {
 const SERVER_LINE_CHARS = 80;
 
 /**
- * The other tools in a few lines: each server once (how a program names it, its description, its tool count), never a
- * tool's schema, so the prompt is the same size for 5 tools as for 500; search and describe find the rest.
+ * The other tools in a few lines: gg.mcp's own functions as the shapes of their calls (`shapes`), each server once (how
+ * a program names it, its description, its tool count), never a tool's schema, so the prompt is the same size for 5
+ * tools as for 500; describe gives a tool's types, search finds the rest.
  */
-function externalSection(external: ExternalCatalog | undefined): string[] {
+function externalSection(external: ExternalCatalog | undefined, shapes: readonly string[]): string[] {
   if (!external || (external.servers.length === 0 && !external.tools.some((tool) => tool.source === "app"))) return [];
   const out = ["", "# Other tools", ""];
   if (external.servers.length > 0) {
-    out.push("MCP servers: call a tool as gg.mcp.<server>.<tool>(input); gg.mcp.search(query) finds tools, gg.mcp.describe(\"server.tool\") gives one's types.");
+    out.push(`Call gg.mcp.<server>.<tool>(input). gg.mcp: ${shapes.join(", ")}.`);
     for (const server of external.servers) {
       const about = server.error ? "not available now" : (server.description ?? "").replace(/^#+\s*/, "");
       const line = about.length > SERVER_LINE_CHARS ? `${about.slice(0, SERVER_LINE_CHARS - 3)}...` : about;

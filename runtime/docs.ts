@@ -43,6 +43,20 @@ function compactSignature(fn: GgFunction, config: Configuration, declared: Reado
   return signatureWith(fn, config, (schema, result) => compactTypeOf(schema, result ? results : params), "opts", "");
 }
 
+/**
+ * A function as the shape of its simplest call, `search(query): McpMatch[]`: its parameters' names (an options object
+ * only when it has a required option), and what it resolves to, a named type by its name (gg.d.ts declares them all),
+ * unknown left unsaid. For a prompt that names functions where their full declarations would cost more than they tell.
+ */
+export function callShape(fn: GgFunction, config: Configuration): string {
+  const { required, positional, options } = parts(fn, config);
+  const optional = (name: string): string => (required.has(name) ? "" : "?");
+  const params = positional.map((name) => `${fn.names?.[name] ?? name}${optional(name)}`);
+  if (options.some((name) => required.has(name))) params.push(`{${options.map((name) => `${name}${optional(name)}`).join(", ")}}`);
+  const result = compactTypeOf(fn.result, { declared: new Set(namedUses([fn.result]).keys()) });
+  return `${fn.name}(${params.join(", ")})${result === "unknown" ? "" : `: ${result}`}`;
+}
+
 /** `readFile(path: string, options?: { offset?: number; limit?: number }): Promise<...>`; named types go to `named`. */
 export function signature(fn: GgFunction, config: Configuration, named: NamedTypes = new Map()): string {
   return signatureWith(fn, config, (schema) => typeOf(schema, named));

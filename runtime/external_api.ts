@@ -153,12 +153,27 @@ const mcpSearch: GgFunction = {
   run: (args, env) => searchTools(externalOf(env).catalog, String(args.query), (args.limit as number | undefined) ?? 10),
 };
 
+/** The MCP tool `name` of `server`, each by its own name or as a program calls it. */
+function namedTool(catalog: ExternalCatalog, server: string, name: string): ExternalTool {
+  const tool = catalog.tools.find((candidate) => candidate.source === "mcp" && (candidate.server === server || candidate.call?.split(".")[2] === server) && (candidate.tool === name || candidate.call === `gg.mcp.${server}.${name}`));
+  if (!tool) throw unknownExternal(catalog, catalog.servers.find((summary) => summary.call === `gg.mcp.${server}`)?.server ?? server, name);
+  return tool;
+}
+
+/** The one MCP tool called `name` (its own name or its identifier) on any server; several or none say to name its server. */
+function bareTool(catalog: ExternalCatalog, name: string): ExternalTool {
+  const found = catalog.tools.filter((candidate) => candidate.source === "mcp" && (candidate.tool === name || candidate.call?.split(".")[3] === name));
+  if (found.length === 1) return found[0] as ExternalTool;
+  const which = found.length > 1 ? `several servers have a tool ${JSON.stringify(name)}: ${found.map((tool) => `${tool.server}.${tool.tool}`).join(", ")}` : `no server has a tool ${JSON.stringify(name)}`;
+  throw new GgError("not-found", `Cannot describe ${JSON.stringify(name)}: ${which}; give it as "server.tool" (gg.mcp.search finds tools)`);
+}
+
 const mcpDescribe: GgFunction = {
   module: "mcp",
   name: "describe",
   brief: "One MCP tool in full: its description, TypeScript declaration and JSON Schemas.",
   positional: ["tool"],
-  parameters: () => Type.Object({ tool: Type.String({ description: 'The tool as "server.tool" (its server\'s names), or as a program calls it, "gg.mcp.server.tool".' }) }, { additionalProperties: false }),
+  parameters: () => Type.Object({ tool: Type.String({ description: 'The tool as "server.tool" (its server\'s names), as a program calls it ("gg.mcp.server.tool"), or by its name alone when one server has it.' }) }, { additionalProperties: false }),
   result: Described,
   errors: ["not-found"],
   sync: true,
@@ -166,10 +181,7 @@ const mcpDescribe: GgFunction = {
     const catalog = externalOf(env).catalog;
     const given = String(args.tool).replace(/^gg\.mcp\./, "");
     const dot = given.indexOf(".");
-    const server = dot < 0 ? given : given.slice(0, dot);
-    const name = dot < 0 ? "" : given.slice(dot + 1);
-    const tool = catalog.tools.find((candidate) => candidate.source === "mcp" && (candidate.server === server || candidate.call?.split(".")[2] === server) && (candidate.tool === name || candidate.call === `gg.mcp.${given}`));
-    if (!tool) throw unknownExternal(catalog, catalog.servers.find((summary) => summary.call === `gg.mcp.${server}`)?.server ?? server, name);
+    const tool = dot < 0 ? bareTool(catalog, given) : namedTool(catalog, given.slice(0, dot), given.slice(dot + 1));
     return { server: tool.server, tool: tool.tool, call: callOf(tool), description: tool.description, declaration: declarationOf(tool), inputSchema: tool.inputSchema, ...(tool.outputSchema ? { outputSchema: tool.outputSchema } : {}) };
   },
 };

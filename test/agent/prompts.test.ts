@@ -4,7 +4,10 @@ import { readFileSync } from "node:fs";
 import { describe, expect, test } from "vitest";
 import { parseConfiguration } from "../../bindings/config.ts";
 import { type Arm, systemPrompt } from "../../agent/prompts.ts";
+import type { ExternalCatalog } from "../../bindings/external.ts";
 import { ggFunctions } from "../../runtime/api.ts";
+import { textTokens } from "../../runtime/context.ts";
+import { renderDts } from "../../runtime/docs.ts";
 import { diagnostics } from "../typecheck.ts";
 
 const configuration = (mode: "default-cap" | "unlimited", vision: boolean) =>
@@ -101,5 +104,35 @@ describe("the code prompt's declarations", () => {
     const compact = declarationsOf(systemPrompt({ arm: "code" }));
     expect(diagnostics(new Map([["/gg.d.ts", compact], ["/p.ts", program]]))).toEqual([]);
     expect(diagnostics(new Map([["/gg.d.ts", readFileSync(new URL("../../docs/gg.d.ts", import.meta.url), "utf8")], ["/p.ts", program]]))).toEqual([]);
+  });
+});
+
+describe("the code prompt's other tools", () => {
+  /** A catalog of `servers`, each [name, tool count, description?], its tools with schemas a prompt must never carry. */
+  const catalog = (servers: [string, number, string?][]): ExternalCatalog => ({
+    version: 1,
+    servers: servers.map(([server, count, description]) => ({ server, call: `gg.mcp.${server}`, ...(description ? { description } : {}), tools: Array.from({ length: count }, (_, i) => `tool_${i}`), leftOut: [] })),
+    tools: servers.flatMap(([server, count]) => Array.from({ length: count }, (_, i) => ({ source: "mcp" as const, server, tool: `tool_${i}`, name: `mcp__${server}__tool_${i}`, call: `gg.mcp.${server}.tool_${i}`, description: `Tool ${i}.`, inputSchema: { type: "object", properties: { secretField: { type: "string" } } }, readOnly: false }))),
+  });
+  const tokens = (servers: [string, number, string?][]): number => textTokens(systemPrompt({ arm: "code", external: servers.length > 0 ? catalog(servers) : undefined }));
+
+  test("gg.mcp's functions as the shapes of their calls, with result types named gg.d.ts declares, and each server once", () => {
+    const prompt = systemPrompt({ arm: "code", external: catalog([["memory", 9], ["everything", 13, "# Everything Server"]]) });
+    expect(prompt).toContain("\n# Other tools\n\nCall gg.mcp.<server>.<tool>(input). gg.mcp: call(server, tool, input?), list(): McpServer[], search(query): McpMatch[], describe(tool): McpTool.\n- gg.mcp.memory (9 tools)\n- gg.mcp.everything (13 tools): Everything Server\n");
+    expect(prompt).not.toContain("secretField");
+    const dts = readFileSync(new URL("../../docs/gg.d.ts", import.meta.url), "utf8");
+    const full = renderDts(parseConfiguration({}), catalog([["memory", 1]]));
+    for (const name of ["McpServer", "McpMatch", "McpTool"]) expect(full).toContain(`interface ${name} {`);
+    expect(dts).not.toContain("McpTool");
+  });
+
+  test("a first server without a description costs at most 60 tokens, a further one its line, a tool nothing", () => {
+    const none = tokens([]);
+    expect(tokens([["filesystem", 14]]) - none).toBeLessThanOrEqual(60);
+    // A description costs its line's length, cut at 80 characters, on top of gg.mcp's own line.
+    const long = "A server whose first line of instructions runs on well past the eighty characters the prompt keeps of it.";
+    expect(tokens([["everything", 13, long]]) - none).toBeLessThanOrEqual(tokens([["everything", 13]]) - none + 20);
+    expect(tokens([["filesystem", 14], ["memory", 9]]) - tokens([["filesystem", 14]])).toBeLessThanOrEqual(10);
+    expect(tokens([["api", 500]])).toBe(tokens([["api", 100]]));
   });
 });

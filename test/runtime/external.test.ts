@@ -63,6 +63,9 @@ describe("gg.mcp in programs", () => {
     expect(described.call).toBe("gg.mcp.fx.count");
     expect(described.declaration).toContain("count(input: {");
     expect(described.declaration).toContain("numbers: number[];");
+    // By its name alone when one server has it; otherwise the refusal says how to name it.
+    expect(await run("return (await gg.mcp.describe('count')).call")).toBe("gg.mcp.fx.count");
+    expect(await run("try { await gg.mcp.describe('nothing_like_it') } catch (e) { return e.code + ': ' + e.message }")).toBe('not-found: Cannot describe "nothing_like_it": no server has a tool "nothing_like_it"; give it as "server.tool" (gg.mcp.search finds tools)');
   });
 
   test("--check knows each tool's input and result types; a schema gg cannot type is unknown, never a failed run", async () => {
