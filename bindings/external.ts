@@ -4,7 +4,7 @@
 // the tools run where the registry was made, never in a program's process.
 import { resolve } from "node:path";
 import { type Static, type TSchema, Type } from "typebox";
-import { createMcpHub, type McpHub } from "../host/mcp_client.ts";
+import { createMcpHub, type McpHub, STILL_STARTING } from "../host/mcp_client.ts";
 import { clampMessage, GgError, isGgError } from "../host/errors.ts";
 import { similarNames } from "../host/similar.ts";
 import type { Configuration } from "./capabilities.ts";
@@ -51,8 +51,10 @@ export interface ServerSummary {
   call?: string;
   description?: string;
   tools: string[];
-  /** Why the server has no tools: it did not start, or died. */
+  /** Why the server has no tools: it did not start, or died, or is still starting (then `starting` too). */
   error?: string;
+  /** Not listed yet: a listing that did not wait for it was made while it started. */
+  starting?: true;
   /** Tools a program can call only through gg.mcp.call, and why. */
   leftOut: { tool: string; why: string }[];
 }
@@ -88,7 +90,12 @@ export interface ExternalSurface {
 
 /** The external tools of a run or a session: listed on first need, each call run here. */
 export interface Externals {
-  catalog(): Promise<ExternalCatalog>;
+  /**
+   * Every tool, each server waited for; or, given a program's source, the servers it could name (see
+   * {@link serversNamed}) waited for, the others listed as far as they got (STILL_STARTING), so that a server that is
+   * slow to start delays only the programs that use it.
+   */
+  catalog(program?: string): Promise<ExternalCatalog>;
   /** The catalog with each tool's declaration, for createTools' `external`. */
   surface(): Promise<ExternalSurface>;
   /** Runs tool `name` (its JSON tool name) with `args` already checked by the gate; throws a GgError. */
@@ -118,7 +125,7 @@ function catalogOf(listings: Awaited<ReturnType<McpHub["listing"]>>, functions: 
     const prefix = serverCall.get(listing.server);
     const leftOut = space.leftOut.map((out) => ({ tool: out.name, why: WHY[out.reason] }));
     if (!prefix) leftOut.unshift(...listing.tools.map((tool) => ({ tool: tool.name, why: "its server's name comes out the same as another server's" })));
-    servers.push({ server: listing.server, ...(prefix ? { call: `gg.mcp.${prefix}` } : {}), ...(listing.description ? { description: listing.description } : {}), tools: listing.tools.map((tool) => tool.name), ...(listing.error ? { error: listing.error } : {}), leftOut });
+    servers.push({ server: listing.server, ...(prefix ? { call: `gg.mcp.${prefix}` } : {}), ...(listing.description ? { description: listing.description } : {}), tools: listing.tools.map((tool) => tool.name), ...(listing.error ? { error: listing.error } : {}), ...(listing.error === STILL_STARTING ? { starting: true as const } : {}), leftOut });
     for (const tool of listing.tools) {
       const identifier = identifierOf.get(tool.name);
       tools.push({
@@ -268,16 +275,17 @@ export function createExternals(config: Configuration, functions: readonly AppFu
   let listed = 0;
   /** When a listing with a server that could not be listed is old enough to try that server again. */
   let retryAt = Number.POSITIVE_INFINITY;
-  const catalog = (): Promise<ExternalCatalog> => {
-    if (!cached || cachedVersion !== hub.version || Date.now() >= retryAt) {
-      cachedVersion = hub.version;
-      const version = ++listed;
-      retryAt = Number.POSITIVE_INFINITY;
-      cached = hub.listing().then((listings) => {
-        if (listings.some((listing) => listing.error !== undefined)) retryAt = Date.now() + RETRY_FAILED_MS;
-        return catalogOf(listings, functions, version);
-      });
-    }
+  const catalog = async (program?: string): Promise<ExternalCatalog> => {
+    const needs = program === undefined ? () => true : serversNamed(program, hub.servers);
+    const current = cached && cachedVersion === hub.version && Date.now() < retryAt ? await cached : undefined;
+    if (current && !current.servers.some((summary) => summary.starting && needs(summary.server))) return current;
+    cachedVersion = hub.version;
+    const version = ++listed;
+    retryAt = Number.POSITIVE_INFINITY;
+    cached = hub.listing(needs).then((listings) => {
+      if (listings.some((listing) => listing.error !== undefined)) retryAt = Date.now() + RETRY_FAILED_MS;
+      return catalogOf(listings, functions, version);
+    });
     return cached;
   };
   const externals: Externals = {
@@ -287,7 +295,9 @@ export function createExternals(config: Configuration, functions: readonly AppFu
       return { catalog: current, declarations: new Map(current.tools.map((tool) => [tool.name, externalDeclaration(tool, externals.run)])) };
     },
     async run(name, args, signal) {
-      const tool = (await catalog()).tools.find((candidate) => candidate.name === name);
+      // The catalog as it stands, without waiting for servers still starting; theirs only if it lacks the tool.
+      const find = (listed: ExternalCatalog) => listed.tools.find((candidate) => candidate.name === name);
+      const tool = find(await catalog("")) ?? find(await catalog());
       if (!tool) throw new GgError("not-found", `No external tool ${JSON.stringify(name)}`);
       if (tool.source === "app") return runApp(tool, byName.get(tool.tool) as AppFunction, args);
       return mcpOutput(tool, await hub.call(tool.server, tool.tool, args, signal));
@@ -295,6 +305,22 @@ export function createExternals(config: Configuration, functions: readonly AppFu
     close: () => hub.close(),
   };
   return externals;
+}
+
+/**
+ * Whether a program with `source` could name each of `servers`: those it reaches as `gg.mcp.<name>` (by its name's
+ * identifier), or every one when it says `mcp` in any other way (gg.mcp.list(), gg.mcp.call(...), gg.mcp[...], an
+ * alias). Wrong only towards waiting: a word mcp anywhere else makes it wait for them all.
+ */
+export function serversNamed(source: string, servers: readonly string[]): (server: string) => boolean {
+  const byIdentifier = namespaceOf(servers).byIdentifier;
+  const named = new Set<string>();
+  for (const match of source.matchAll(/(?<![\w$])mcp(?![\w$])(\s*\.\s*([A-Za-z_$][\w$]*))?/g)) {
+    const server = match[2] === undefined ? undefined : byIdentifier.get(match[2]);
+    if (server === undefined) return () => true;
+    named.add(server);
+  }
+  return (server) => named.has(server);
 }
 
 /** A tool the catalog lacks, with the nearest names it holds. */
@@ -307,7 +333,7 @@ export function unknownExternal(catalog: ExternalCatalog, server: string, tool: 
   const names = catalog.tools.filter((candidate) => candidate.server === server).map((candidate) => candidate.tool);
   const near = similarNames(tool ?? "", names);
   const where = server === APP ? "The application has" : `MCP server ${JSON.stringify(server)} has`;
-  const why = summary?.error ? `; it could not be listed: ${summary.error}` : "";
+  const why = summary?.starting ? `; it is still starting: a program that names it (gg.mcp.${toIdentifier(server) ?? server}) waits for it` : summary?.error ? `; it could not be listed: ${summary.error}` : "";
   return new GgError("not-found", clampMessage(`${where} no tool ${JSON.stringify(tool)}${near.length ? ` (did you mean ${near.join(" or ")}?)` : ""}; its tools are ${names.slice(0, 40).join(", ") || "none"}${why}`));
 }
 

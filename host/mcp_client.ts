@@ -34,6 +34,11 @@ export interface McpServerEntry {
 /** Seconds a call to another server may take when its entry says nothing. */
 export const DEFAULT_MCP_TIMEOUT_SECS = 60;
 
+/** A listing's error for a server that was not waited for and is not listed yet. */
+export const STILL_STARTING = "still starting";
+/** Milliseconds a listing gives a server it does not wait for: one already started answers within them. */
+const STARTING_GRACE_MS = 250;
+
 /**
  * The variables a stdio server gets from gg's environment besides its entry's: the MCP SDK's defaults (the SDK's client
  * module is not loaded for them: it brings a CommonJS spawner the CLI's bundle cannot hold). A shell function's value
@@ -193,8 +198,12 @@ function checkOutput(live: Connection, server: string, tool: Tool | undefined, r
 export interface McpHub {
   /** The configured servers' names, enabled ones only, in the configuration's order. */
   readonly servers: readonly string[];
-  /** Each server's tools (every page of tools/list), starting what has not started; a server that fails says why. */
-  listing(): Promise<ServerListing[]>;
+  /**
+   * Each server's tools (every page of tools/list), starting what has not started; a server that fails says why. A
+   * server `waitFor` leaves out is not waited for: one not listed within {@link STARTING_GRACE_MS} is STILL_STARTING,
+   * and the hub's version changes when it is listed.
+   */
+  listing(waitFor?: (server: string) => boolean): Promise<ServerListing[]>;
   /** Calls `tool` of `server`; fails with unavailable (it cannot start or died), timeout or tool-error. */
   call(server: string, tool: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<CallToolResult>;
   /** Bumped when a server says its tools changed: the next listing asks it again. */
@@ -216,6 +225,8 @@ export function createMcpHub(servers: Readonly<Record<string, McpServerEntry>>):
   const enabled = Object.entries(servers).filter(([, entry]) => entry.enabled !== false);
   const entries = new Map(enabled);
   const connections = new Map<string, Promise<Connection>>();
+  /** Transports of servers still starting: close stops them rather than waiting out their start. */
+  const starting = new Set<Transport>();
   let version = 0;
   let closed = false;
   const timeoutMs = (server: string): number => (entries.get(server)?.timeoutSecs ?? DEFAULT_MCP_TIMEOUT_SECS) * 1000;
@@ -227,7 +238,7 @@ export function createMcpHub(servers: Readonly<Record<string, McpServerEntry>>):
     if (closed) return Promise.reject(unavailable(server, "this session has ended", []));
     const made = connections.get(server);
     const fresh = (): Promise<Connection> => {
-      const next = connect(server, entry, () => version++);
+      const next = connect(server, entry, () => version++, starting);
       connections.set(server, next);
       next.catch(() => connections.delete(server));
       return next;
@@ -247,11 +258,17 @@ export function createMcpHub(servers: Readonly<Record<string, McpServerEntry>>):
     get version() {
       return version;
     },
-    listing: () =>
+    listing: (waitFor = () => true) =>
       Promise.all(
         enabled.map(async ([server]): Promise<ServerListing> => {
           try {
-            return { server, ...(await toolsOf(server)) };
+            const listed = toolsOf(server);
+            if (waitFor(server)) return { server, ...(await listed) };
+            let timer: ReturnType<typeof setTimeout> | undefined;
+            const early = await Promise.race([listed, new Promise<undefined>((done) => (timer = setTimeout(() => done(undefined), STARTING_GRACE_MS)))]).finally(() => clearTimeout(timer));
+            if (early) return { server, ...early };
+            listed.then(() => version++, () => {});
+            return { server, tools: [], error: STILL_STARTING };
           } catch (error) {
             return { server, tools: [], error: errorMessage(error) };
           }
@@ -271,6 +288,7 @@ export function createMcpHub(servers: Readonly<Record<string, McpServerEntry>>):
     },
     async close() {
       closed = true;
+      await Promise.all([...starting].map((transport) => transport.close().catch(() => {})));
       const all = await Promise.allSettled(connections.values());
       connections.clear();
       await Promise.all(all.map((made) => (made.status === "fulfilled" ? made.value.client.close().catch(() => {}) : undefined)));
@@ -281,8 +299,11 @@ export function createMcpHub(servers: Readonly<Record<string, McpServerEntry>>):
 /** Milliseconds a server's start may take: a start (npx fetching a package, say) gets the default at least. */
 const startMs = (entry: McpServerEntry | undefined): number => Math.max(entry?.timeoutSecs ?? 0, DEFAULT_MCP_TIMEOUT_SECS) * 1000;
 
-/** Starts (or reaches) `server` and connects a client to it; `changed` is told when it says its tools changed. */
-async function connect(server: string, entry: McpServerEntry, changed: () => void): Promise<Connection> {
+/**
+ * Starts (or reaches) `server` and connects a client to it; `changed` is told when it says its tools changed. Its
+ * transport is in `starting` until it has answered or failed.
+ */
+async function connect(server: string, entry: McpServerEntry, changed: () => void, starting: Set<Transport>): Promise<Connection> {
   const stdio = entry.url === undefined ? groupStdioTransport(entry) : undefined;
   const transport: Transport = stdio ?? new StreamableHTTPClientTransport(new URL(entry.url as string), { requestInit: { headers: { ...entry.headers } }, fetch: boundedFetch });
   const client = new Client({ name: "gg", version: "0.1.0" }, { capabilities: {}, jsonSchemaValidator: tolerant });
@@ -294,11 +315,14 @@ async function connect(server: string, entry: McpServerEntry, changed: () => voi
     connection.tools = undefined;
     changed();
   });
+  starting.add(transport);
   try {
     await client.connect(transport, { timeout: startMs(entry) });
   } catch (error) {
     await transport.close().catch(() => {});
     throw unavailable(server, `it did not start (${errorMessage(error)})`, connection.stderr);
+  } finally {
+    starting.delete(transport);
   }
   const description = (client.getInstructions() ?? client.getServerVersion()?.title ?? "").split("\n")[0]?.trim();
   if (description) connection.description = description.slice(0, 200);

@@ -131,9 +131,10 @@ function superviseRunner(given: RuntimeOptions) {
   /** Answers awaited from the runner for `ask`, by request id. */
   const requests = new Map<number, (answer: unknown) => void>();
 
-  const start = async (): Promise<void> => {
+  /** Starts the runner, the catalog in force for `program` (see connected) sent with it. */
+  const start = async (program: string): Promise<void> => {
     // The first use of a runtime with external tools starts their servers: programs are built against their tools.
-    sentCatalog = await externals?.catalog();
+    sentCatalog = await externals?.catalog(program);
     // Closed while the servers started: no runner is made.
     if (closed) return;
     journal.remove();
@@ -148,12 +149,15 @@ function superviseRunner(given: RuntimeOptions) {
     return ready;
   };
 
-  /** Waits for the runner, started if there is none. */
-  const connected = async (): Promise<void> => {
-    if (!runner) await start();
+  /**
+   * Waits for the runner, started if there is none, and for the servers `program` could name (none for a question
+   * about views): a server slow to start delays only the programs that use it.
+   */
+  const connected = async (program = ""): Promise<void> => {
+    if (!runner) await start(program);
     else await ready;
     // A server's tools changed since the runner was told: it hears of it before the next program.
-    const catalog = await externals?.catalog();
+    const catalog = await externals?.catalog(program);
     if (catalog && catalog !== sentCatalog && runner) {
       sentCatalog = catalog;
       const message: ToRunner = { type: "catalog", catalog };
@@ -253,7 +257,7 @@ function superviseRunner(given: RuntimeOptions) {
   const execute = async (source: string, run: RunOptions, signal: AbortSignal | undefined, watch?: (report: RunReport) => void): Promise<RunReport> => {
     const closedFirst: RunReport = { ...blankReport(), error: { code: "cancelled", message: "The runtime was closed before the program started; nothing ran" } };
     if (closed) return closedFirst;
-    await connected();
+    await connected(source);
     // Closed while its servers started.
     if (closed || !runner) return closedFirst;
     const id = nextId++;

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { Type } from "typebox";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { parseConfiguration } from "../../bindings/config.ts";
-import { type AppFunction, createExternals } from "../../bindings/external.ts";
+import { type AppFunction, createExternals, serversNamed } from "../../bindings/external.ts";
 import { createTools } from "../../bindings/index.ts";
 import { createRuntime, type Runtime } from "../../runtime/index.ts";
 import { filesystem, fixture, memory } from "../mcp/servers.ts";
@@ -99,6 +99,47 @@ describe("a server that could not start", () => {
     } finally {
       await runtime.close();
     }
+  });
+});
+
+describe("a server slow to start", () => {
+  test("delays only the programs that name it: the others run at once, a call to it waits for it; close stops one that never answers", async () => {
+    using ws = tempWorkspace();
+    const entry = fixture();
+    // One server answers after 3 s, one never does (a program waiting for it would take the 60 s a start gets).
+    ws.put({ "slow.sh": `#!/bin/sh\nsleep 3\nexec '${entry.command}' '${entry.args?.[0]}'\n` });
+    chmodSync(join(ws.root, "slow.sh"), 0o755);
+    const hung = { command: process.execPath, args: ["-e", "setInterval(() => {}, 1000)"] };
+    const runtime = createRuntime({ workspace: ws.root, config: { mcpServers: { fx: fixture(), slow: { command: join(ws.root, "slow.sh") }, hung } } });
+    try {
+      expect((await runtime.run("return (await gg.mcp.fx.echo({ text: 'now' })).text")).result).toBe("now");
+      expect((await runtime.run("return 1 + 1")).result).toBe(2);
+      expect((await runtime.run("return (await gg.mcp.slow.echo({ text: 'up' })).text")).result).toBe("up");
+    } finally {
+      await runtime.close();
+    }
+  }, 40_000);
+
+  test("a listing for a program that names no server waits for none: a server not listed yet is still starting", async () => {
+    const hung = { command: process.execPath, args: ["-e", "setInterval(() => {}, 1000)"] };
+    const externals = createExternals(parseConfiguration({ mcpServers: { hung } }));
+    try {
+      expect((await externals?.catalog("return 1"))?.servers).toEqual([{ server: "hung", call: "gg.mcp.hung", tools: [], error: "still starting", starting: true, leftOut: [] }]);
+    } finally {
+      await externals?.close();
+    }
+  });
+
+  test("a program could name the servers it reaches as gg.mcp.<server>, or every one when it says mcp otherwise", () => {
+    const servers = ["memory", "my-files", "fx"];
+    const named = (source: string) => servers.filter(serversNamed(source, servers));
+    expect(named("return 1")).toEqual([]);
+    expect(named("const a = await gg.mcp.memory.read_graph(); await gg.mcp . my_files.x()")).toEqual(["memory", "my-files"]);
+    expect(named("await gg.mcp.list()")).toEqual(servers);
+    expect(named("await gg.mcp.call('fx', 'echo', {})")).toEqual(servers);
+    expect(named("const m = gg.mcp; await m.fx.echo()")).toEqual(servers);
+    expect(named("gg.mcp['fx']")).toEqual(servers);
+    expect(named("await gg.shell.shell('cat mcp__x.json')")).toEqual([]);
   });
 });
 
