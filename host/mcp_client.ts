@@ -141,19 +141,32 @@ function groupStdioTransport(entry: McpServerEntry): Transport & { stderr: strin
   const read = (chunk: Buffer): void => {
     try {
       buffer.append(chunk);
-      for (let message = buffer.readMessage(); message; message = buffer.readMessage()) transport.onmessage?.(message);
     } catch (error) {
-      // An answer past the read buffer, or one that is not JSON-RPC: the connection cannot go on.
-      transport.failure = /exceeded maximum size/.test(String(error)) ? `its answer was over ${STDIO_LIMIT_MIB} MiB, more than gg reads from a server in one message; ask the tool for less` : `it sent what is not a JSON-RPC message (${errorMessage(error)})`;
+      // An answer past the read buffer: the connection cannot go on.
+      transport.failure = `its answer was over ${STDIO_LIMIT_MIB} MiB, more than gg reads from a server in one message; ask the tool for less`;
       transport.onerror?.(error as Error);
       void transport.close();
+      return;
+    }
+    for (;;) {
+      let message: JSONRPCMessage | null;
+      try {
+        message = buffer.readMessage();
+      } catch (error) {
+        // A line that is not JSON-RPC (a server's stray print) is skipped, as the SDK's own stdio transport does; it is
+        // kept with the stderr lines, to say why if the server then fails.
+        keepLines([`(a line on stdout that is not JSON-RPC was skipped: ${errorMessage(error).split("\n")[0]})`]);
+        continue;
+      }
+      if (!message) return;
+      transport.onmessage?.(message);
     }
   };
-  const keepStderr = (chunk: Buffer): void => {
-    const lines = chunk.toString("utf8").split("\n").filter((line) => line.trim() !== "");
+  const keepLines = (lines: readonly string[]): void => {
     stderr.push(...lines.map((line) => line.slice(0, 500)));
     if (stderr.length > STDERR_LINES) stderr.splice(0, stderr.length - STDERR_LINES);
   };
+  const keepStderr = (chunk: Buffer): void => keepLines(chunk.toString("utf8").split("\n").filter((line) => line.trim() !== ""));
   return transport;
 }
 

@@ -1,7 +1,7 @@
 // gg as an MCP client: servers started on first use in their own process group, with only the variables their entry
 // names; tools listed whole; a timeout cancels; a crash says why and the next call starts the server again; closing
 // stops the whole group; Streamable HTTP with the entry's headers.
-import { existsSync, readFileSync } from "node:fs";
+import { chmodSync, existsSync, readFileSync } from "node:fs";
 import { createServer, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
@@ -63,6 +63,20 @@ describe("the MCP client hub", () => {
     try {
       expect(await codeOf(hub.call("fx", "crash", {}))).toMatch(/^unavailable: Cannot reach MCP server "fx": .*dying on purpose/s);
       expect(await hub.call("fx", "echo", { text: "again" })).toMatchObject({ content: [{ text: "again" }] });
+    } finally {
+      await hub.close();
+    }
+  });
+
+  test("a line on stdout that is not JSON-RPC is skipped, as the SDK's transport skips it, and named if the server then fails", async () => {
+    using ws = tempWorkspace();
+    const entry = fixture();
+    ws.put({ "noisy.sh": `#!/bin/sh\necho 'hello from the server'\necho '{"jsonrpc": broken'\nexec '${entry.command}' '${entry.args?.[0]}'\n` });
+    chmodSync(join(ws.root, "noisy.sh"), 0o755);
+    const hub = createMcpHub({ fx: { command: join(ws.root, "noisy.sh") } });
+    try {
+      expect(await hub.call("fx", "echo", { text: "heard" })).toMatchObject({ content: [{ text: "heard" }] });
+      expect(await codeOf(hub.call("fx", "crash", {}))).toMatch(/^unavailable: .*a line on stdout that is not JSON-RPC was skipped: .*dying on purpose/s);
     } finally {
       await hub.close();
     }
