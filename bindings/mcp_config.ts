@@ -1,5 +1,6 @@
 // The "mcpServers" of a configuration (and of an --mcp-config file), in the shape Claude Code's .mcp.json, Cursor and
 // Claude Desktop use: each entry a stdio server (command) or a Streamable HTTP one (url). Every bad value is named.
+import { expandEntry } from "../host/expand_vars.ts";
 import type { McpServerEntry } from "../host/mcp_client.ts";
 
 /** What a server may be called: it names gg.mcp.<server> and the tools mcp__<server>__<tool>. */
@@ -33,7 +34,7 @@ function checkServer(where: string, entry: unknown, problems: string[]): McpServ
   if (env !== undefined && !isStringRecord(env)) problems.push(`${where} has env ${show(env)}; it must be an object of strings, e.g. {"API_KEY": "..."}`);
   if (headers !== undefined && !isStringRecord(headers)) problems.push(`${where} has headers ${show(headers)}; it must be an object of strings, e.g. {"authorization": "Bearer ..."}`);
   if (cwd !== undefined && (typeof cwd !== "string" || cwd === "")) problems.push(`${where} has cwd ${show(cwd)}; it must be a folder's path`);
-  if (url !== undefined && !validUrl(url)) problems.push(`${where} has url ${show(url)}; it must be an http:// or https:// address`);
+  if (url !== undefined && typeof url !== "string") problems.push(badUrl(where, url));
   if (url !== undefined && (args !== undefined || env !== undefined || cwd !== undefined)) problems.push(`${where} has a url and stdio fields (args, env, cwd); a server reached over HTTP takes only "url" and "headers"`);
   if (command !== undefined && headers !== undefined) problems.push(`${where} has a command and headers; headers are for a server reached by "url"`);
   if (enabled !== undefined && typeof enabled !== "boolean") problems.push(`${where} has enabled ${show(enabled)}; use true or false`);
@@ -42,7 +43,7 @@ function checkServer(where: string, entry: unknown, problems: string[]): McpServ
     problems.push(`${where} has type ${show(type)}; it may be left out, or be "stdio" with "command", "http" with "url"`);
   }
   if (problems.length > before) return undefined;
-  return {
+  const server: McpServerEntry = {
     ...(typeof command === "string" ? { command } : {}),
     ...(isStrings(args) ? { args: [...args] } : {}),
     ...(isStringRecord(env) ? { env: { ...env } } : {}),
@@ -52,7 +53,14 @@ function checkServer(where: string, entry: unknown, problems: string[]): McpServ
     ...(enabled === false ? { enabled: false } : {}),
     ...(typeof timeoutSecs === "number" ? { timeoutSecs } : {}),
   };
+  // Checked as it will be started: ${VAR} references expanded (the entry keeps them, its values are read at the start).
+  const expanded = expandEntry(server);
+  for (const name of expanded.missing) problems.push(`${where} refers to \${${name}}, which is not set in gg's environment; set it, or give a default as \${${name}:-value}`);
+  if (expanded.missing.length === 0 && server.url !== undefined && !validUrl(expanded.entry.url)) problems.push(badUrl(where, url));
+  return problems.length > before ? undefined : server;
 }
+
+const badUrl = (where: string, url: unknown): string => `${where} has url ${show(url)}; it must be an http:// or https:// address`;
 
 function validUrl(value: unknown): boolean {
   if (typeof value !== "string") return false;

@@ -13,6 +13,7 @@ import type { JsonSchemaType, JsonSchemaValidator, jsonSchemaValidator } from "@
 import { type CallToolResult, ErrorCode as McpErrorCode, type JSONRPCMessage, McpError, type Tool, ToolListChangedNotificationSchema, ToolSchema } from "@modelcontextprotocol/sdk/types.js";
 import * as z from "zod/v4";
 import { GgError } from "./errors.ts";
+import { expandEntry, withheld } from "./expand_vars.ts";
 import { releaseGroup, stopGroup, superviseGroup } from "./shell.ts";
 
 /** One server as a configuration names it (the shape Claude Code's .mcp.json, Cursor and Claude Desktop use). */
@@ -183,6 +184,8 @@ interface Connection {
   checks: Map<string, JsonSchemaValidator<unknown>>;
   alive: boolean;
   description?: string;
+  /** What its entry's ${VAR} references gave: withheld from messages. */
+  secrets: readonly string[];
 }
 
 const ajv = new AjvJsonSchemaValidator();
@@ -226,9 +229,9 @@ export interface McpHub {
 }
 
 /** A server's failure as `unavailable`, with the last lines of its stderr. */
-function unavailable(server: string, why: string, stderr: readonly string[]): GgError {
+function unavailable(server: string, why: string, stderr: readonly string[], secrets: readonly string[] = []): GgError {
   const tail = stderr.length > 0 ? `; its stderr ended with:\n${stderr.slice(-5).join("\n")}` : "";
-  return new GgError("unavailable", `Cannot reach MCP server "${server}": ${why}${tail}; check its entry in mcpServers (command, args, url), or try again: a server that died is started again at the next call`);
+  return new GgError("unavailable", withheld(`Cannot reach MCP server "${server}": ${why}${tail}; check its entry in mcpServers (command, args, url), or try again: a server that died is started again at the next call`, secrets));
 }
 
 const errorMessage = (error: unknown): string => (error instanceof Error ? error.message : String(error));
@@ -316,11 +319,14 @@ const startMs = (entry: McpServerEntry | undefined): number => Math.max(entry?.t
  * Starts (or reaches) `server` and connects a client to it; `changed` is told when it says its tools changed. Its
  * transport is in `starting` until it has answered or failed.
  */
-async function connect(server: string, entry: McpServerEntry, changed: () => void, starting: Set<Transport>): Promise<Connection> {
+async function connect(server: string, written: McpServerEntry, changed: () => void, starting: Set<Transport>): Promise<Connection> {
+  // ${VAR} references are read now, where the server starts; what they give is withheld from every message.
+  const { entry, missing, values: secrets } = expandEntry(written);
+  if (missing.length > 0) throw unavailable(server, `its entry refers to ${missing.map((name) => `\${${name}}`).join(", ")}, not set in gg's environment`, []);
   const stdio = entry.url === undefined ? groupStdioTransport(entry) : undefined;
   const transport: Transport = stdio ?? new StreamableHTTPClientTransport(new URL(entry.url as string), { requestInit: { headers: { ...entry.headers } }, fetch: boundedFetch });
   const client = new Client({ name: "gg", version: "0.1.0" }, { capabilities: {}, jsonSchemaValidator: tolerant });
-  const connection: Connection = { client, transport, stderr: stdio?.stderr ?? [], checks: new Map(), alive: true };
+  const connection: Connection = { client, transport, stderr: stdio?.stderr ?? [], checks: new Map(), alive: true, secrets };
   client.onclose = () => {
     connection.alive = false;
   };
@@ -333,7 +339,7 @@ async function connect(server: string, entry: McpServerEntry, changed: () => voi
     await client.connect(transport, { timeout: startMs(entry) });
   } catch (error) {
     await transport.close().catch(() => {});
-    throw unavailable(server, `it did not start (${errorMessage(error)})`, connection.stderr);
+    throw unavailable(server, `it did not start (${errorMessage(error)})`, connection.stderr, secrets);
   } finally {
     starting.delete(transport);
   }
@@ -384,7 +390,7 @@ function callFailure(server: string, tool: string, error: unknown, live: Connect
   if (error instanceof McpError && error.code === McpErrorCode.RequestTimeout) {
     return new GgError("timeout", `Cannot finish ${server}.${tool}: no answer within ${timeoutMs / 1000} s (timeoutSecs of its server's entry), so it was cancelled; it may have done part of its work; ask for less, or raise timeoutSecs`);
   }
-  if (!live.alive || (error instanceof McpError && error.code === McpErrorCode.ConnectionClosed)) return unavailable(server, live.transport.failure ?? `it closed the connection during ${tool} (${errorMessage(error)})`, live.stderr);
+  if (!live.alive || (error instanceof McpError && error.code === McpErrorCode.ConnectionClosed)) return unavailable(server, live.transport.failure ?? `it closed the connection during ${tool} (${errorMessage(error)})`, live.stderr, live.secrets);
   if (error instanceof McpError && /output schema|structured content/i.test(error.message)) {
     return new GgError("tool-error", `${server}.${tool} answered against its own outputSchema: ${error.message}; the server is at fault: call it through gg.mcp.call to see its raw answer, or report it to the server's authors`);
   }

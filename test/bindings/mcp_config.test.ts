@@ -27,6 +27,23 @@ describe("mcpServers", () => {
     expect(parseConfiguration({ mcpServers: servers }).mcpServers).toEqual({ ...servers, slow: { command: "node", args: ["s.js"], timeoutSecs: 5 } });
   });
 
+  test("${VAR} and ${VAR:-default} are checked against gg's environment and kept as written: their values are read at the start", () => {
+    process.env.GG_TEST_MCP_HOST = "127.0.0.1:8080";
+    try {
+      const servers = {
+        set: { url: "http://${GG_TEST_MCP_HOST}/mcp", headers: { authorization: "Bearer ${GG_TEST_MCP_UNSET:-none}" } },
+        defaulted: { command: "${GG_TEST_MCP_UNSET:-node}", args: ["${GG_TEST_MCP_UNSET:-}"], env: { K: "${GG_TEST_MCP_HOST}" } },
+      };
+      expect(parseConfiguration({ mcpServers: servers }).mcpServers).toEqual(servers);
+      expect(problems({ mcpServers: { a: { command: "node", args: ["--token", "${GG_TEST_MCP_UNSET}"] }, b: { url: "${GG_TEST_MCP_UNSET:-not a url}" } } })).toEqual([
+        'MCP server "a" refers to ${GG_TEST_MCP_UNSET}, which is not set in gg\'s environment; set it, or give a default as ${GG_TEST_MCP_UNSET:-value}',
+        'MCP server "b" has url "${GG_TEST_MCP_UNSET:-not a url}"; it must be an http:// or https:// address',
+      ]);
+    } finally {
+      delete process.env.GG_TEST_MCP_HOST;
+    }
+  });
+
   test("names every bad entry at once: neither or both of command and url, wrong types, unknown fields, bad and reserved names", () => {
     expect(
       problems({
