@@ -12,7 +12,7 @@ export const RESERVED_SERVER_NAMES: readonly string[] = ["call", "search", "desc
 
 const FIELDS = ["command", "args", "env", "cwd", "url", "headers", "enabled", "timeoutSecs", "type"];
 /** The transports a `type` may name, as other clients write them, and whether each is a stdio one. */
-const TYPES: Record<string, "stdio" | "http"> = { stdio: "stdio", http: "http", "streamable-http": "http" };
+const TYPES: Record<string, "stdio" | "http"> = { stdio: "stdio", http: "http", "streamable-http": "http", sse: "http" };
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 const show = (value: unknown): string => (typeof value === "number" ? String(value) : (JSON.stringify(value) ?? String(value)));
@@ -40,7 +40,7 @@ function checkServer(where: string, entry: unknown, problems: string[]): McpServ
   if (enabled !== undefined && typeof enabled !== "boolean") problems.push(`${where} has enabled ${show(enabled)}; use true or false`);
   if (timeoutSecs !== undefined && !(typeof timeoutSecs === "number" && Number.isFinite(timeoutSecs) && timeoutSecs > 0 && timeoutSecs <= 86_400)) problems.push(`${where} has timeoutSecs ${show(timeoutSecs)}; it must be a number of seconds above 0, at most 86400`);
   if (type !== undefined && !(typeof type === "string" && Object.hasOwn(TYPES, type) && TYPES[type] === (url === undefined ? "stdio" : "http"))) {
-    problems.push(`${where} has type ${show(type)}; it may be left out, or be "stdio" with "command", "http" with "url"`);
+    problems.push(`${where} has type ${show(type)}; it may be left out, or be "stdio" with "command", "http" or "sse" (a server on the older HTTP+SSE transport) with "url"`);
   }
   if (problems.length > before) return undefined;
   const server: McpServerEntry = {
@@ -49,6 +49,7 @@ function checkServer(where: string, entry: unknown, problems: string[]): McpServ
     ...(isStringRecord(env) ? { env: { ...env } } : {}),
     ...(typeof cwd === "string" ? { cwd } : {}),
     ...(typeof url === "string" ? { url } : {}),
+    ...(type === "sse" ? { type } : {}),
     ...(isStringRecord(headers) ? { headers: { ...headers } } : {}),
     ...(enabled === false ? { enabled: false } : {}),
     ...(typeof timeoutSecs === "number" ? { timeoutSecs } : {}),

@@ -5,6 +5,7 @@
 import { type ChildProcessByStdio, spawn } from "node:child_process";
 import type { Readable, Writable } from "node:stream";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ReadBuffer, STDIO_DEFAULT_MAX_BUFFER_SIZE, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import type { FetchLike, Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
@@ -25,6 +26,8 @@ export interface McpServerEntry {
   cwd?: string;
   /** A Streamable HTTP server: its endpoint and the headers every request carries. */
   url?: string;
+  /** "sse": the server at `url` speaks the older HTTP+SSE transport (an event stream from GET, messages by POST). */
+  type?: "sse";
   headers?: Readonly<Record<string, string>>;
   /** False leaves the server out (default true). */
   enabled?: boolean;
@@ -144,7 +147,7 @@ function groupStdioTransport(entry: McpServerEntry): Transport & { stderr: strin
       buffer.append(chunk);
     } catch (error) {
       // An answer past the read buffer: the connection cannot go on.
-      transport.failure = `its answer was over ${STDIO_LIMIT_MIB} MiB, more than gg reads from a server in one message; ask the tool for less`;
+      transport.failure = OVERSIZE;
       transport.onerror?.(error as Error);
       void transport.close();
       return;
@@ -171,8 +174,10 @@ function groupStdioTransport(entry: McpServerEntry): Transport & { stderr: strin
   return transport;
 }
 
-/** MiB of one message a stdio server may send (the SDK's read buffer). */
+/** MiB of one message a server may send (the SDK's read buffer of a stdio server). */
 const STDIO_LIMIT_MIB = STDIO_DEFAULT_MAX_BUFFER_SIZE / 1024 / 1024;
+/** Why a server's connection ended with an answer over that bound. */
+const OVERSIZE = `its answer was over ${STDIO_LIMIT_MIB} MiB, more than gg reads from a server in one message; ask the tool for less`;
 
 /** One server's connection, made on first use and again after the server died. */
 interface Connection {
@@ -324,11 +329,19 @@ async function connect(server: string, written: McpServerEntry, changed: () => v
   const { entry, missing, values: secrets } = expandEntry(written);
   if (missing.length > 0) throw unavailable(server, `its entry refers to ${missing.map((name) => `\${${name}}`).join(", ")}, not set in gg's environment`, []);
   const stdio = entry.url === undefined ? groupStdioTransport(entry) : undefined;
-  const transport: Transport = stdio ?? new StreamableHTTPClientTransport(new URL(entry.url as string), { requestInit: { headers: { ...entry.headers } }, fetch: boundedFetch });
+  const http = { requestInit: { headers: { ...entry.headers } }, fetch: boundedFetch };
+  const transport: Transport = stdio ?? (entry.type === "sse" ? new SSEClientTransport(new URL(entry.url as string), http) : new StreamableHTTPClientTransport(new URL(entry.url as string), http));
   const client = new Client({ name: "gg", version: "0.1.0" }, { capabilities: {}, jsonSchemaValidator: tolerant });
   const connection: Connection = { client, transport, stderr: stdio?.stderr ?? [], checks: new Map(), alive: true, secrets };
   client.onclose = () => {
     connection.alive = false;
+  };
+  // An answer over the bound ends an HTTP server's stream (an SSE client would reconnect and leave the call waiting):
+  // the connection is closed, so the call fails now, saying why.
+  client.onerror = (error) => {
+    if (!error.message.includes(OVERSIZE)) return;
+    connection.transport.failure = OVERSIZE;
+    void client.close();
   };
   client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
     connection.tools = undefined;
@@ -349,24 +362,37 @@ async function connect(server: string, written: McpServerEntry, changed: () => v
 }
 
 /**
- * fetch for a server reached over HTTP: an answer's body is read up to the bound a stdio server's message has, then
- * the request is cut off (a server cannot fill gg's memory); each chunk is counted as it streams (SSE answers too).
+ * fetch for a server reached over HTTP: a message is read up to the bound a stdio server's message has, then the
+ * request is cut off (a server cannot fill gg's memory); each chunk is counted as it streams. An event stream (which an
+ * SSE server's and a Streamable HTTP server's GET keep open) is counted by event: the bytes since its last blank line.
  */
 const boundedFetch: FetchLike = async (url, init) => {
   const response = await fetch(url, init);
   if (!response.body) return response;
+  const events = response.headers.get("content-type")?.includes("text/event-stream") === true;
   let bytes = 0;
+  let newline = false;
   const bounded = response.body.pipeThrough(
     new TransformStream<Uint8Array, Uint8Array>({
       transform(chunk, controller) {
-        bytes += chunk.byteLength;
-        if (bytes > STDIO_DEFAULT_MAX_BUFFER_SIZE) controller.error(new Error(`the server's answer is over ${STDIO_LIMIT_MIB} MiB, more than gg reads from a server in one message; ask the tool for less`));
+        const text = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+        const end = events ? eventsEnd(text, newline) : 0;
+        bytes = end > 0 ? chunk.byteLength - end : bytes + chunk.byteLength;
+        newline = text[text.length - 1] === 10;
+        if (bytes > STDIO_DEFAULT_MAX_BUFFER_SIZE) controller.error(new Error(OVERSIZE));
         else controller.enqueue(chunk);
       },
     }),
   );
   return new Response(bounded, { status: response.status, statusText: response.statusText, headers: response.headers });
 };
+
+/** Where the last event in `text` ends (0: none does): at a blank line, "\n\n" or "\n\r\n", perhaps begun by the chunk before (`newline`). */
+function eventsEnd(text: Buffer, newline: boolean): number {
+  const after = (found: number, length: number): number => (found < 0 ? 0 : found + length);
+  const continued = newline && text[0] === 10 ? 1 : newline && text[0] === 13 && text[1] === 10 ? 2 : 0;
+  return Math.max(after(text.lastIndexOf("\n\n"), 2), after(text.lastIndexOf("\n\r\n"), 3), continued);
+}
 
 /** Every page of a server's tools/list, each tool read on its own: one malformed tool must not take the list with it. */
 async function listTools(live: Connection, timeout: number): Promise<Tool[]> {

@@ -5,6 +5,7 @@ import { chmodSync, existsSync, readFileSync } from "node:fs";
 import { createServer, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
+import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { describe, expect, test } from "vitest";
 import { createMcpHub } from "../../host/mcp_client.ts";
@@ -148,6 +149,40 @@ describe("the MCP client hub", () => {
       expect(await hub.call("remote", "echo", { text: "over http" })).toMatchObject({ content: [{ text: "over http" }] });
       expect(seen.every((headers) => headers.authorization === "Bearer T")).toBe(true);
     } finally {
+      await hub.close();
+      http.closeAllConnections();
+      await new Promise((resolve) => http.close(resolve));
+    }
+  });
+
+  test('a server on the older HTTP+SSE transport ("type": "sse") is reached with the entry\'s headers, its answers read by event', async () => {
+    const seen: (string | undefined)[] = [];
+    const sessions = new Map<string, SSEServerTransport>();
+    const http = createServer(async (request, response) => {
+      seen.push(request.headers.authorization);
+      const at = new URL(request.url ?? "/", "http://127.0.0.1");
+      if (request.method === "GET" && at.pathname === "/sse") {
+        const transport = new SSEServerTransport("/messages", response);
+        sessions.set(transport.sessionId, transport);
+        await fixtureServer().connect(transport);
+      } else await sessions.get(at.searchParams.get("sessionId") ?? "")?.handlePostMessage(request, response);
+    });
+    await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
+    process.env.GG_TEST_MCP_PORT = String((http.address() as AddressInfo).port);
+    const hub = createMcpHub({ old: { url: "http://127.0.0.1:${GG_TEST_MCP_PORT}/sse", type: "sse", headers: { authorization: "Bearer S" } } });
+    try {
+      expect((await hub.listing())[0]?.tools).toHaveLength(20);
+      expect(await hub.call("old", "echo", { text: "over sse" })).toMatchObject({ content: [{ text: "over sse" }] });
+      // The stream stays open past any one answer: many answers, more than one message's bound in all, come through it.
+      const big = await Promise.all(Array.from({ length: 6 }, () => hub.call("old", "big", { n: 2_000_000 })));
+      expect(big.map((result) => (result.content[0] as { text: string }).text.length)).toEqual(Array(6).fill(2_000_000));
+      expect(seen.length).toBeGreaterThan(2);
+      // One answer over the bound a message has ends the connection, and says why; the next call connects again.
+      expect(await codeOf(hub.call("old", "big", { n: 11_000_000 }))).toMatch(/^unavailable: Cannot reach MCP server "old": its answer was over 10 MiB/);
+      expect(await hub.call("old", "echo", { text: "again" })).toMatchObject({ content: [{ text: "again" }] });
+      expect(seen.every((authorization) => authorization === "Bearer S")).toBe(true);
+    } finally {
+      delete process.env.GG_TEST_MCP_PORT;
       await hub.close();
       http.closeAllConnections();
       await new Promise((resolve) => http.close(resolve));
