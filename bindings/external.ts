@@ -2,6 +2,7 @@
 // from which the tools arm's JSON tools, the program surface (gg.mcp, gg.app), the types, the docs and the approvals are
 // all derived, as gg's own surfaces are from bindings/. A catalog is plain data, so it crosses to the runner process;
 // the tools run where the registry was made, never in a program's process.
+import { createHash } from "node:crypto";
 import { resolve } from "node:path";
 import { type Static, type TSchema, Type } from "typebox";
 import { createMcpHub, type McpHub, STILL_STARTING } from "../host/mcp_client.ts";
@@ -105,7 +106,20 @@ export interface Externals {
 }
 
 const APP = "app";
-const jsonName = (source: string, server: string, tool: string): string => `${source}__${server}__${tool}`.replace(/^app__app__/, "app__");
+/** Characters a tool's name may have in OpenAI's and Anthropic's tool-calling APIs. */
+export const TOOL_NAME_CHARS = 64;
+/** Hex digits of the hash that ends a name cut to TOOL_NAME_CHARS. */
+const CUT_HASH_CHARS = 8;
+/**
+ * A tool's JSON name, which approval rules, the hook and the console see alike: `mcp__<server>__<tool>`, `app__<name>`;
+ * one over TOOL_NAME_CHARS is cut, ending with a hash of the whole, so the same tool is always cut the same way and two
+ * cut alike differ.
+ */
+function jsonName(source: string, server: string, tool: string): string {
+  const name = `${source}__${server}__${tool}`.replace(/^app__app__/, "app__");
+  if (name.length <= TOOL_NAME_CHARS) return name;
+  return `${name.slice(0, TOOL_NAME_CHARS - CUT_HASH_CHARS - 1)}_${createHash("sha256").update(name).digest("hex").slice(0, CUT_HASH_CHARS)}`;
+}
 
 /** A tool's JSON name part: its own name where tool-calling APIs take it, else its identifier. */
 const toolPart = (tool: string): string => (/^[A-Za-z0-9_-]+$/.test(tool) ? tool : (toIdentifier(tool) ?? "tool"));

@@ -209,6 +209,28 @@ describe("the application's own functions", () => {
     }
   });
 
+  test("a JSON name over 64 characters is cut alike every time, ending with a hash that keeps two apart; approvals judge it by that name in both arms", async () => {
+    using ws = tempWorkspace();
+    const named = (region: string): AppFunction => ({ name: `summarize_the_quarterly_revenue_figures_of_every_office_in_the_${region}`, description: "A summary.", input: Type.Object({}), run: () => region });
+    const functions = [named("north"), named("south")];
+    const names = createTools({ workspace: ws.root, functions }).definitions().flatMap((tool) => (tool.name.startsWith("app__") ? [tool.name] : []));
+    expect(names).toEqual([expect.stringMatching(/^app__summarize_the_quarterly_revenue_figures_of_every_o_[0-9a-f]{8}$/), expect.stringMatching(/_[0-9a-f]{8}$/)]);
+    expect(names.map((name) => name.length)).toEqual([64, 64]);
+    expect(names[0]).not.toBe(names[1]);
+    const config = { approvals: [{ call: names[0] as string, verdict: "deny", reason: "not the north" }] };
+    const tools = createTools({ workspace: ws.root, functions, config });
+    expect(tools.definitions().flatMap((tool) => (tool.name.startsWith("app__") ? [tool.name] : []))).toEqual(names);
+    expect(await tools.call(names[0] as string, {})).toMatchObject({ ok: false, error: { code: "denied" } });
+    expect(await tools.call(names[1] as string, {})).toMatchObject({ ok: true });
+    const runtime = createRuntime({ workspace: ws.root, functions, config });
+    try {
+      const report = await runtime.run(`const out = []; for (const region of ["north", "south"]) { try { out.push(await gg.app["summarize_the_quarterly_revenue_figures_of_every_office_in_the_" + region]()) } catch (e) { out.push(e.code) } } return out`);
+      expect(report.result).toEqual(["denied", "south"]);
+    } finally {
+      await runtime.close();
+    }
+  });
+
   test("a function gg cannot offer is refused when the runtime is made", () => {
     using ws = tempWorkspace();
     expect(() => createRuntime({ workspace: ws.root, functions: [{ ...lookup, name: "call" }, { ...lookup, name: "lookup" }, { ...lookup, name: "lookup" }] })).toThrow(/functions\[0\] has name "call".*functions\[2\] is named "lookup" like an earlier function/);
