@@ -64,8 +64,10 @@ export interface ToolsOptions {
   /** The run's wall-clock budget in seconds: command timeouts are clamped to what is left of it. */
   budgetSecs?: number;
   /**
-   * What searches and walks keep between calls (listings and file contents, checked by stat before each use): on by
-   * default with a cap of 256 MiB of contents; false for a one-shot call, which gains nothing from it.
+   * What searches and walks keep between calls (listings, ignore files, trigram filters and file contents, each checked
+   * by stat before use): on by default, within `capBytes` bytes (default: a 128th of the machine's memory, 64 MiB to
+   * 1 GiB), past which it keeps the listings and filters first and never evicts what the last searches used (see
+   * docs/performance.md); false for a one-shot call, which gains nothing from it.
    */
   warm?: false | { capBytes?: number };
   /**
