@@ -327,39 +327,36 @@ function readLines(fd: number, path: string, first: number, count: number | unde
 }
 
 /**
- * A file as a search reads it (see readSearched), errors typed; opened without blocking, so a FIFO put in a file's
- * place is refused rather than waited on.
+ * Opens `path` for a search's read: without blocking, so a FIFO put in a file's place is refused rather than waited on;
+ * `use` gets the open file and its stat (which `stated` is told first), errors typed.
  */
-export const readSearchedFile = (path: string, scratch?: Buffer, stated?: (stats: Stats) => void): Buffer =>
+const searchedFd = <T>(path: string, stated: ((stats: Stats) => void) | undefined, use: (fd: number, stats: Stats) => T): T =>
   withFd(
     path,
     "read",
     (fd) => {
       const stats = fstatSync(fd);
       stated?.(stats);
-      return readSearched(fd, path, scratch, stats);
+      return use(fd, stats);
     },
     constants.O_RDONLY | constants.O_NONBLOCK,
   );
 
+/** A file as a search reads it (see readSearched), errors typed. */
+export const readSearchedFile = (path: string, scratch?: Buffer, stated?: (stats: Stats) => void): Buffer =>
+  searchedFd(path, stated, (fd, stats) => readSearched(fd, path, scratch, stats));
+
 /** {@link FileHost.readPieces} on the real file system. */
 const readSearchedPieces = (path: string, scratch: Buffer, each: (piece: Buffer, last: boolean) => boolean, stated?: (stats: Stats) => void): Buffer =>
-  withFd(
-    path,
-    "read",
-    (fd) => {
-      const stats = fstatSync(fd);
-      stated?.(stats);
-      // A file that fits is read whole, as readFileInto reads it (also one that stats as empty: procfs).
-      if (!stats.isFile() || stats.size <= scratch.length) {
-        const bytes = readSearched(fd, path, scratch, stats);
-        each(bytes, true);
-        return bytes.buffer === scratch.buffer ? scratch : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.buffer.byteLength - bytes.byteOffset);
-      }
-      return readInPieces(fd, stats.size, scratch, each);
-    },
-    constants.O_RDONLY | constants.O_NONBLOCK,
-  );
+  searchedFd(path, stated, (fd, stats) => {
+    // A file that fits is read whole, as readFileInto reads it (also one that stats as empty: procfs).
+    if (!stats.isFile() || stats.size <= scratch.length) {
+      const bytes = readSearched(fd, path, scratch, stats);
+      each(bytes, true);
+      return bytes.buffer === scratch.buffer ? scratch : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.buffer.byteLength - bytes.byteOffset);
+    }
+    return readInPieces(fd, stats.size, scratch, each);
+  });
 
 /** Bytes a file name may take (NAME_MAX on Linux and the common file systems). */
 const NAME_MAX = 255;
