@@ -10,9 +10,14 @@ import ignore, { type Ignore } from "ignore";
 type Kind = "ignore" | "gitignore" | "exclude";
 const KINDS: readonly Kind[] = ["ignore", "gitignore", "exclude"];
 
+/** The rules of one ignore file, as a walk tests paths against them. */
+interface Rules {
+  test(path: string): { ignored: boolean; unignored: boolean };
+}
+
 interface Level {
   /** Rules of each kind found in this directory. */
-  rules: Partial<Record<Kind, Ignore>>;
+  rules: Partial<Record<Kind, Rules>>;
   /** Prefix that turns a path relative to the walk root into one relative to this directory. */
   prefix: string;
   /** Characters of the walk-relative path to drop first (levels below the root). */
@@ -26,7 +31,13 @@ export interface IgnoreScope {
   readonly hidden?: boolean;
 }
 
-function readRules(file: string, warm?: WarmCache): Ignore | undefined {
+/**
+ * Tests of one matcher before it starts afresh: the `ignore` package keeps the result of every path it has tested (and
+ * of each one's parents), so one matcher for a walk of a million files would hold a million results.
+ */
+const TESTS_PER_MATCHER = 1 << 16;
+
+function readRules(file: string, warm?: WarmCache): Rules | undefined {
   let text: string;
   try {
     // Read as a search reads a file: bounded, and a FIFO in its place refused rather than waited on.
@@ -35,7 +46,18 @@ function readRules(file: string, warm?: WarmCache): Ignore | undefined {
     return undefined;
   }
   // Case matters, as it does to git on a case-sensitive filesystem: `build/` does not hide `Build/`.
-  return ignore({ allowRelativePaths: true, ignorecase: false }).add(text);
+  const matcher = (): Ignore => ignore({ allowRelativePaths: true, ignorecase: false }).add(text);
+  let rules = matcher();
+  let tests = 0;
+  return {
+    test(path) {
+      if (++tests > TESTS_PER_MATCHER) {
+        rules = matcher();
+        tests = 1;
+      }
+      return rules.test(path);
+    },
+  };
 }
 
 function isDirectory(path: string): boolean {

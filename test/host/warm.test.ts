@@ -197,6 +197,27 @@ describe("past the budget", () => {
     expect(cache.heldBytes()).toBeLessThanOrEqual(cap);
   });
 
+  test("searches of a workspace many times the budget, the second thread's filters included, never hold more than it", async () => {
+    using ws = tempWorkspace();
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 600; i++) files[`d${i % 9}/f${String(i).padStart(4, "0")}.txt`] = `line ${i} ${"filler ".repeat(i % 50)}\n${i % 97 === 0 ? "needle\n" : ""}`;
+    ws.put(files);
+    await settle();
+    const cap = 32 << 10;
+    const { same } = surfaces(ws.root, cap);
+    const { callContext } = await import("../../bindings/index.ts");
+    const { invoke } = await import("../../bindings/define.ts");
+    const { search } = await import("../../bindings/search.ts");
+    const context = callContext({ workspace: ws.root, warm: { capBytes: cap } });
+    for (let round = 0; round < 3; round++) {
+      expect((await same("search", { query: "needle", limit: 200 })).split("\n")).toHaveLength(7);
+      await invoke(search, { query: "needle" }, context);
+      await indexed(context.warm as WarmCache);
+      expect(context.warm?.heldBytes()).toBeLessThanOrEqual(cap);
+    }
+    expect(context.warm?.files().declined).toBeGreaterThan(0);
+  });
+
   test("the index goes before contents: a listing with no room takes the place of a file's contents", async () => {
     using ws = tempWorkspace();
     const paths = laid(ws).slice(0, 3);
