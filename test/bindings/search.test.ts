@@ -144,8 +144,9 @@ describe("search", () => {
     using ws = tempWorkspace();
     ws.put({ ".gitignore": "node_modules/\ndist/\n", "node_modules/p/a.js": "needle", "node_modules/q/b.js": "needle", "pkg/.gitignore": "*.log\n", "pkg/dist/c.js": "needle", "pkg/x.log": "needle", "pkg/src/d.ts": "hay" });
     expect(await ws.text("search", { query: "needle" })).toBe('No matches for "needle" in . (3 files searched; 3 ignored entries left out).');
-    expect((await ws.call("search", { query: "needle" })).data).toMatchObject({ matches: [], filesSearched: 3, ignored: 3 });
-    expect((await ws.call("search", { query: "needle", path: "pkg/src" })).data).not.toHaveProperty("ignored");
+    const [all, narrow] = [await ws.call("search", { query: "needle" }), await ws.call("search", { query: "needle", path: "pkg/src" })];
+    expect(all.ok && all.data).toMatchObject({ matches: [], filesSearched: 3, ignored: 3 });
+    expect(narrow.ok && narrow.data).not.toHaveProperty("ignored");
   });
 
   test("a file with a NUL byte is skipped", async () => {
