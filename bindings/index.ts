@@ -65,7 +65,7 @@ export interface ToolsOptions {
   budgetSecs?: number;
   /**
    * What searches and walks keep between calls (listings, ignore files, trigram filters and file contents, each checked
-   * by stat before use): on by default, within `capBytes` bytes (default: a 128th of the machine's memory, 64 MiB to
+   * by stat before use): on by default, within `capBytes` bytes (default: a 160th of the machine's memory, 64 MiB to
    * 1 GiB), past which it keeps the listings and filters first and never evicts what the last searches used (see
    * docs/performance.md); false for a one-shot call, which gains nothing from it.
    */

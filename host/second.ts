@@ -30,7 +30,8 @@ const GRAM_SLICE_FILES = 256;
 // done from the end, control[1] is set by the search when it is over; stamps hold five numbers a file (NaN when the
 // stat failed), verdicts 1 for a file that cannot match, 2 for one the search must read. busy[0] counts the searches
 // and jobs under way. Filter jobs answer on results slice by slice, a file left out when it no longer matches the
-// stamp it was asked for; a job ends early once its filters (each counted with perFile bytes more) pass its budget.
+// stamp it was asked for; a job ends early once its filters (each of a file asked for unstamped counted with perNew
+// bytes more, the entry it takes) pass its budget.
 const WORKER = `
 const { parentPort, workerData } = require("node:worker_threads");
 const { closeSync, constants, fstatSync, openSync, readSync, statSync } = require("node:fs");
@@ -86,7 +87,7 @@ function work() {
       const set = filterOf(job.paths[job.next], job.stamps, job.next, job.racyMs);
       if (!set) continue;
       found.push([job.next, set]);
-      job.budget -= set.byteLength + job.perFile;
+      job.budget -= set.byteLength + (job.asked[job.next] ? 0 : job.perNew);
     }
     const last = job.next >= job.paths.length || job.budget <= 0;
     if (last) queue.shift();
@@ -130,7 +131,7 @@ function fromTheEnd(job, each) {
 }
 parentPort.on("message", (job) => {
   if (job.kind === "grams") {
-    queue.push({ ...job, paths: job.joined.split("\\0"), next: 0 });
+    queue.push({ ...job, paths: job.joined.split("\\0"), asked: Array.from({ length: job.stamps.length / 5 }, (_, i) => !Number.isNaN(job.stamps[i * 5])), next: 0 });
     if (queue.length === 1) setImmediate(work);
   } else if (job.kind === "screen") {
     const passes = screening(job.screen);
@@ -334,15 +335,15 @@ export const secondThread = {
   /**
    * Asks for the filters of `paths`, each as of its stamp (undefined: as the file is now, if it last changed more than
    * `racyMs` before the read); they reach `onFilters` as they come (or from {@link collect}). The thread stops once the filters'
-   * bytes, each counted with `room.perFile` more, pass `room.bytes`: what the owner has room to keep. False when there
-   * is no second thread: the files stay unfiltered.
+   * bytes, each of a file asked for unstamped counted with `room.perNew` more, pass `room.bytes`: what the owner has
+   * room to keep. False when there is no second thread: the files stay unfiltered.
    */
-  filter(paths: string[], stamps: (TakenStat | undefined)[], racyMs: number, room: { bytes: number; perFile: number }, onFilters: OnFilters): boolean {
+  filter(paths: string[], stamps: (TakenStat | undefined)[], racyMs: number, room: { bytes: number; perNew: number }, onFilters: OnFilters): boolean {
     if (!ready || !worker || paths.length === 0) return false;
     const flat = Float64Array.from(stamps.flatMap(flatten));
     const id = ++lastJob;
     owners.set(id, onFilters);
-    worker.postMessage({ kind: "grams", id, joined: paths.join("\0"), stamps: flat, racyMs, budget: room.bytes, perFile: room.perFile });
+    worker.postMessage({ kind: "grams", id, joined: paths.join("\0"), stamps: flat, racyMs, budget: room.bytes, perNew: room.perNew });
     return true;
   },
   /** Hands the filters built so far to their owners; synchronous, so a search takes them as it starts. */

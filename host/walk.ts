@@ -55,15 +55,22 @@ export const walkRoot = (absolute: string, workspace: string, warm?: WarmCache, 
 export function listDir(dir: WalkDir): Listing {
   // Only a walk's root is ever entered ignored (it was named): it is the one entry left out.
   if (dir.inherited.hidden) return { entries: [], scope: dir.inherited, ignored: 1 };
-  const { dirents, paths } = listing(dir.absolute, dir.warm);
+  const listed = listing(dir.absolute, dir.warm);
+  const { dirents, paths } = listed;
   // The listing itself says which rule files exist, so no directory costs a failed open.
   const present = { ignore: false, gitignore: false, git: false };
+  let links = false;
   for (const dirent of dirents) {
     if (dirent.name === ".ignore") present.ignore = true;
     else if (dirent.name === ".gitignore") present.gitignore = true;
     else if (dirent.name === ".git") present.git = dirent.isDirectory();
+    links ||= dirent.isSymbolicLink();
   }
   const scope = enterScope(dir.inherited, dir.absolute, dir.relative, present, dir.warm);
+  // What the last walk made of a kept listing holds while the rules in force and the path it is reached by are the
+  // same (and no link's target, which may change, decided an entry's kind).
+  const key = dir.hidden || links ? undefined : `${scope.key}\u0002${dir.relative}`;
+  if (key !== undefined && listed.memo?.key === key) return { ...(listed.memo.value as Omit<Listing, "scope">), scope };
   const entries: WalkEntry[] = [];
   let ignored = 0;
   for (const [i, dirent] of dirents.entries()) {
@@ -88,6 +95,8 @@ export function listDir(dir: WalkDir): Listing {
     }
     entries.push({ name: dirent.name, relative, absolute, directory, file, symlink });
   }
+  // An entry and its relative path: about 100 bytes and the path's.
+  if (key !== undefined) dir.warm?.remember(dir.absolute, key, { entries, ignored }, entries.reduce((sum, entry) => sum + 96 + entry.relative.length, 64));
   return { entries, scope, ignored };
 }
 

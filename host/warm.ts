@@ -7,11 +7,12 @@
 // A file also gets a trigram filter, built by the second thread between searches; a file a search skipped unread
 // (the thread ruled it out) is kept by its filter alone, under the same rules.
 // Past its budget it keeps what pays most, and never trades what a search will read again for what it reads now:
-// - the index first: listings, ignore files and filters, a few hundred bytes a file that each save a read; file
-//   contents give way to them;
-// - nothing the last two searches used gives way to contents, so a search of more than fits keeps what fits and
-//   reads the rest as a cold search does, where a least-recently-used cache would evict, file by file, what the next
-//   search reads first;
+// - the index first: listings (with what the last walk made of each), ignore files, stamps and filters, a few
+//   hundred bytes a file that each save a read; contents give way to them, never the other way round, and index
+//   entries idle for two searches give way to new ones;
+// - contents are kept from a file's second read on, and only the contents of a file idle for two searches give way
+//   to others: a search of more than fits keeps what fits and reads the rest as a cold search does, where a
+//   least-recently-used cache would evict, file by file, what the next search reads first;
 // - what it will not keep it does not build: a read it has no room for goes through the search's own buffer, without
 //   the stat that would vouch for it, and the second thread builds no more filters than there is room for.
 import { type Dirent, readdirSync, type Stats, statSync } from "node:fs";
@@ -23,12 +24,12 @@ import type { GramQuery } from "./grams.ts";
 import { secondThread, type TakenStat as Stamp } from "./second.ts";
 
 /**
- * Bytes kept by default (listings, filters and contents, each at its measured cost): a 128th of the machine's memory,
- * at least 64 MiB and at most 1 GiB (188 MiB on a 24 GB machine). The process holds about 1.8 times what the index
- * counts (the JavaScript heap's slack, the allocators' own) and 1.1 times the contents: with a runner's 210 MiB
- * before any search, a search of ten copies of the bench corpus (1.6 GB) holds it under 512 MiB.
+ * Bytes kept by default (listings, filters and contents, each at its measured cost): a 160th of the machine's memory,
+ * at least 64 MiB and at most 1 GiB (150 MiB on a 24 GB machine). A runner holds about 1.4 times what the warm state
+ * counts beside its own 250-300 MiB once it has searched a large workspace (the JavaScript heap's slack, the
+ * allocators'): so it stays near 512 MiB searching ten copies of the bench corpus (1.6 GB).
  */
-export const DEFAULT_WARM_CAP_BYTES = Math.min(1 << 30, Math.max(64 << 20, Math.floor(totalmem() / 128)));
+export const DEFAULT_WARM_CAP_BYTES = Math.min(1 << 30, Math.max(64 << 20, Math.floor(totalmem() / 160)));
 /** How recent a change time must be for the entry not to be trusted: well over any kernel's timestamp tick. */
 const RACY_MS = 2000;
 /**
@@ -36,6 +37,8 @@ const RACY_MS = 2000;
  * and its key (about 250 bytes measured for a path of 80 characters). So empty files count too.
  */
 const ENTRY_BYTES = 256;
+/** What one entry of a kept listing costs beside its name and path: its object and slot (172 bytes measured in all). */
+const LISTED_BYTES = 64;
 /** What a kept buffer costs beside its bytes: its object and backing store (about 110 bytes measured). */
 const ARRAY_BYTES = 128;
 /** Searches an entry outlives unused before something else may take its place. */
@@ -67,12 +70,22 @@ interface Kept {
   dirents?: Dirent[];
   /** The absolute path of each of `dirents`: the same strings every walk, so their hashes are computed once. */
   paths?: string[];
+  /** What a walk made of the listing, kept with it. */
+  memo?: Memo & { cost: number };
 }
 
 /** A directory's entries in path order, and the absolute path of each. */
 export interface DirListing {
   dirents: Dirent[];
   paths: string[];
+  /** What a walk made of the kept listing, and under what (see {@link WarmCache.remember}). */
+  memo?: Memo;
+}
+
+/** What a walk made of a listing (opaque here), and the key that says when it holds. */
+export interface Memo {
+  key: string;
+  value: unknown;
 }
 
 /** Lists `dir` as a walk sees it, from `warm` when there is one; throws the system error when it cannot be read. */
@@ -94,12 +107,14 @@ type Part = "index" | "contents";
 
 /** The warm state of one runtime; every read stats what it returns, so nothing stale is ever handed out. */
 export function createWarmCache(capBytes: number = DEFAULT_WARM_CAP_BYTES) {
-  // One map for both kinds; entries that are passed over when room is made go to its end.
+  // One map for both kinds, and the hand that goes round it when room is made (a clock's: each round goes on from where
+  // the last one stopped, passing over what it may not take, which a map's live iterator allows).
   const kept = new Map<string, Kept>();
+  let hand = kept.entries();
   const store = createFilterStore();
   // Files kept since filters were last asked for, and files the searches skipped unread since then; and whether the
   // second thread is still at the last request (one at a time, so its work never piles up behind a busy runtime).
-  let unfiltered: string[] = [];
+  let unfiltered = new Set<string>();
   let unread = new Set<string>();
   let filtering = false;
   // The kept paths directly below each directory: what goes when the directory does.
@@ -162,29 +177,28 @@ export function createWarmCache(capBytes: number = DEFAULT_WARM_CAP_BYTES) {
     contentBytes -= cost;
   };
   /**
-   * Makes room for `cost` more bytes of `part`: an entry idle for two searches goes, and for the index the contents of
-   * any file; the entries passed over go to the end of the line. False when a whole round leaves too little: that part
-   * gets no room made again until the next search, only what is free.
+   * Makes room for `cost` more bytes of `part`. For the index: an entry idle for two searches goes, and so do the
+   * contents of any file; for contents, only the contents of a file idle for two searches (its stamp and filter stay).
+   * A round goes on from where the last one stopped. False when a whole round leaves too little: that part gets no room
+   * made again until the next search, only what is free.
    */
   const makeRoom = (cost: number, part: Part): boolean => {
     if (held + cost <= capBytes) return true;
     if (cost > capBytes || full[part] === search) return false;
-    let round = kept.size;
-    for (const [key, entry] of kept) {
-      if (held + cost <= capBytes || round-- === 0) break;
-      if (idle(entry)) drop(key);
-      else if (part === "index" && contentOf(entry) > 0) shed(key, entry);
-      else {
-        kept.delete(key);
-        kept.set(key, entry);
-      }
+    for (let round = kept.size; held + cost > capBytes && round > 0; round--) {
+      let next = hand.next();
+      if (next.done) next = (hand = kept.entries()).next();
+      if (next.done) break;
+      const [key, entry] = next.value;
+      if (part === "index" && idle(entry)) drop(key);
+      else if (contentOf(entry) > 0 && (part === "index" || idle(entry))) shed(key, entry);
     }
     if (held + cost <= capBytes) return true;
     full[part] = search;
     return false;
   };
   /** Whether the second thread is building (or is to build) filters: the index is not complete. */
-  const indexing = (): boolean => filtering || ((unfiltered.length > 0 || unread.size > 0) && secondThread.running());
+  const indexing = (): boolean => filtering || ((unfiltered.size > 0 || unread.size > 0) && secondThread.running());
   /**
    * Whether an entry of `part` may still be kept: there is room, or a round may make some. Contents wait for the index
    * to be built, which would take their place.
@@ -197,8 +211,6 @@ export function createWarmCache(capBytes: number = DEFAULT_WARM_CAP_BYTES) {
     kept.set(key, entry);
     held += entry.cost;
     contentBytes += contentOf(entry);
-    // Searches ask for filters as they end; reads alone never do, so the list forgets what is gone from time to time.
-    if (unfiltered.length > 2 * kept.size + 1024) unfiltered = unfiltered.filter((path) => kept.has(path));
     // Indexed all the way up, so that forgetting any directory above reaches it.
     for (let path = pathOf(key); ; ) {
       const parent = parentOf(path);
@@ -238,7 +250,7 @@ export function createWarmCache(capBytes: number = DEFAULT_WARM_CAP_BYTES) {
     if (filtering) return;
     // What the index may still take: what is free, and what contents hold.
     const room = capBytes - (held - contentBytes);
-    const perFile = ENTRY_BYTES + ARRAY_BYTES;
+    const smallest = ENTRY_BYTES + 64;
     const paths: string[] = [];
     const stamps: (Stamp | undefined)[] = [];
     for (const path of unfiltered) {
@@ -252,12 +264,12 @@ export function createWarmCache(capBytes: number = DEFAULT_WARM_CAP_BYTES) {
       stamps.push(undefined);
     }
     // With no room for a filter, nothing is asked for: the index is as complete as it can be.
-    if (paths.length === 0 || room <= perFile) {
-      unfiltered = [];
+    if (paths.length === 0 || room <= smallest) {
+      unfiltered = new Set();
       unread = new Set();
       return;
     }
-    const posted = secondThread.filter(paths, stamps, RACY_MS, { bytes: room, perFile }, (filters, last) => {
+    const posted = secondThread.filter(paths, stamps, RACY_MS, { bytes: room, perNew: ENTRY_BYTES }, (filters, last) => {
       for (const { index, filter, stamp } of filters) {
         const path = paths[index] as string;
         const entry = kept.get(path);
@@ -280,7 +292,7 @@ export function createWarmCache(capBytes: number = DEFAULT_WARM_CAP_BYTES) {
     // Without the thread (not started yet) the lists wait for a later search.
     if (!posted) return;
     filtering = true;
-    unfiltered = [];
+    unfiltered = new Set();
     unread = new Set();
   }
 
@@ -291,8 +303,10 @@ export function createWarmCache(capBytes: number = DEFAULT_WARM_CAP_BYTES) {
    */
   function read(path: string, taken: Stamp | undefined, part: Part): Buffer | undefined {
     const entry = kept.get(path);
-    // Used, whatever its version: what a search touches is not what gives way to contents.
+    // Used, whatever its version: what a search touches is not what gives way. One still without its filter (a request
+    // that ran out of room left it out) is asked for again.
     if (entry) entry.seen = search;
+    if (entry && !entry.grams && !entry.rules) unfiltered.add(path);
     if (!entry && part === "contents") return undefined;
     // Not statted when nothing kept can serve the read and nothing read would be kept.
     if (entry && !entry.bytes && !roomFor(part)) {
@@ -337,7 +351,7 @@ export function createWarmCache(capBytes: number = DEFAULT_WARM_CAP_BYTES) {
       if (!before && !roomFor("index")) return listing(dir);
       const stats = stat(dir);
       const hit = fresh(before, stats);
-      if (hit?.dirents && hit.paths) return { dirents: hit.dirents, paths: hit.paths };
+      if (hit?.dirents && hit.paths) return { dirents: hit.dirents, paths: hit.paths, memo: hit.memo };
       const dirents = readdirSync(dir, { withFileTypes: true }).sort(byName);
       if (before?.dirents && before.paths) {
         // What vanished, or turned from a directory into something else or back, takes along what was kept of it.
@@ -345,9 +359,24 @@ export function createWarmCache(capBytes: number = DEFAULT_WARM_CAP_BYTES) {
         before.dirents.forEach((old, i) => now.get(old.name) !== old.isDirectory() && forgetBelow(before.paths?.[i] as string));
       }
       const paths = childPaths(dir, dirents);
-      const cost = ENTRY_BYTES + dirents.reduce((sum, dirent, i) => sum + ENTRY_BYTES + dirent.name.length + (paths[i] as string).length, 0);
+      const cost = ENTRY_BYTES + dirents.reduce((sum, dirent, i) => sum + LISTED_BYTES + dirent.name.length + (paths[i] as string).length, 0);
       keep(key, { stamp: stampOf(stats), trusted: settled(stats), seen: search, cost, dirents, paths }, "index");
       return { dirents, paths };
+    },
+    /**
+     * Keeps with the listing of `dir`, if it is kept and there is room, what a walk made of it (its visible entries)
+     * under `key` (what decides them), `cost` bytes more: the next walk under the same key takes it instead of deciding
+     * again. It goes with the listing, when the directory changes.
+     */
+    remember(dir: string, key: string, value: unknown, cost: number): void {
+      const path = dirKey(dir);
+      const entry = kept.get(path);
+      if (!entry?.dirents) return;
+      const before = entry.memo?.cost ?? 0;
+      delete entry.memo;
+      entry.cost -= before;
+      held -= before;
+      if (grow(path, entry, cost, "index")) entry.memo = { key, value, cost };
     },
     /**
      * A file's bytes, as a search reads them (FileHost.readFileInto: bounded, a binary file's head alone), kept with the
@@ -363,8 +392,12 @@ export function createWarmCache(capBytes: number = DEFAULT_WARM_CAP_BYTES) {
      * as its stamp alone (if the index has room), its filter asked for, and its contents kept if it is read again.
      */
     seen(path: string, stats: Stats): void {
+      if (!roomFor("index")) {
+        declined++;
+        return;
+      }
       if (kept.has(path) || !stats.isFile() || !settled(stats)) return;
-      if (keep(path, { stamp: stampOf(stats), trusted: true, seen: search, cost: ENTRY_BYTES }, "index")) unfiltered.push(path);
+      if (keep(path, { stamp: stampOf(stats), trusted: true, seen: search, cost: ENTRY_BYTES }, "index")) unfiltered.add(path);
       else declined++;
     },
     /** False when the file's kept filter shows it lacks one of `grams`: a search skips it unread. */
@@ -383,19 +416,26 @@ export function createWarmCache(capBytes: number = DEFAULT_WARM_CAP_BYTES) {
     },
     /** Notes a file a search skipped unread: its filter is asked for with the next ones, if the index has room for it. */
     skippedUnread(path: string): void {
-      if ((unread.size + 1) * (ENTRY_BYTES + ARRAY_BYTES + 64) <= capBytes - (held - contentBytes)) unread.add(path);
+      const entry = kept.get(path);
+      if (entry) {
+        // Used: and one still without its filter (a request that ran out of room left it out) is asked for again.
+        entry.seen = search;
+        if (!entry.grams && !entry.dirents && !entry.rules) unfiltered.add(path);
+      } else if ((unread.size + 1) * (ENTRY_BYTES + 64) <= capBytes - (held - contentBytes)) unread.add(path);
     },
     /**
-     * True when most of `paths` are answered from what is kept (their contents, or a filter that rules out `grams`): a
-     * search of them is better served by the stats of the second thread than by its screens.
+     * True when the kept filters of most of `paths` rule out `grams`: a search of them is better served by the stats of
+     * the second thread than by its screens. Files to scan, even kept ones, are better shared with its screens: it
+     * reads and rules out files from the last while the search scans from the first.
      */
-    servesMost(paths: string[], grams: GramQuery | undefined): boolean {
-      let served = 0;
-      for (const path of paths) {
+    rulesOutMost(paths: string[], grams: GramQuery | undefined): boolean {
+      let ruledOut = 0;
+      // Not worth a look when too few filters are kept.
+      for (const path of grams && 2 * store.count() >= paths.length ? paths : []) {
         const entry = kept.get(path);
-        if (entry && (entry.bytes || (grams && entry.grams && !store.mayHold(entry.grams, grams)))) served++;
+        if (entry?.grams && !store.mayHold(entry.grams, grams as GramQuery)) ruledOut++;
       }
-      return served * 2 >= paths.length;
+      return ruledOut * 2 >= paths.length;
     },
     /**
      * A search begins: what it uses is kept over what others used before it, and the second thread's filter work waits

@@ -58,7 +58,7 @@ describe("the second thread's filters", () => {
     const paths = ["a.txt", "b.txt", "gone.txt"].map((name) => join(ws.root, name));
     const { gramBits } = await import("../../host/grams.ts");
     await secondThread.prestart();
-    const ask = async (racyMs: number, room = { bytes: 1 << 30, perFile: 0 }) => {
+    const ask = async (racyMs: number, room = { bytes: 1 << 30, perNew: 0 }) => {
       let got: Parameters<Parameters<typeof secondThread.filter>[4]>[0] = [];
       let done = false;
       expect(secondThread.filter(paths, [undefined, undefined, undefined], racyMs, room, (filters, last) => {
@@ -83,6 +83,6 @@ describe("the second thread's filters", () => {
       expect(stamp).toEqual({ size: now.size, mtimeMs: now.mtimeMs, ctimeMs: now.ctimeMs, ino: now.ino, dev: now.dev });
     }
     // No more than there is room for: the first filter spends the room, and the thread builds no other.
-    expect((await ask(0, { bytes: 1, perFile: 0 })).map((found) => found.index)).toEqual([0]);
+    expect((await ask(0, { bytes: 1, perNew: 0 })).map((found) => found.index)).toEqual([0]);
   });
 });
