@@ -120,6 +120,8 @@ export function createWarmCache(capBytes: number = DEFAULT_WARM_CAP_BYTES) {
   // The kept paths directly below each directory: what goes when the directory does.
   const children = new Map<string, Set<string>>();
   let held = 0;
+  /** Files kept (not listings, nor ignore files): with none, a search's reads need not look. */
+  let files = 0;
   /** Bytes of file contents kept (ignore files aside): what the index may take the place of. */
   let contentBytes = 0;
   /** Searches begun; the search during which a round found no room for each part (none is made again before the next). */
@@ -155,6 +157,7 @@ export function createWarmCache(capBytes: number = DEFAULT_WARM_CAP_BYTES) {
     held -= entry.cost;
     contentBytes -= contentOf(entry);
     if (entry.grams) store.free(entry.grams);
+    if (!entry.dirents && !entry.rules) files--;
     kept.delete(key);
     unlink(pathOf(key));
   };
@@ -211,6 +214,7 @@ export function createWarmCache(capBytes: number = DEFAULT_WARM_CAP_BYTES) {
     kept.set(key, entry);
     held += entry.cost;
     contentBytes += contentOf(entry);
+    if (!entry.dirents && !entry.rules) files++;
     // Indexed all the way up, so that forgetting any directory above reaches it.
     for (let path = pathOf(key); ; ) {
       const parent = parentOf(path);
@@ -302,6 +306,7 @@ export function createWarmCache(capBytes: number = DEFAULT_WARM_CAP_BYTES) {
    * {@link seen}; an ignore file from its first), or only its stamp or filter and there is no room for its contents.
    */
   function read(path: string, taken: Stamp | undefined, part: Part): Buffer | undefined {
+    if (files === 0 && part === "contents") return undefined;
     const entry = kept.get(path);
     // Used, whatever its version: what a search touches is not what gives way. One still without its filter (a request
     // that ran out of room left it out) is asked for again.
@@ -402,6 +407,7 @@ export function createWarmCache(capBytes: number = DEFAULT_WARM_CAP_BYTES) {
     },
     /** False when the file's kept filter shows it lacks one of `grams`: a search skips it unread. */
     mayHold(path: string, taken: Stamp | undefined, grams: GramQuery): boolean {
+      if (files === 0) return true;
       const entry = kept.get(path);
       if (entry) entry.seen = search;
       // A filter that lets the pattern through is not worth a stat: the file is read whatever its version.
@@ -416,7 +422,7 @@ export function createWarmCache(capBytes: number = DEFAULT_WARM_CAP_BYTES) {
     },
     /** Notes a file a search skipped unread: its filter is asked for with the next ones, if the index has room for it. */
     skippedUnread(path: string): void {
-      const entry = kept.get(path);
+      const entry = files === 0 ? undefined : kept.get(path);
       if (entry) {
         // Used: and one still without its filter (a request that ran out of room left it out) is asked for again.
         entry.seen = search;
