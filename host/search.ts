@@ -153,7 +153,8 @@ const BATCH_FILES = [512, 8192];
 
 /**
  * {@link searchFiles} over a walk, `files` taken a batch at a time, each shared with the second thread: it stats the
- * files of a batch whose kept filters mostly rule the pattern out, and screens the others (the files skipped unread are then
+ * files of a batch `warm` nearly all answers from what it keeps (contents, or filters that rule the pattern out), and
+ * screens the others (the files skipped unread are then
  * filtered for the next searches, as far as there is room). A search that has its matches early stops walking, as it
  * would alone.
  */
@@ -164,7 +165,7 @@ export function searchWalk<File extends { absolute: string }>(scanner: Scanner, 
   const scan = (): void => {
     const paths = batch.map((file) => file.absolute);
     const { screen, grams } = scanner.matcher;
-    const statted = !screen || (warm?.rulesOutMost(paths, grams) ?? false);
+    const statted = !screen || (warm?.servesNearlyAll(paths, grams) ?? false);
     const shared = warm ? warmSearchHost(scanner.files, warm, statted ? paths : []) : undefined;
     const screened = !statted && screen ? secondThread.screenAhead(paths, screen) : undefined;
     const ruledOut = (path: string): boolean => {

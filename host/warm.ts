@@ -263,7 +263,9 @@ export function createWarmCache(capBytes: number = DEFAULT_WARM_CAP_BYTES) {
       paths.push(path);
       stamps.push(entry.stamp);
     }
+    // A file skipped unread may have been kept since (its filter came in from an earlier request).
     for (const path of unread) {
+      if (kept.has(path)) continue;
       paths.push(path);
       stamps.push(undefined);
     }
@@ -430,18 +432,18 @@ export function createWarmCache(capBytes: number = DEFAULT_WARM_CAP_BYTES) {
       } else if ((unread.size + 1) * (ENTRY_BYTES + 64) <= capBytes - (held - contentBytes)) unread.add(path);
     },
     /**
-     * True when the kept filters of most of `paths` rule out `grams`: a search of them is better served by the stats of
-     * the second thread than by its screens. Files to scan, even kept ones, are better shared with its screens: it
-     * reads and rules out files from the last while the search scans from the first.
+     * True when nine in ten of `paths` or more are answered from what is kept (their contents, or a filter that rules
+     * out `grams`): a search of them is better served by the stats of the second thread than by its screens. Files to
+     * read from disk are better shared with its screens (it reads and rules out files from the last while the search
+     * goes from the first): with the stats, the search would read them alone.
      */
-    rulesOutMost(paths: string[], grams: GramQuery | undefined): boolean {
-      let ruledOut = 0;
-      // Not worth a look when too few filters are kept.
-      for (const path of grams && 2 * store.count() >= paths.length ? paths : []) {
+    servesNearlyAll(paths: string[], grams: GramQuery | undefined): boolean {
+      let served = 0;
+      for (const path of files * 10 >= paths.length * 9 ? paths : []) {
         const entry = kept.get(path);
-        if (entry?.grams && !store.mayHold(entry.grams, grams as GramQuery)) ruledOut++;
+        if (entry && (entry.bytes || (grams && entry.grams && !store.mayHold(entry.grams, grams)))) served++;
       }
-      return ruledOut * 2 >= paths.length;
+      return served * 10 >= paths.length * 9;
     },
     /**
      * A search begins: what it uses is kept over what others used before it, and the second thread's filter work waits
