@@ -438,12 +438,15 @@ export function createWarmCache(capBytes: number = DEFAULT_WARM_CAP_BYTES) {
      * goes from the first): with the stats, the search would read them alone.
      */
     servesNearlyAll(paths: string[], grams: GramQuery | undefined): boolean {
-      let served = 0;
-      for (const path of files * 10 >= paths.length * 9 ? paths : []) {
-        const entry = kept.get(path);
+      if (files * 10 < paths.length * 9) return false;
+      // Told from 256 of them at most, spread over the batch: a look at each cost a search of a million files 0.4 s.
+      const step = Math.max(1, Math.floor(paths.length / 256));
+      let [looked, served] = [0, 0];
+      for (let i = 0; i < paths.length; i += step, looked++) {
+        const entry = kept.get(paths[i] as string);
         if (entry && (entry.bytes || (grams && entry.grams && !store.mayHold(entry.grams, grams)))) served++;
       }
-      return served * 10 >= paths.length * 9;
+      return served * 10 >= looked * 9;
     },
     /**
      * A search begins: what it uses is kept over what others used before it, and the second thread's filter work waits
