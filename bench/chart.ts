@@ -19,8 +19,8 @@ export interface Panel {
 }
 
 const WIDTH = 460;
-const HEIGHT = 300;
-const MARGIN = { left: 58, right: 16, top: 30, bottom: 64 };
+const HEIGHT = 320;
+const MARGIN = { left: 58, right: 16, top: 30, bottom: 84 };
 
 const escape = (text: string): string => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 /** Powers of ten (and their 2 and 5 multiples) covering [low, high]. */
@@ -58,7 +58,7 @@ function panel({ title, unit, series }: Panel, xs: number[]): string {
     const dash = line.dashed ? ' stroke-dasharray="5 4"' : "";
     parts.push(`<polyline fill="none" stroke="${line.colour}" stroke-width="2"${dash} points="${points.join(" ")}"/>`);
     for (const point of points) parts.push(`<circle cx="${point.split(",")[0]}" cy="${point.split(",")[1]}" r="3" fill="${line.colour}"/>`);
-    const legendY = HEIGHT - 16 + Math.floor(k / 3) * 14 - (series.length > 3 ? 10 : 0);
+    const legendY = HEIGHT - 30 + Math.floor(k / 3) * 14;
     const legendX = MARGIN.left + (k % 3) * 130;
     parts.push(`<line x1="${legendX}" x2="${legendX + 18}" y1="${legendY - 4}" y2="${legendY - 4}" stroke="${line.colour}" stroke-width="2"${dash}/>`);
     parts.push(`<text x="${legendX + 22}" y="${legendY}" font-size="11">${escape(line.label)}</text>`);

@@ -25,9 +25,10 @@ import { secondThread, type TakenStat as Stamp } from "./second.ts";
 
 /**
  * Bytes kept by default (listings, filters and contents, each at its measured cost): a 160th of the machine's memory,
- * at least 64 MiB and at most 1 GiB (150 MiB on a 24 GB machine). A runner holds about 1.4 times what the warm state
- * counts beside its own 250-300 MiB once it has searched a large workspace (the JavaScript heap's slack, the
- * allocators'): so it stays near 512 MiB searching ten copies of the bench corpus (1.6 GB).
+ * at least 64 MiB and at most 1 GiB (150 MiB on a 24 GB machine). Beside what a runner with no warm state holds after
+ * the same searches (200-300 MiB), a runner holds about the budget more when filters and contents fill it (402 MiB
+ * against 247 after searching ten copies of the bench corpus, 1.6 GB), up to 2.7 times it when a million small files'
+ * listings do (702 against 302): bench/scale.ts.
  */
 export const DEFAULT_WARM_CAP_BYTES = Math.min(1 << 30, Math.max(64 << 20, Math.floor(totalmem() / 160)));
 /** How recent a change time must be for the entry not to be trusted: well over any kernel's timestamp tick. */
