@@ -3,7 +3,7 @@
 // window in which a second change could share a timestamp tick), so the first search keeps them.
 import { renameSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { beforeAll, describe, expect, test } from "vitest";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { parseConfiguration } from "../../bindings/config.ts";
 import { createTools } from "../../bindings/index.ts";
 import { readSearchedFile } from "../../host/files.ts";
@@ -153,15 +153,20 @@ describe("past the budget", () => {
   const KIB64 = "x".repeat(1 << 16);
   const names = ["a", "b", "c", "d", "e", "f"];
   const cap = 6 * (256 + 64) + 3 * ((1 << 16) + 128) + 64;
-  const laid = (ws: ReturnType<typeof tempWorkspace>): string[] => {
+  // One workspace, settled once: the six files, a directory of 40 entries, and 600 small files in nine directories.
+  const ws = tempWorkspace();
+  const paths = names.map((name) => join(ws.root, `${name}.txt`));
+  beforeAll(async () => {
     ws.put(Object.fromEntries(names.map((name) => [`${name}.txt`, KIB64])));
-    return names.map((name) => join(ws.root, `${name}.txt`));
-  };
+    ws.put(Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`dir/entry-with-a-long-name-${i}.txt`, ""])));
+    const many: Record<string, string> = {};
+    for (let i = 0; i < 600; i++) many[`many/d${i % 9}/f${String(i).padStart(4, "0")}.txt`] = `line ${i} ${"filler ".repeat(i % 50)}\n${i % 97 === 0 ? "needle\n" : ""}`;
+    ws.put(many);
+    await settle();
+  });
+  afterAll(() => ws[Symbol.dispose]());
 
   test("a search of more than fits keeps the same files search after search, and reads the rest as a cold one does", async () => {
-    using ws = tempWorkspace();
-    const paths = laid(ws);
-    await settle();
     const cache = createWarmCache(cap);
     // A file's first read keeps its stamp alone; its second, its contents, while they fit.
     expect(searchOnce(cache, paths)).toEqual(paths.map(() => undefined));
@@ -177,9 +182,6 @@ describe("past the budget", () => {
   });
 
   test("what two searches left unused gives way to what the searches after them read", async () => {
-    using ws = tempWorkspace();
-    const paths = laid(ws);
-    await settle();
     const cache = createWarmCache(cap);
     const [first, last] = [paths.slice(0, 3), paths.slice(3)];
     for (let round = 0; round < 2; round++) {
@@ -198,17 +200,13 @@ describe("past the budget", () => {
   });
 
   test("searches of a workspace many times the budget, the second thread's filters included, never hold more than it", async () => {
-    using ws = tempWorkspace();
-    const files: Record<string, string> = {};
-    for (let i = 0; i < 600; i++) files[`d${i % 9}/f${String(i).padStart(4, "0")}.txt`] = `line ${i} ${"filler ".repeat(i % 50)}\n${i % 97 === 0 ? "needle\n" : ""}`;
-    ws.put(files);
-    await settle();
     const cap = 32 << 10;
-    const { same } = surfaces(ws.root, cap);
+    const root = join(ws.root, "many");
+    const { same } = surfaces(root, cap);
     const { callContext } = await import("../../bindings/index.ts");
     const { invoke } = await import("../../bindings/define.ts");
     const { search } = await import("../../bindings/search.ts");
-    const context = callContext({ workspace: ws.root, warm: { capBytes: cap } });
+    const context = callContext({ workspace: root, warm: { capBytes: cap } });
     for (let round = 0; round < 3; round++) {
       expect((await same("search", { query: "needle", limit: 200 })).split("\n")).toHaveLength(7);
       await invoke(search, { query: "needle" }, context);
@@ -219,20 +217,17 @@ describe("past the budget", () => {
   });
 
   test("the index goes before contents: a listing with no room takes the place of a file's contents", async () => {
-    using ws = tempWorkspace();
-    const paths = laid(ws).slice(0, 3);
-    ws.put(Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`dir/entry-with-a-long-name-${i}.txt`, ""])));
-    await settle();
+    const three = paths.slice(0, 3);
     const cache = createWarmCache(cap - 3 * (256 + 64));
     for (let round = 0; round < 2; round++) {
-      searchOnce(cache, paths);
+      searchOnce(cache, three);
       await indexed(cache);
     }
-    const before = paths.map((path) => cache.readContents(path));
+    const before = three.map((path) => cache.readContents(path));
     expect(before.every((bytes) => bytes !== undefined)).toBe(true);
     const listed = cache.readdir(join(ws.root, "dir"));
     expect(cache.readdir(join(ws.root, "dir")).dirents).toBe(listed.dirents);
-    expect(paths.map((path, i) => cache.readContents(path) === before[i])).toContain(false);
+    expect(three.map((path, i) => cache.readContents(path) === before[i])).toContain(false);
     expect(cache.heldBytes()).toBeLessThanOrEqual(cap);
   });
 });
