@@ -1,4 +1,6 @@
-// gg's public library surface.
+// gg's public library surface. Its types name Node's (Buffer, node:fs): the reference below makes a TypeScript user's
+// program include @types/node, a dependency of the package, whatever that program's own "types" option says.
+/// <reference types="node" preserve="true" />
 export { type Attachment, type CallOutput, type CallResult } from "./bindings/define.ts";
 export { CALLS, createTools, enabledCalls, type ToolDefinition, toolDefinitions, type ToolsOptions } from "./bindings/index.ts";
 export {
@@ -13,6 +15,7 @@ export {
 } from "./bindings/config.ts";
 export { type AppFunction, createExternals, type ExternalCatalog, type Externals, type ExternalSurface, type ExternalTool, type ServerSummary } from "./bindings/external.ts";
 export type { McpServerEntry } from "./host/mcp_client.ts";
+export type { Functions, SdkTool, ToolSetLike } from "./bindings/toolset.ts";
 export { type CallError, ERROR_CODES, type ErrorCode, GgError, isGgError } from "./host/errors.ts";
 export { type CommandHook, type Hook, type HookContext, hookPolicy, parseHooks, runHook, type ScriptHook } from "./bindings/hooks.ts";
 export { execute, type ExecuteOptions, ShellResult, shellPolicy } from "./bindings/shell.ts";

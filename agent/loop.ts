@@ -502,7 +502,7 @@ async function drive(options: AgentOptions): Promise<Omit<AgentReport, "filesCha
   const specs = (options.specs ?? []).map((path) => ({ path, limit: linesIn(options.workspace, path) }));
   const functions = options.functions ? { functions: options.functions } : {};
   // Other tools: the tools arm's are this run's own; the code arm's belong to its runtime, which calls them for programs.
-  const externals = options.arm === "tools" ? createExternals(config, options.functions) : undefined;
+  const externals = options.arm === "tools" ? createExternals(config, options.functions, options.workspace) : undefined;
   const external = await externals?.surface();
   const withExternal = external ? { external } : {};
   let tools = options.arm === "tools" ? createTools({ workspace: options.workspace, config, ...calls, ...withExternal }) : undefined;

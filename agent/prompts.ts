@@ -97,12 +97,27 @@ export function programRules(options: Pick<PromptOptions, "delivery" | "limits">
 }
 
 function codePrompt(config: Configuration, options: PromptOptions): string {
+  return `${["You are a coding agent in a workspace on disk, acting by writing programs.", "", ...codeSections(config, options)].join("\n")}\n`;
+}
+
+/**
+ * The description of a run_program tool that an agent framework offers (its system prompt is the application's): what
+ * the code arm's prompt says of programs, views and the gg global, after a line saying what the tool does.
+ */
+export function programToolDescription(options: Omit<PromptOptions, "arm" | "delivery"> = {}): string {
+  const config = forAgent(options.config ?? defaultConfiguration(), options.agent);
+  const opening = "Run a program in the workspace against the gg global. Programs run one at a time in one runtime kept for this tool set's life: top-level declarations and open views stay for the next program.";
+  return `${[opening, "", ...codeSections(config, { ...options, arm: "code", delivery: "tool" })].join("\n")}\n`;
+}
+
+/** The code prompt's sections: the program rules, the Views rules, the other tools, the gg global's types. */
+function codeSections(config: Configuration, options: PromptOptions): string[] {
   const caps = options.viewCaps ?? DEFAULT_VIEW_CAPS;
   const functions = ggFunctions(config);
   const opens = functions.some((fn) => fn.module === "views" && fn.name === "openFile");
   // What gets a file's text into a program: readFile, or read under the batch implementation.
   const reader = functions.find((fn) => fn.module === "files" && (fn.name === "readFile" || fn.name === "read"));
-  const out = ["You are a coding agent in a workspace on disk, acting by writing programs.", "", ...programRules(options).map((rule) => `- ${rule}`)];
+  const out = programRules(options).map((rule) => `- ${rule}`);
   if (opens) {
     out.push(
       "",
@@ -118,7 +133,7 @@ function codePrompt(config: Configuration, options: PromptOptions): string {
   // The Views section says what the views and context modules do; the types declare the others.
   const declared = opens ? MODULES.filter((module) => module !== "views" && module !== "context") : MODULES;
   out.push("", "# The gg global", "", "```ts", compactDts(config, declared, options.external).trimEnd(), "```");
-  return `${out.join("\n")}\n`;
+  return out;
 }
 
 /** Characters of a server's description the prompt shows. */

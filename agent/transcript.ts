@@ -1,6 +1,7 @@
 // Transcripts and replay: a run written as JSON Lines (its start, every request with its pictures as hash and size,
 // every answer, every call's outcome, its end), and a provider that answers from a transcript, so a recorded run is
 // re-executed against a workspace without a model and its outcomes compared.
+import { withoutServerSecrets } from "../bindings/mcp_config.ts";
 import { createHash } from "node:crypto";
 import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
@@ -45,7 +46,8 @@ const hashBytes = (bytes: Buffer): string => createHash("sha256").update(bytes).
  */
 export function transcriptWriter(file: string, start: Omit<TranscriptStart, "type">, scrub: (text: string) => string = (text) => text) {
   makeFolder(dirname(resolve(file)));
-  writeFileSync(file, scrub(`${JSON.stringify({ type: "start", ...start })}\n`));
+  // The servers' secrets stay out: a replay runs no server, and reads the rules alone of the configuration.
+  writeFileSync(file, scrub(`${JSON.stringify({ type: "start", ...start, ...(start.config === undefined ? {} : { config: withoutServerSecrets(start.config) }) })}\n`));
   const write = (entry: TranscriptEntry): void => appendFileSync(file, scrub(`${JSON.stringify(entry.type === "request" ? { ...entry, request: redact(entry.request) } : entry)}\n`));
   return { onRecord: write, end: (report: AgentReport): void => write({ type: "end", report }) };
 }

@@ -5,6 +5,8 @@
 // median on the same runtime (the run's own cost), and the rule's overhead ratio (the goal: 1.05x at most). The runtimes
 // run in a runner process each, whose load differs by a few percent from one to another; the same programs in engines
 // sharing this process take those out, and the decision alone (decideNow, 100,000 times) is the gate's own cost.
+// A path rule that could deny ({"call": "*", "when": {"path": "secrets/**"}, "verdict": "deny"}) judges each read by its
+// real path and its hard links, and the read holds the file open and judges it again as it reads it: its cost too.
 // A shell rule's decision parses the command line (tree-sitter-bash): its cost, parsing included, is set against a
 // shell call's own (a short pipeline run by sh), and parsing a 1,000-word line warm is timed (the goal: under 1 ms).
 // Rerun: `node bench/approvals.ts`; `--only none` runs the unconfigured case alone (also on a tree from before the gate,
@@ -38,6 +40,8 @@ const reads = (count: number): string => `for (let i = 0; i < ${count}; i++) awa
 const CASES = {
   none: { config: undefined, calls: FILES },
   rule: { config: { approvals: [{ call: "read_file", when: { path: "**" }, verdict: "allow" }] }, calls: FILES },
+  // A path rule that could deny: each read is judged by its real path and its links, and held open as it is read.
+  deny: { config: { approvals: [{ call: "*", when: { path: "secrets/**" }, verdict: "deny" }] }, calls: FILES },
   hook: { config: { approvalHook: { command: "sh ./allow.sh" } }, calls: HOOK_CALLS },
 } as const;
 type Case = keyof typeof CASES;
@@ -97,8 +101,9 @@ function print(title: string, rows: Record<string, Row>): void {
   console.log("| configuration | calls | program ms | less a trivial program, ms | µs per call |");
   console.log("|---|---|---|---|---|");
   for (const [name, row] of Object.entries(rows)) console.log(`| ${name} | ${row.calls} | ${row.totalMs.toFixed(1)} | ${row.netMs.toFixed(1)} | ${row.usPerCall.toFixed(1)} |`);
-  const { none, rule, hook } = rows;
+  const { none, rule, deny, hook } = rows;
   if (none && rule) console.log(`An allowing rule: ${(rule.netMs / none.netMs).toFixed(3)}x the calls' time with no configuration (goal: at most 1.05x)`);
+  if (none && deny) console.log(`A path rule that could deny (real paths, links, the file held open): ${(deny.netMs / none.netMs).toFixed(3)}x the calls' time with no configuration`);
   if (none && hook) console.log(`A hook: ${(hook.usPerCall / 1000).toFixed(2)} ms a call, ${(hook.usPerCall / none.usPerCall).toFixed(0)}x a call with no configuration (a process start per call)`);
   console.log("");
 }

@@ -1,14 +1,14 @@
 // Benchmark: gg console. First page ready: from spawning `bin/gg console --port 0` to its URL printed, and to the
 // Configuration page rendered in headless Chromium with the parser's verdict shown (the first API answers included);
 // a 5,000-turn run's page ready (its figures' first page shown) after navigating to it; and the static bundle's size,
-// raw and gzipped. Medians of RUNS; Chromium is Debian's chromium (skipped, with a note, when there is none).
+// raw and gzipped. Medians of RUNS; Chromium is the system's, else the one @sparticuz/chromium ships (test/browser.ts).
 // Rerun: `npm run build && node bench/console.ts`. Env: GG_BENCH_CONSOLE_RUNS (default 7).
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
-import { chromium } from "playwright-core";
+import { findChromium, launchChromium } from "../test/browser.ts";
 import { writeCatalog, writeLongRun, writeRuns } from "../test/console/fixtures.ts";
 import { median } from "./measure.ts";
 
@@ -28,12 +28,6 @@ console.log("| file | bytes | KiB gzipped |\n|---|---|---|");
 for (const file of files) console.log(`| ${file.name} | ${file.bytes.length} | ${kib(gzipSync(file.bytes, { level: 9 }).length)} |`);
 const total = files.reduce((sum, file) => sum + gzipSync(file.bytes, { level: 9 }).length, 0);
 console.log(`| all | ${files.reduce((sum, file) => sum + file.bytes.length, 0)} | ${kib(total)} (goal ≤ 300) |\n`);
-
-const browserPath = spawnSync("sh", ["-c", "command -v chromium"], { encoding: "utf8" }).stdout.trim();
-if (browserPath === "") {
-  console.log("No chromium on PATH: the page timings are skipped (apt-get install chromium).");
-  process.exit(0);
-}
 
 const temp = mkdtempSync(join(tmpdir(), "gg-bench-console-"));
 process.on("exit", () => rmSync(temp, { recursive: true, force: true }));
@@ -55,7 +49,7 @@ function start(): Promise<{ child: ChildProcess; url: string }> {
   });
 }
 
-const browser = await chromium.launch({ executablePath: browserPath, headless: true });
+const browser = await launchChromium();
 const times = { url: [] as number[], ready: [] as number[], long: [] as number[] };
 for (let run = 0; run <= RUNS; run++) {
   const context = await browser.newContext();
@@ -83,7 +77,7 @@ for (let run = 0; run <= RUNS; run++) {
 }
 await browser.close();
 
-console.log(`gg console in headless Chromium, ${RUNS} runs (after one untimed)\n`);
+console.log(`gg console in headless Chromium (${(await findChromium()).source}), ${RUNS} runs (after one untimed)\n`);
 console.log("| measure | median ms | fastest ms |\n|---|---|---|");
 console.log(`| start → URL printed | ${median(times.url).toFixed(0)} | ${Math.min(...times.url).toFixed(0)} |`);
 console.log(`| start → Configuration page ready (goal ≤ 1000) | ${median(times.ready).toFixed(0)} | ${Math.min(...times.ready).toFixed(0)} |`);

@@ -13,19 +13,27 @@
 // Then a long task (the modules lodash's cloneDeep and merge share: 17 tools turns) played by the tools arm and by the
 // code arm with its state kept and afresh, a debugging session (four bugs found one at a time: 17 tool-calling turns)
 // played by both arms, and a third (the test log's slowest modules, in four programs) played by the code arm both ways
-// (goal: keeping state saves at least 25% of its entered tokens). Rerun: `node bench/context.ts`. Env:
+// (goal: keeping state saves at least 25% of its entered tokens). A fourth, on three real MCP servers from npm
+// (server-filesystem, server-memory, server-everything: 36 tools), triages two weeks of nightly test logs into a
+// knowledge graph, played by both arms (goal: code/tools entered <= 0.15). Last, the code arm's fixed prefix with 0 to
+// 3 of those servers, and with one server of 5 or 500 generated tools (bench/tools_server.ts): goal, at most 60 tokens
+// more a server and none a tool. Rerun: `node bench/context.ts`. Env:
 // GG_BENCH_CONTEXT (default $TMPDIR/gg-bench-context); GG_BENCH_BANDS=1 prints every turn's bands.
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import type { ChatCompletion, ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import { type AgentReport, type Bands, bandsTotal, runAgent } from "../agent/loop.ts";
 import type { Arm } from "../agent/prompts.ts";
 import type { Provider } from "../agent/provider.ts";
+import { parseConfiguration } from "../bindings/config.ts";
+import { createExternals } from "../bindings/external.ts";
+import type { McpServerEntry } from "../host/mcp_client.ts";
 import { textTokens } from "../runtime/context.ts";
 import { VIEW_HEADINGS } from "../runtime/window.ts";
+import { everything, filesystem, memory } from "../test/mcp/servers.ts";
 
 const CACHE = process.env.GG_BENCH_CONTEXT ?? join(tmpdir(), "gg-bench-context");
 /** The packages the workspaces are made of, each unpacked once under CACHE/<folder>. */
@@ -506,12 +514,227 @@ const bugsCode: Script = (history) => {
   return { content: program(`await gg.files.editFile(${JSON.stringify(found.helper)}, ${JSON.stringify(fix.old)}, ${JSON.stringify(fix.new)});\nreturn investigate();`) };
 };
 
+// The fourth long task, on other MCP servers: the nightly test runs of two weeks, logs the filesystem server serves
+// (outside the workspace), triaged into the team's knowledge graph (server-memory: a module entity for each of
+// three.js's 710 modules, its imports and owner as relations, and failing tests from an earlier triage), a report in the
+// workspace, published gzipped through server-everything. A tools agent reads each log's last 40 lines (where the
+// runner puts its failures: it cannot search a file through the filesystem server, and 14 whole logs would not fit a
+// window), records, queries the graph back and reads every relation of the modules it asks about; a code agent reads
+// the whole logs and the graph's answer in its programs and keeps what it needs.
+
+/** The three.js modules, each with the modules it imports. */
+function moduleImports(): Map<string, string[]> {
+  const modules = readdirSync(join(SOURCE, "src"), { recursive: true, encoding: "utf8" }).filter((name) => name.endsWith(".js")).sort();
+  return new Map(
+    modules.map((module) => {
+      const source = readFileSync(join(SOURCE, "src", module), "utf8");
+      const imported = [...source.matchAll(/from '(\.[^']+\.js)'/g)].map((found) => join(dirname(module), found[1] ?? ""));
+      return [`src/${module}`, [...new Set(imported)].filter((target) => modules.includes(target)).map((target) => `src/${target}`).sort()];
+    }),
+  );
+}
+
+/** Who owns a module, by its folder. */
+const OWNERS: Record<string, string> = { math: "Mira Patel", core: "Colin Park", animation: "Ana Ruiz", audio: "Ana Ruiz", loaders: "Jonas Berg", renderers: "Sam Okafor", nodes: "Sam Okafor" };
+const ownerOf = (module: string): string => OWNERS[module.split("/")[1] ?? ""] ?? "Lea Martin";
+
+/** The nights of the two weeks, and each flaky test's nights of failure among them (by index). */
+const NIGHTS = Array.from({ length: 14 }, (_, i) => `2026-08-${String(18 + i).padStart(2, "0")}`);
+const FLAKY = [
+  { spec: "test/unit/src/math/Matrix3.tests.js", test: "Matrix3 > getNormalMatrix", nights: [1, 2, 4, 5, 7, 8, 10, 12, 13], error: "AssertionError: expected 0.9999998 to be close to 1 (within 1e-7)" },
+  { spec: "test/unit/src/core/Object3D.tests.js", test: "Object3D > lookAt", nights: [3, 9, 11], error: "AssertionError: expected Quaternion{ x: 0, y: 0.7071067, z: 0, w: 0.7071068 } to deeply equal Quaternion{ x: 0, y: 0.7071068, z: 0, w: 0.7071068 }" },
+  { spec: "test/unit/src/loaders/FileLoader.tests.js", test: "FileLoader > load", nights: [0, 6], error: "Error: Test timed out in 5000ms." },
+  { spec: "test/unit/src/math/Quaternion.tests.js", test: "Quaternion > slerpFlat", nights: [5, 11], error: "AssertionError: expected 0.38268343236509 to be 0.3826834323650898" },
+  { spec: "test/unit/src/core/BufferGeometry.tests.js", test: "BufferGeometry > computeBoundingSphere", nights: [8], error: "AssertionError: expected 1.7320508 to be close to 1.7320509 (within 1e-7)" },
+  { spec: "test/unit/src/animation/AnimationMixer.tests.js", test: "AnimationMixer > clipAction", nights: [13], error: "TypeError: Cannot read properties of undefined (reading 'uuid')" },
+];
+
+/** The test log of night `n`: three passing tests of each module, the night's failures among them and at the end. */
+function nightlyLog(n: number, modules: string[]): string {
+  const failing = FLAKY.filter((flaky) => flaky.nights.includes(n));
+  const lines = [" RUN  v3.2.4 /work/three.js", ""];
+  let ms = n + 1;
+  for (const module of modules) {
+    const spec = `test/unit/${module.replace(/\.js$/, ".tests.js")}`;
+    const name = module.slice(module.lastIndexOf("/") + 1, -3);
+    for (const should of ["Instancing", "copy", "clone"]) {
+      ms = (ms * 7 + 3) % 23;
+      lines.push(` ✓ ${spec} > ${name} > ${should} ${ms}ms`);
+    }
+    for (const flaky of failing.filter((candidate) => candidate.spec === spec)) lines.push(` × ${spec} > ${flaky.test} ${(ms * 13) % 97}ms`);
+  }
+  const tests = modules.length * 3 + failing.length;
+  lines.push("", `⎯⎯⎯⎯⎯⎯⎯ Failed Tests ${failing.length} ⎯⎯⎯⎯⎯⎯⎯`, "");
+  for (const flaky of failing) lines.push(` FAIL  ${flaky.spec} > ${flaky.test}`, flaky.error, ` ❯ ${flaky.spec}:${100 + flaky.test.length}:18`, "");
+  lines.push(` Test Files  ${failing.length} failed | ${modules.length - failing.length} passed (${modules.length})`, `      Tests  ${failing.length} failed | ${tests - failing.length} passed (${tests})`);
+  return `${lines.join("\n")}\n`;
+}
+
+/** Writes the two weeks' logs into `folder`. */
+function writeNightly(folder: string, modules: string[]): void {
+  mkdirSync(folder, { recursive: true });
+  for (const [n, night] of NIGHTS.entries()) writeFileSync(join(folder, `${night}.log`), nightlyLog(n, modules));
+}
+
+/** The team's knowledge graph as server-memory stores it (JSON lines): modules, their imports and owners, people, and an earlier triage's failing tests. */
+function teamGraph(imports: Map<string, string[]>): string {
+  const people = [...new Set([...imports.keys()].map(ownerOf))].sort();
+  const earlier = [
+    { name: "Matrix3 > getNormalMatrix", module: "src/math/Matrix3.js", failed: 4 },
+    { name: "FileLoader > load", module: "src/loaders/FileLoader.js", failed: 1 },
+    { name: "Color > setHSL", module: "src/math/Color.js", failed: 2 },
+    { name: "Raycaster > intersectObjects", module: "src/core/Raycaster.js", failed: 1 },
+  ];
+  const entity = (name: string, entityType: string, observations: string[]) => JSON.stringify({ type: "entity", name, entityType, observations });
+  const relation = (from: string, to: string, relationType: string) => JSON.stringify({ type: "relation", from, to, relationType });
+  return [
+    ...people.map((person) => entity(person, "person", [`maintains ${[...imports.keys()].filter((module) => ownerOf(module) === person).length} modules`])),
+    ...[...imports.keys()].map((module) => entity(module, "module", [`${readFileSync(join(SOURCE, module), "utf8").split("\n").length} lines`])),
+    ...earlier.map((test) => entity(test.name, "failing-test", [`failed in ${test.failed} of 14 nightly runs, 2026-08-04 to 2026-08-17`])),
+    ...[...imports].flatMap(([module, imported]) => [relation(module, ownerOf(module), "owned by"), ...imported.map((target) => relation(module, target, "imports"))]),
+    ...earlier.map((test) => relation(test.name, test.module, "tests")),
+  ].join("\n");
+}
+
+// What both arms compute of the triage, alike.
+
+/** The log files of a filesystem server's directory listing, in order. */
+function logsIn(listing: string): string[] {
+  return [...listing.matchAll(/^\[FILE\] (\S+\.log)$/gm)].map((found) => found[1] ?? "").sort();
+}
+
+/** The failures a test log's failure block names: each FAIL line's test ("Suite > test") and the module it tests. */
+function failuresIn(log: string): { test: string; module: string }[] {
+  return [...log.matchAll(/^ FAIL {2}(\S+) > (.+)$/gm)].map((found) => ({ test: found[2] ?? "", module: (found[1] ?? "").replace(/^test\/unit\//, "").replace(/\.tests\.js$/, ".js") }));
+}
+
+/** Each failing test with its module and the nights it failed, most failures first. */
+function tally(nights: { night: string; failures: { test: string; module: string }[] }[]): { test: string; module: string; nights: string[] }[] {
+  const byTest = new Map<string, { test: string; module: string; nights: string[] }>();
+  for (const { night, failures } of nights) {
+    for (const failure of failures) {
+      const row = byTest.get(failure.test) ?? { ...failure, nights: [] };
+      byTest.set(failure.test, row);
+      row.nights.push(night);
+    }
+  }
+  return [...byTest.values()].sort((a, b) => b.nights.length - a.nights.length || (a.test < b.test ? -1 : 1));
+}
+
+/** What the graph records of a test's two weeks. */
+function observed(failed: number, nights: string[]): string {
+  return `failed in ${failed} of ${nights.length} nightly runs, ${nights[0]} to ${nights[nights.length - 1]}`;
+}
+
+/** The triage from the graph queried back: each test's owner (its module's "owned by") and whether an earlier triage knew it. */
+function triageRows(rows: { test: string; module: string; nights: string[] }[], graph: { entities: { name: string; observations: string[] }[]; relations: { from: string; to: string; relationType: string }[] }) {
+  return rows.map((row) => ({
+    test: row.test,
+    runs: row.nights.length,
+    module: row.module,
+    owner: graph.relations.find((relation) => relation.from === row.module && relation.relationType === "owned by")?.to ?? "nobody",
+    known: (graph.entities.find((entity) => entity.name === row.test)?.observations.length ?? 0) > 1,
+  }));
+}
+
+/** TRIAGE.md. */
+function triageReport(table: { test: string; runs: number; module: string; owner: string; known: boolean }[], nights: string[]): string {
+  const rows = table.map((row) => `| ${row.test} | ${row.runs} | ${row.module} | ${row.owner} | ${row.known ? "known" : "new"} |`);
+  return [`# Nightly failures, ${nights[0]} to ${nights[nights.length - 1]} (${nights.length} runs)`, "", "| test | runs failed | module | owner | |", "|---|---:|---|---|---|", ...rows, ""].join("\n");
+}
+
+/** A text as a data URI, which server-everything's gzip-file-as-resource takes. */
+function dataUri(text: string): string {
+  return `data:text/markdown,${encodeURIComponent(text)}`;
+}
+
+/** The answer of the triage. */
+const triageAnswer = (runs: number, table: { test: string; runs: number; owner: string; known: boolean }[], link: string): string =>
+  [`Triaged ${runs} nightly runs: ${table.length} tests failed, recorded in the memory graph; TRIAGE.md, gzipped: ${link}`, ...table.map((row) => `- ${row.test}: ${row.runs} ${row.runs === 1 ? "run" : "runs"}, ${row.owner} (${row.known ? "known" : "new"})`)].join("\n");
+
+/** The lines of a log's end a tools agent reads: the runner's failure block and summary are there. */
+const TAIL = 40;
+
+/** The tools agent of the triage: the listing, each log's end, the records, the graph queried back, the report, the answer. */
+function triageTools(nightly: string): Script {
+  return (history) => {
+    const s = step(history);
+    if (s === 0) return { calls: [{ name: "mcp__filesystem__list_directory", args: { path: nightly } }] };
+    const logs = logsIn(told(history, 0)[0] ?? "");
+    if (s === 1) return { calls: logs.map((name) => ({ name: "mcp__filesystem__read_text_file", args: { path: `${nightly}/${name}`, tail: TAIL } })) };
+    const tails = told(history, 1);
+    for (const [i, tail] of tails.entries()) if (failuresIn(tail).length !== Number(/Tests +(\d+) failed/.exec(tail)?.[1])) fail(`the last ${TAIL} lines of ${logs[i]} no longer hold its failures`);
+    const nights = logs.map((name) => name.replace(/\.log$/, ""));
+    const rows = tally(nights.map((night, i) => ({ night, failures: failuresIn(tails[i] ?? "") })));
+    if (s === 2) return { calls: [{ name: "mcp__memory__create_entities", args: { entities: rows.map((row) => ({ name: row.test, entityType: "failing-test", observations: [] })) } }] };
+    if (s === 3) {
+      return {
+        calls: [
+          { name: "mcp__memory__add_observations", args: { observations: rows.map((row) => ({ entityName: row.test, contents: [observed(row.nights.length, nights)] })) } },
+          { name: "mcp__memory__create_relations", args: { relations: rows.map((row) => ({ from: row.test, to: row.module, relationType: "tests" })) } },
+        ],
+      };
+    }
+    if (s === 4) return { calls: [{ name: "mcp__memory__open_nodes", args: { names: [...rows.map((row) => row.test), ...new Set(rows.map((row) => row.module))] } }] };
+    const table = triageRows(rows, JSON.parse(told(history, 4)[0] ?? "{}"));
+    const report = triageReport(table, nights);
+    if (s === 5) return { calls: [{ name: "write_file", args: { path: "TRIAGE.md", content: report } }, { name: "mcp__everything__gzip-file-as-resource", args: { name: "TRIAGE.md.gz", data: dataUri(report), outputType: "resourceLink" } }] };
+    return { content: triageAnswer(nights.length, table, /\[resource link: (\S+)/.exec(told(history, 5)[1] ?? "")?.[1] ?? "") };
+  };
+}
+
+/** The code agent of the triage: a program that reads and tallies the logs, one that records, queries back and publishes, then the answer. */
+function triageCode(nightly: string): Script {
+  return (history) => {
+    const s = step(history);
+    if (s === 0) {
+      return {
+        content: program(
+          `const dir = ${JSON.stringify(nightly)};
+const logs = logsIn((await gg.mcp.filesystem.list_directory({ path: dir })).content);
+const found = [];
+for (const name of logs) found.push({ night: name.replace(/\\.log$/, ""), failures: failuresIn((await gg.mcp.filesystem.read_text_file({ path: \`\${dir}/\${name}\` })).content) });
+const nights = found.map((night) => night.night);
+const rows = tally(found);
+return rows.map((row) => [row.test, row.nights.length]);`,
+          logsIn,
+          failuresIn,
+          tally,
+        ),
+      };
+    }
+    if (s === 1) {
+      return {
+        content: program(
+          `await gg.mcp.memory.create_entities({ entities: rows.map((row) => ({ name: row.test, entityType: "failing-test", observations: [] })) });
+await gg.mcp.memory.add_observations({ observations: rows.map((row) => ({ entityName: row.test, contents: [observed(row.nights.length, nights)] })) });
+await gg.mcp.memory.create_relations({ relations: rows.map((row) => ({ from: row.test, to: row.module, relationType: "tests" })) });
+const graph = await gg.mcp.memory.open_nodes({ names: [...rows.map((row) => row.test), ...new Set(rows.map((row) => row.module))] });
+const table = triageRows(rows, graph);
+const report = triageReport(table, nights);
+await gg.files.writeFile("TRIAGE.md", report);
+const published = await gg.mcp.everything.gzip_file_as_resource({ name: "TRIAGE.md.gz", data: dataUri(report), outputType: "resourceLink" });
+return { runs: nights.length, table, link: published.content[0]?.uri };`,
+          observed,
+          triageRows,
+          triageReport,
+          dataUri,
+        ),
+      };
+    }
+    const { runs, table, link } = returnedAt(history, 1) as { runs: number; table: ReturnType<typeof triageRows>; link: string };
+    return { content: triageAnswer(runs, table, link) };
+  };
+}
+
 interface Task {
   name: string;
   /** The workspace it runs on. */
   on: Base;
   /** What the task changes in its workspace before the agent starts. */
   prepare?: (root: string) => void;
+  /** The MCP servers the run has, given a folder of their own beside the workspace, whose files are compared too. */
+  servers?: (folder: string) => Record<string, McpServerEntry>;
   prompt: string;
   tools: Script;
   code: Script;
@@ -700,26 +923,30 @@ interface Outcome {
 async function runArm(task: Task, arm: Arm, log: string, cache = caches[arm], script: Script = task[arm]): Promise<Outcome> {
   const root = workspace(task.on, log);
   task.prepare?.(root);
+  const folder = task.servers && mkdtempSync(join(tmpdir(), "gg-bench-servers-"));
   try {
     const shares: number[] = [];
-    const report = await runAgent({ provider: scripted(script, cache, shares), model: "bench/scripted", arm, task: task.prompt, workspace: root });
+    const config = folder && task.servers ? { config: { mcpServers: task.servers(folder) } } : {};
+    const report = await runAgent({ provider: scripted(script, cache, shares), model: "bench/scripted", arm, task: task.prompt, workspace: root, ...config });
     if (!report.ok) fail(`${task.name}, ${arm} arm: ${report.error?.code}: ${report.error?.message}`);
     const failed = report.calls.filter((call) => !call.ok && call.code !== "ambiguous");
     if (failed.length > 0) fail(`${task.name}, ${arm} arm: calls failed: ${failed.map((call) => `${call.name} (${call.code})`).join(", ")}`);
     const last = report.turns.at(-1);
     const cached = report.turns.reduce((sum, turn, index) => sum + bandsTotal(turn.estimate) * (1 - (1 - CACHE_READ) * (shares[index] ?? 0)), 0);
-    return { report, files: contents(root), window: (last ? bandsTotal(last.estimate) : 0) + textTokens(report.answer ?? ""), entered: bandsTotal(report.totals.estimate), cached: Math.round(cached) };
+    const files = new Map([...contents(root), ...(folder ? [...contents(folder)].map(([path, hash]): [string, string] => [`(servers)/${path}`, hash]) : [])]);
+    return { report, files, window: (last ? bandsTotal(last.estimate) : 0) + textTokens(report.answer ?? ""), entered: bandsTotal(report.totals.estimate), cached: Math.round(cached) };
   } finally {
     rmSync(root, { recursive: true, force: true });
+    if (folder) rmSync(folder, { recursive: true, force: true });
   }
 }
 
 const sameFiles = (a: Map<string, string>, b: Map<string, string>): boolean => a.size === b.size && [...a].every(([path, hash]) => b.get(path) === hash);
 const percent = (part: number, whole: number): string => `${((100 * part) / whole).toFixed(0)}%`;
 
-/** The fixed prefix of `arm` on `root`, as the loop estimates a first request: every band but the task. */
-async function prefix(arm: Arm, root: string): Promise<number> {
-  const report = await runAgent({ provider: scripted(() => ({ content: "." })), model: "bench/scripted", arm, task: "", workspace: root });
+/** The fixed prefix of `arm` on `root` (with `servers`), as the loop estimates a first request: every band but the task. */
+async function prefix(arm: Arm, root: string, servers: Record<string, McpServerEntry> = {}): Promise<number> {
+  const report = await runAgent({ provider: scripted(() => ({ content: "." })), model: "bench/scripted", arm, task: "", workspace: root, config: { mcpServers: servers } });
   const first = report.turns[0]?.estimate;
   return first ? first.system + first.tools + first.views : 0;
 }
@@ -800,6 +1027,34 @@ showPlays(SLOW, "three.js, a code agent's four programs", [["code, state kept", 
 const slowSaved = 1 - slow.kept.entered / slow.afresh.entered;
 console.log(`goal: state kept saves >= 25% of the code arm's entered: ${(100 * slowSaved).toFixed(0)}% (cached: ${(100 * (1 - slow.kept.cached / slow.afresh.cached)).toFixed(0)}%), ${slowSaved >= 0.25 ? "met" : "not met"}`);
 
+// The fourth long task, on three real MCP servers.
+const imports = moduleImports();
+const nightly = mkdtempSync(join(tmpdir(), "gg-bench-nightly-"));
+writeNightly(nightly, [...imports.keys()]);
+const graph = teamGraph(imports);
+/** The three servers of the triage, server-memory's graph a fresh copy of the team's in `folder`. */
+const triageServers = (folder: string): Record<string, McpServerEntry> => {
+  writeFileSync(join(folder, "memory.jsonl"), graph);
+  return { filesystem: filesystem(nightly), memory: memory(join(folder, "memory.jsonl")), everything: everything() };
+};
+const TRIAGE: Task = {
+  name: "nightly failures triaged",
+  on: "three",
+  servers: triageServers,
+  prompt: `The test runs of the last two weeks' nights are logs in ${nightly}, which the filesystem server serves. Triage them: record each test that failed in the memory graph, as an entity named after it ("Suite > test") of type failing-test with the observation "failed in N of 14 nightly runs, FIRST to LAST" (added to it if the graph has it already) and a relation "tests" to its module's entity. Then write TRIAGE.md with a row for each, most failures first: its module, the module's owner in the graph, and whether an earlier triage knew it. Publish it gzipped through the everything server and give me the link.`,
+  tools: triageTools(nightly),
+  code: triageCode(nightly),
+};
+const listing = mkdtempSync(join(tmpdir(), "gg-bench-servers-"));
+const listed = createExternals(parseConfiguration({ mcpServers: triageServers(listing) }));
+const counted = (await listed?.catalog())?.servers.map((server) => `${server.server} ${server.tools.length}`).join(", ");
+await listed?.close();
+rmSync(listing, { recursive: true, force: true });
+const triage = { tools: await runArm(TRIAGE, "tools", log, promptCache()), code: await runArm(TRIAGE, "code", log, promptCache()) };
+showPlays(TRIAGE, `three.js, MCP servers: ${counted} tools`, [["tools arm", triage.tools], ["code arm", triage.code]], triage.tools);
+const triageRatio = triage.code.entered / triage.tools.entered;
+console.log(`goal: code/tools entered <= 0.15: ${triageRatio.toFixed(3)}, ${triageRatio <= 0.15 ? "met" : "not met"}; cached ${(triage.code.cached / triage.tools.cached).toFixed(3)}`);
+
 // The fixed prefix on four workspaces: this repository, three.js's src/, lodash's package (flat), an empty folder.
 const empty = mkdtempSync(join(tmpdir(), "gg-bench-empty-"));
 const places: [string, string][] = [["this repository", process.cwd()], ["three.js src/", join(SOURCE, "src")], ["lodash (flat)", join(CACHE, PACKAGES.lodash.folder)], ["empty folder", empty]];
@@ -810,5 +1065,24 @@ for (const [name, root] of places) {
   largest = Math.max(largest, code);
   console.log(`  ${name.padEnd(18)} tools ${String(tools).padStart(5)}  code ${String(code).padStart(5)}  code/tools ${percent(code, tools)}`);
 }
-rmSync(empty, { recursive: true, force: true });
 console.log(`goal: code prefix <= 1,000 tokens on every workspace: largest ${largest}, ${largest <= 1000 ? "met" : "not met"}`);
+
+// The fixed prefix with MCP servers, on the empty folder: the code arm names each server once, never a tool's schema.
+const memoryFile = join(nightly, "prefix-memory.jsonl");
+const added: [string, McpServerEntry][] = [["filesystem", filesystem(nightly)], ["memory", memory(memoryFile)], ["everything", everything()]];
+console.log("fixed prefix with MCP servers (empty folder), tokens:");
+const withServers: { tools: number; code: number }[] = [];
+for (let n = 0; n <= added.length; n++) {
+  const servers = Object.fromEntries(added.slice(0, n));
+  withServers.push({ tools: await prefix("tools", empty, servers), code: await prefix("code", empty, servers) });
+  const [now, before] = [withServers[n] as { tools: number; code: number }, withServers[n - 1]];
+  console.log(`${`  ${n} (${Object.keys(servers).join(", ") || "none"})`.padEnd(50)}tools ${String(now.tools).padStart(6)}  code ${String(now.code).padStart(5)}${before ? `  code +${now.code - before.code}` : ""}`);
+}
+const generated = (count: number): Record<string, McpServerEntry> => ({ api: { command: process.execPath, args: [join(import.meta.dirname, "tools_server.ts"), String(count)] } });
+const [few, many] = [await prefix("code", empty, generated(5)), await prefix("code", empty, generated(500))];
+const [fewTools, manyTools] = [await prefix("tools", empty, generated(5)), await prefix("tools", empty, generated(500))];
+for (const [name, tools, code] of [["  one server of 5 tools (bench/tools_server.ts)", fewTools, few], ["  the same with 500 tools", manyTools, many]] as const) console.log(`${name.padEnd(50)}tools ${String(tools).padStart(6)}  code ${String(code).padStart(5)}`);
+const perServer = withServers.slice(1).map((now, n) => now.code - (withServers[n] as { code: number }).code);
+console.log(`goal: the code prefix grows <= 60 tokens a server: ${perServer.map((grown) => `+${grown}`).join(", ")} (the first brings gg.mcp's own functions), ${perServer.every((grown) => grown <= 60) ? "met" : "not met"}; 0 a tool: ${((many - few) / 495).toFixed(3)} a tool (${many - few} for 495 more), ${many === few ? "met" : "not met"}`);
+rmSync(empty, { recursive: true, force: true });
+rmSync(nightly, { recursive: true, force: true });

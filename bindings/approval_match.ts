@@ -5,11 +5,12 @@
 import { coversExternal } from "./external_names.ts";
 import { isAbsolute, relative, resolve } from "node:path";
 import picomatch from "picomatch";
-import { realPath } from "../host/paths.ts";
+import { GgError } from "../host/errors.ts";
+import type { TouchCheck } from "../host/files.ts";
+import { hardLinks, realPath } from "../host/paths.ts";
 import { ownFileAsk } from "./approval_own.ts";
 import type { ApprovalRule, ApprovalSettings, Configuration, Verdict } from "./capabilities.ts";
 
-/**
 /**
  * Who decided a call's verdict: the defaults, a numbered rule, the hook, a person asked, an MCP client asked, the
  * standing answer of a run where no one is asked (gg's --approve, or deny without a terminal), or gg itself (a write
@@ -29,6 +30,11 @@ export interface Approval {
   by: DecidedBy;
   /** The rule's, the hook's or the person's reason, when one was given. */
   reason?: string;
+  /**
+   * For a shell call whose rules asked or denied: the part of its command line that did (a command it runs, a file it
+   * writes, what gg could not judge).
+   */
+  part?: string;
   /** Milliseconds the call waited for a person (or a client), when it did. */
   waitedMs?: number;
   /** In a replay: the transcript recorded an allow that the recorded configuration's rules deny, so it was refused. */
@@ -47,8 +53,11 @@ export interface ApprovalRequest {
   /** The call's number in its run, from 0. */
   seq: number;
   workspace: string;
-  /** Only in what a person (or client) is asked: the rule, the default or the hook whose verdict is ask, and its reason. */
-  asking?: { by: DecidedBy; reason?: string };
+  /**
+   * Only in what a person (or client) is asked: the rule, the default or the hook whose verdict is ask, its reason, and
+   * for a shell call the part of its command line that asked (and every part that asked or denied, when there are several).
+   */
+  asking?: { by: DecidedBy; reason?: string; part?: string; parts?: string[] };
 }
 
 /** A person's (or a client's) answer to an ask. */
@@ -135,10 +144,8 @@ const realWorkspaces = new Map<string, string>();
 
 /** `path` as a path rule sees it once the file system resolves it: its real path, relative to the workspace's real path when inside. */
 export function realRulePath(path: string, place: Place): string {
-  let workspace = realWorkspaces.get(place.workspace);
-  if (workspace === undefined) realWorkspaces.set(place.workspace, (workspace = realPath(place.workspace)));
   // Not lexically resolved first: `link/..` is the link's target's parent, as the kernel resolves it.
-  return rulePath(realPath(path.startsWith("/") ? path : `${place.cwd}/${path}`), { workspace, cwd: workspace });
+  return realForm(realPath(path.startsWith("/") ? path : `${place.cwd}/${path}`), place);
 }
 
 /**
@@ -161,8 +168,8 @@ function pathsOf(args: Record<string, unknown>): string[] {
 /** The calls that read a file: their rules judge the path of a call that walks too, and what it shows. */
 export const READ_CALLS: readonly string[] = ["read_file", "read", "view_image"];
 
-/** Whether `rule` is for `call`: named by it, "*", or, for a call that walks, a call that reads. */
-export const ruleFor = (rule: ApprovalRule, call: CallTraits): boolean => rule.call === call.name || rule.call === "*" || coversExternal(rule.call, call.name) || (call.walks === true && READ_CALLS.includes(rule.call));
+/** Whether `rule` is for `call`: named by it, "*", a name or prefix of external tools covering it, or, for a call that walks or reads what it edits, a call that reads. */
+export const ruleFor = (rule: ApprovalRule, call: CallTraits): boolean => rule.call === call.name || rule.call === "*" || coversExternal(rule.call, call.name) || ((call.walks === true || call.reads === true) && READ_CALLS.includes(rule.call));
 
 /** Whether `rule` applies to call `call` with `args` (a call with one path, as rules see it). */
 export function applies(rule: ApprovalRule, call: CallTraits, args: Record<string, unknown>, path: string | undefined): boolean {
@@ -179,6 +186,10 @@ export interface RuleVerdict {
   verdict: Verdict;
   by: DecidedBy;
   reason?: string;
+  /** For a shell call: the part of its command line the verdict is about (see {@link Approval.part}). */
+  part?: string;
+  /** For a shell call that is not allowed, when several parts of its command line ask or deny: each, in the order it runs them. */
+  parts?: string[];
 }
 
 /** The strictest verdict of `rules` (numbered from `first`) that apply, or undefined when none does. */
@@ -204,6 +215,8 @@ export interface CallTraits {
   paths: boolean;
   /** It walks a directory (search, tree, list_dir, list, glob): the read calls' rules judge its path too. */
   walks?: boolean;
+  /** It reads the file it edits and tells of its content (edit_file, edit): the read calls' rules judge it too. */
+  reads?: boolean;
 }
 
 const ALLOWED: RuleVerdict = { verdict: "allow", by: "default" };
@@ -242,22 +255,40 @@ function verdictOver(config: Configuration, call: CallTraits, args: Record<strin
   return decided;
 }
 
-/** The strictest verdict a path could get `call` under `config` (its path rules', and the defaults'), known once. */
-const ceilings = new WeakMap<Configuration, Map<string, Verdict>>();
-function ceilingOf(config: Configuration, call: CallTraits): Verdict {
+/** The strictest verdict a path could get `call` under `config` (its path rules', and the defaults'), with who gives it, known once. */
+const ceilings = new WeakMap<Configuration, Map<string, RuleVerdict>>();
+function ceilingOf(config: Configuration, call: CallTraits): RuleVerdict {
   let known = ceilings.get(config);
   if (!known) ceilings.set(config, (known = new Map()));
-  const key = `${call.name} ${call.effects} ${call.walks === true}`;
+  const key = `${call.name} ${call.effects} ${call.walks === true} ${call.reads === true}`;
   let ceiling = known.get(key);
   if (ceiling === undefined) {
-    ceiling = "allow";
+    ceiling = ALLOWED;
+    let number = 1;
     for (const level of [config.approvals, config.agentApproval]) {
-      if (level?.default === "ask" && call.effects && stricter("ask", ceiling)) ceiling = "ask";
-      for (const rule of level?.rules ?? []) if (rule.when !== undefined && PATH in rule.when && ruleFor(rule, call) && stricter(rule.verdict, ceiling)) ceiling = rule.verdict;
+      if (level?.default === "ask" && call.effects && stricter("ask", ceiling.verdict)) ceiling = { verdict: "ask", by: "default" };
+      for (const rule of level?.rules ?? []) {
+        const by: DecidedBy = `rule ${number++}`;
+        if (rule.when !== undefined && PATH in rule.when && ruleFor(rule, call) && stricter(rule.verdict, ceiling.verdict)) ceiling = { verdict: rule.verdict, by, ...(rule.reason === undefined ? {} : { reason: rule.reason }) };
+      }
     }
     known.set(key, ceiling);
   }
   return ceiling;
+}
+
+/** The ask on a file with `links` names (hard links): another may lie where `ceiling`'s rule forbids, and no name shows where. */
+const linked = (path: string, links: number, ceiling: RuleVerdict): RuleVerdict => ({
+  verdict: "ask",
+  by: ceiling.by,
+  reason: `${path} has ${links} names (hard links), and gg cannot see where the others lie: ${ceiling.by === "default" ? 'approvalDefault "ask"' : ceiling.by}${ceiling.reason ? ` (${ceiling.reason})` : ""} could apply to one of them`,
+});
+
+/** `real` (a real path) as a path rule sees it: relative to the workspace's real path when inside. */
+function realForm(real: string, place: Place): string {
+  let workspace = realWorkspaces.get(place.workspace);
+  if (workspace === undefined) realWorkspaces.set(place.workspace, (workspace = realPath(place.workspace)));
+  return rulePath(real, { workspace, cwd: workspace });
 }
 
 /**
@@ -271,9 +302,38 @@ export function ruleVerdict(config: Configuration, call: CallTraits, args: Recor
   const writes = call.paths && call.effects;
   const given = judgesPaths || writes ? pathsOf(args) : [];
   let decided = verdictOver(config, call, args, judgesPaths ? given.map((path) => rulePath(path, place)) : [undefined], ALLOWED);
-  // Only a rule (or a default) stricter than the written paths' verdict can make the real paths matter.
-  if (judgesPaths && stricter(ceilingOf(config, call), decided.verdict)) decided = verdictOver(config, call, args, given.flatMap((path) => realRulePaths(path, place)), decided);
+  // Only a rule (or a default) stricter than the written paths' verdict can make the real paths, and the links, matter.
+  const ceiling = judgesPaths ? ceilingOf(config, call) : ALLOWED;
+  if (stricter(ceiling.verdict, decided.verdict)) {
+    decided = verdictOver(config, call, args, given.flatMap((path) => realRulePaths(path, place)), decided);
+    for (const path of given) {
+      const links = hardLinks(path.startsWith("/") ? path : `${place.cwd}/${path}`);
+      if (links > 1 && stricter(ceiling.verdict, decided.verdict)) decided = over(decided, linked(path, links, ceiling));
+    }
+  }
   if (!writes || decided.verdict === "deny") return decided;
   // A write of gg's own files is asked whatever the rules allow, with the reason saying why.
   return ownFileAsk(config, given, place) ?? decided;
+}
+
+/** Verdicts a call runs under: allowed by the rules (or a hook), or asked and allowed by someone. */
+const ASKED: readonly DecidedBy[] = ["person", "client", "standing"];
+
+/**
+ * The check of what call `call` (with `args`, from `place`) touches as it runs, under `config`'s path rules: the real
+ * path it reaches and its hard links judged again, and the call refused where they are stricter than what it was
+ * allowed under (the rules' allow, or an ask someone allowed). Undefined where no path rule could make them so.
+ */
+export function touchCheck(config: Configuration, call: CallTraits, args: Record<string, unknown>, place: Place, approval: Approval): TouchCheck | undefined {
+  if (!call.paths || call.walks === true || !usesPaths(config)) return undefined;
+  const allowed: Verdict = ASKED.includes(approval.by) ? "ask" : "allow";
+  const ceiling = ceilingOf(config, call);
+  if (!stricter(ceiling.verdict, allowed)) return undefined;
+  return ({ real, links }) => {
+    let touched = verdictOver(config, call, args, [realForm(real, place)], ALLOWED);
+    if (links > 1) touched = over(touched, linked(real, links, ceiling));
+    if (!stricter(touched.verdict, allowed)) return;
+    const said = `${touched.by === "default" ? "approvalDefault" : touched.by} ${touched.verdict === "deny" ? "denies" : "asks about"} it${touched.reason ? ` (${touched.reason})` : ""}`;
+    throw new GgError("denied", `Cannot run ${call.name}: the file it reaches now is ${real}, and ${said}: its path changed after the call was judged, or it has names elsewhere; nothing of it ran; do the task another way`);
+  };
 }

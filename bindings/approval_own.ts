@@ -45,8 +45,12 @@ export function commandWords(command: string): string[] {
 const hookCommands = (config: Configuration): string[] =>
   [config.approvals, ...Object.values(config.agentApprovals ?? {}), config.agentApproval].flatMap((level) => (level?.hook ? [level.hook.command] : []));
 
-/** Whether `config` has files of its own to guard: the configuration files in force, or its hooks' scripts. */
-export const guardsOwnFiles = (config: Configuration): boolean => (config.ownFiles?.length ?? 0) > 0 || hookCommands(config).length > 0;
+/** The MCP servers gg starts, each with the words of its command line: the files they run are gg's own too. */
+const serverCommands = (config: Configuration): { server: string; words: string[]; cwd?: string }[] =>
+  Object.entries(config.mcpServers ?? {}).flatMap(([server, entry]) => (entry.command === undefined ? [] : [{ server, words: [entry.command, ...(entry.args ?? [])], ...(entry.cwd ? { cwd: entry.cwd } : {}) }]));
+
+/** Whether `config` has files of its own to guard: the configuration files in force, its hooks' or its MCP servers' scripts. */
+export const guardsOwnFiles = (config: Configuration): boolean => (config.ownFiles?.length ?? 0) > 0 || hookCommands(config).length > 0 || serverCommands(config).length > 0;
 
 /** What `config`'s own files are, for a workspace (a hook's relative script is the workspace's), found once. */
 const found = new WeakMap<Configuration, Map<string, OwnFile[]>>();
@@ -56,17 +60,18 @@ function ownFilesOf(config: Configuration, workspace: string): OwnFile[] {
   let files = byWorkspace.get(workspace);
   if (files) return files;
   files = (config.ownFiles ?? []).map((absolute) => ({ absolute, what: "the configuration file in force" }));
-  for (const command of new Set(hookCommands(config))) {
-    for (const word of commandWords(command).filter(namesFile)) {
-      const path = word.startsWith("~/") ? `${homedir()}${word.slice(1)}` : word;
-      files.push({ absolute: path.startsWith("/") ? path : `${workspace}/${path}`, what: `a file the approval hook ${JSON.stringify(command)} runs` });
-    }
-  }
+  const named = (word: string, folder: string, what: string): void => {
+    const path = word.startsWith("~/") ? `${homedir()}${word.slice(1)}` : word;
+    files?.push({ absolute: path.startsWith("/") ? path : `${folder}/${path}`, what });
+  };
+  for (const command of new Set(hookCommands(config))) for (const word of commandWords(command).filter(namesFile)) named(word, workspace, `a file the approval hook ${JSON.stringify(command)} runs`);
+  // An MCP server runs unconfined, started by gg: its script rewritten is code gg runs for the next program.
+  for (const { server, words, cwd } of serverCommands(config)) for (const word of words.filter(namesFile)) named(word, cwd?.startsWith("/") ? cwd : workspace, `a file the MCP server ${JSON.stringify(server)} runs`);
   byWorkspace.set(workspace, files);
   return files;
 }
 
-/** The absolute paths of `config`'s own files in `workspace`: the configuration files in force and the hooks' scripts. */
+/** The absolute paths of `config`'s own files in `workspace`: the configuration files in force, the hooks' and MCP servers' scripts. */
 export const ownFilePaths = (config: Configuration, workspace: string): string[] => ownFilesOf(config, workspace).map((file) => file.absolute);
 
 /**

@@ -9,7 +9,7 @@ import { resolvePath } from "../host/paths.ts";
 import { requireEncodable } from "../host/utf8.ts";
 import { type BatchOutput, batchResult, MAX_EDITS, PAGE_BYTES, renderBatch } from "./batch.ts";
 import { defineCall } from "./define.ts";
-import { isCrlf, linesOf, occurrences, toCrlf } from "./edit_file.ts";
+import { isCrlf, linesOf, occurrences, readJudged, toCrlf } from "./edit_file.ts";
 
 const Edited = Type.Object(
   {
@@ -27,6 +27,7 @@ export const edit = defineCall({
   capability: "edit-file",
   batch: true,
   effects: true,
+  reads: true,
   brief: `Make up to ${MAX_EDITS} exact replacements in one file, all or none, in one atomic write.`,
   code: { module: "files", name: "edit", positional: ["path", "edits"] },
   result: EditBatchResult,
@@ -65,7 +66,7 @@ export const edit = defineCall({
     });
     const absolute = resolvePath(context.cwd, path);
     if (context.files.stat(absolute, "edit").kind !== "file") throw notRegular(path, "edit");
-    const original = context.files.readFile(absolute);
+    const original = readJudged(absolute, context);
     // A file whose every line break is CRLF keeps CRLF: LF text in old and new is read and written as CRLF.
     const crlf = isCrlf(original);
     let text = original;
@@ -99,10 +100,10 @@ export const edit = defineCall({
       if (text.length > PAGE_BYTES) refuse("invalid-argument", `would make the file ${text.length} bytes, over the 64 MiB an edit writes; write it with write_file`);
     });
     // The check is not a compare-and-swap: it narrows the window in which another writer's change could be lost.
-    if (!context.files.readFile(absolute).equals(original)) {
+    if (!readJudged(absolute, context).equals(original)) {
       throw new GgError("conflict", `Cannot edit ${path}: the file changed since this edit read it; nothing was written: read it again and redo the edit`);
     }
-    context.files.writeAtomic(absolute, text);
+    context.files.writeAtomic(absolute, text, context.touch);
     return { results: [{ path, edits: edits.length, lines }], truncated: false, next: null, skipped: 0 };
   },
   render: renderBatch,

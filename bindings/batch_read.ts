@@ -8,7 +8,7 @@ import { resolvePath } from "../host/paths.ts";
 import type { Configuration } from "./capabilities.ts";
 import { type BatchOutput, batchResult, BUDGET, createBudget, MAX_RANGE_LINES, MAX_RANGES, maxBytesParameter, PAGE_BYTES, renderBatch } from "./batch.ts";
 import { type Attachment, type CallContext, defineCall, ErrorCode, forHoldings } from "./define.ts";
-import { imageRule, readImage } from "./read_file.ts";
+import { imageRule, readImage, reading } from "./read_file.ts";
 
 /** Lines a range without an end holds: the read-file capability's lineCap under batch. */
 const rangeLines = (config: Configuration): number => Number(config.capabilities["read-file"].params.lineCap);
@@ -54,31 +54,36 @@ type Loaded = { lines: string[] } | { error: { code: CallErrorCode; message: str
 /** Reads and splits `absolute` once per call; `held` is the bytes the call holds so far. */
 function load(absolute: string, path: string, context: CallContext, held: { bytes: number }): Loaded {
   try {
-    const stat = context.files.stat(absolute, "read");
-    if (stat.kind === "directory") throw new GgError("invalid-argument", `Cannot read ${path}: it is a directory; list it with list or glob`);
-    if (stat.kind !== "file") throw notRegular(path);
-    if (held.bytes + stat.size > PAGE_BYTES) {
-      const way = held.bytes === 0 ? "search it for what you need" : "read it in a call of its own, or search it";
-      throw new GgError("over-cap", `Cannot read ${path}: its ${stat.size} bytes would take this call past the 64 MiB a read holds; ${way}`);
-    }
-    // A picture or a binary file is known from its head: the rest is never read.
-    const head = context.files.readHead(absolute, Math.max(IMAGE_SNIFF_BYTES, BINARY_HEAD_BYTES));
-    if (detectImage(head.subarray(0, IMAGE_SNIFF_BYTES))) throw new GgError("invalid-argument", `Cannot read ${path} as text: it is a picture; look at it with view_image`);
-    if (binaryHead(head)) throw new GgError("invalid-argument", `Cannot read ${path} as text: it is binary (it holds a NUL byte); inspect it with a command such as xxd`);
-    // A file no longer than its head was read whole already.
-    const bytes = head.length === stat.size ? head : context.files.readFile(absolute);
-    held.bytes += bytes.length;
-    // Bytes that are not UTF-8 read as U+FFFD, as read_file reads them.
-    let text = bytes.toString("utf8");
-    if (text.startsWith("\uFEFF")) text = text.slice(1);
-    const lines = text.split("\n").map((line) => (line.endsWith("\r") ? line.slice(0, -1) : line));
-    if (text.endsWith("\n") || text === "") lines.pop();
-    return { lines };
+    return reading(absolute, context, (at) => loadAt(at, path, context, held));
   } catch (error) {
     const typed = isGgError(error) ? error : fromSystemError("read", path, error);
     // Every code a host read throws is a call's code; a run's codes never arise here.
     return { error: { code: typed.code as CallErrorCode, message: forHoldings(typed.message.replaceAll(absolute, path), context.config) } };
   }
+}
+
+/** {@link load}'s read of the file at `at`, throwing what fails. */
+function loadAt(at: string, path: string, context: CallContext, held: { bytes: number }): { lines: string[] } {
+  const stat = context.files.stat(at, "read");
+  if (stat.kind === "directory") throw new GgError("invalid-argument", `Cannot read ${path}: it is a directory; list it with list or glob`);
+  if (stat.kind !== "file") throw notRegular(path);
+  if (held.bytes + stat.size > PAGE_BYTES) {
+    const way = held.bytes === 0 ? "search it for what you need" : "read it in a call of its own, or search it";
+    throw new GgError("over-cap", `Cannot read ${path}: its ${stat.size} bytes would take this call past the 64 MiB a read holds; ${way}`);
+  }
+  // A picture or a binary file is known from its head: the rest is never read.
+  const head = context.files.readHead(at, Math.max(IMAGE_SNIFF_BYTES, BINARY_HEAD_BYTES));
+  if (detectImage(head.subarray(0, IMAGE_SNIFF_BYTES))) throw new GgError("invalid-argument", `Cannot read ${path} as text: it is a picture; look at it with view_image`);
+  if (binaryHead(head)) throw new GgError("invalid-argument", `Cannot read ${path} as text: it is binary (it holds a NUL byte); inspect it with a command such as xxd`);
+  // A file no longer than its head was read whole already.
+  const bytes = head.length === stat.size ? head : context.files.readFile(at);
+  held.bytes += bytes.length;
+  // Bytes that are not UTF-8 read as U+FFFD, as read_file reads them.
+  let text = bytes.toString("utf8");
+  if (text.startsWith("\uFEFF")) text = text.slice(1);
+  const lines = text.split("\n").map((line) => (line.endsWith("\r") ? line.slice(0, -1) : line));
+  if (text.endsWith("\n") || text === "") lines.pop();
+  return { lines };
 }
 
 export const read = defineCall({
@@ -191,6 +196,27 @@ const ImageShown = Type.Object(
 );
 export const ViewImageResult = batchResult("ViewImageResult", "What gg.files.viewImage saw: the picture's descriptor.", ImageShown, Type.Null(), "Always 0.");
 export type ViewImageResult = BatchOutput<Static<typeof ImageShown>, null>;
+
+/** view_image's look at the picture at `at` (named `path` in messages). */
+function view(at: string, path: string, context: CallContext): Viewed {
+  const stat = context.files.stat(at, "view");
+  if (stat.kind !== "file") throw new GgError("invalid-argument", `Cannot view ${path}: it is not a file; find pictures with glob`);
+  const format = detectImage(context.files.readHead(at, IMAGE_SNIFF_BYTES));
+  if (!format) throw new GgError("invalid-argument", `Cannot view ${path}: it is not a PNG, JPEG, GIF or WebP picture (recognised by content); read it with read`);
+  const seen = readImage(at, path, format, stat.size, context);
+  if (!("image" in seen)) throw new GgError("io-error", `Cannot view ${path}: it was read as text`);
+  const { image } = seen;
+  const result = {
+    path,
+    format: image.format,
+    bytes: image.bytes,
+    ...(image.width === undefined ? {} : { width: image.width, height: image.height }),
+    attached: seen.attachment !== undefined,
+    ...(seen.withheld ? { withheld: seen.withheld } : {}),
+  };
+  return { results: [result], truncated: false, next: null, skipped: 0, ...(seen.attachment ? { attachment: seen.attachment } : {}) };
+}
+
 /** A picture looked at, with the picture itself while it travels. */
 type Viewed = ViewImageResult & { attachment?: Attachment };
 
@@ -206,23 +232,7 @@ export const viewImage = defineCall({
   description: (config) =>
     `Look at a picture. The format is recognised by content, not by name. ${imageRule(config)} The answer is compact JSON {results: [{path, format, bytes, width, height, attached}], truncated, next, skipped}.`,
   run({ path }, context): Viewed {
-    const absolute = resolvePath(context.cwd, path);
-    const stat = context.files.stat(absolute, "view");
-    if (stat.kind !== "file") throw new GgError("invalid-argument", `Cannot view ${path}: it is not a file; find pictures with glob`);
-    const format = detectImage(context.files.readHead(absolute, IMAGE_SNIFF_BYTES));
-    if (!format) throw new GgError("invalid-argument", `Cannot view ${path}: it is not a PNG, JPEG, GIF or WebP picture (recognised by content); read it with read`);
-    const seen = readImage(absolute, path, format, stat.size, context);
-    if (!("image" in seen)) throw new GgError("io-error", `Cannot view ${path}: it was read as text`);
-    const { image } = seen;
-    const result = {
-      path,
-      format: image.format,
-      bytes: image.bytes,
-      ...(image.width === undefined ? {} : { width: image.width, height: image.height }),
-      attached: seen.attachment !== undefined,
-      ...(seen.withheld ? { withheld: seen.withheld } : {}),
-    };
-    return { results: [result], truncated: false, next: null, skipped: 0, ...(seen.attachment ? { attachment: seen.attachment } : {}) };
+    return reading(resolvePath(context.cwd, path), context, (at) => view(at, path, context));
   },
   render: ({ results, truncated, next, skipped }) => renderBatch({ results, truncated, next, skipped }),
   attachments: (data) => (data.attachment ? [data.attachment] : undefined),

@@ -6,7 +6,7 @@ import { Compile } from "typebox/compile";
 import { Value } from "typebox/value";
 import { CALL_ERROR_CODES, type CallError, callError, clampMessage, fromSystemError, GgError, isGgError, quote } from "../host/errors.ts";
 import { resolvePath, showPathsIn } from "../host/paths.ts";
-import type { FileHost } from "../host/files.ts";
+import type { FileHost, TouchCheck } from "../host/files.ts";
 import type { ConfinedMode } from "../host/sandbox.ts";
 import type { WarmCache } from "../host/warm.ts";
 import type { Approval, ApprovalContext } from "./approval_match.ts";
@@ -73,6 +73,11 @@ export interface CallContext {
   program?: true;
   /** Who is asked about calls whose verdict is ask, and what the approval hook is told of the run. */
   approvals?: ApprovalContext;
+  /**
+   * Set by the gate for one call under path rules: judges the file the call reaches as it reaches it (its real path
+   * through the folder held open, its hard links), so a path changed after the call was judged changes nothing.
+   */
+  touch?: TouchCheck;
 }
 
 /** How a call appears on the `gg` global of a program. */
@@ -129,6 +134,11 @@ export interface CallDefinition<Schema extends TSchema = TSchema, Data = unknown
    * read (bindings/approval_walk.ts), and the read calls' rules judge its own path too.
    */
   walks?: true;
+  /**
+   * True when the call reads the file it changes and its answer tells of the content (an edit answers no-match or
+   * Edited): the read calls' rules judge it too.
+   */
+  reads?: true;
   /** True for a batch call (seed 003): offered when its capability's implementation is "batch", and only then. */
   batch?: true;
   /** True when `run` returns a promise (it waits on a process); every other call completes before it returns. */
@@ -144,7 +154,7 @@ export interface CallDefinition<Schema extends TSchema = TSchema, Data = unknown
 }
 
 /** What the gate and a run need of a call: gg's own declarations and external tools (bindings/external.ts) alike. */
-export type Runnable<Data = unknown> = Pick<CallDefinition<TSchema, Data>, "name" | "parameters" | "effects" | "openWorld" | "walks" | "async" | "run" | "render" | "attachments" | "confined">;
+export type Runnable<Data = unknown> = Pick<CallDefinition<TSchema, Data>, "name" | "parameters" | "effects" | "openWorld" | "walks" | "reads" | "async" | "run" | "render" | "attachments" | "confined">;
 
 /** A parameter of `call` as its caller names it: a program by the gg global's name (CodeSurface.names), a tool call by its JSON one. */
 export const parameterName = (call: { code: { names?: Readonly<Record<string, string>> } }, name: string, context: CallContext): string =>

@@ -6,7 +6,8 @@ import { notRegular } from "../host/files.ts";
 import { countLines, countNewlines, grouped, lineCounter, plural } from "../host/lines.ts";
 import { resolvePath, shownPath } from "../host/paths.ts";
 import { encodeText, requireEncodable } from "../host/utf8.ts";
-import { defineCall, parameterName } from "./define.ts";
+import { reading } from "./read_file.ts";
+import { type CallContext, defineCall, parameterName } from "./define.ts";
 
 /** An edit, as data. */
 export const EditResult = Type.Object(
@@ -19,6 +20,9 @@ export const EditResult = Type.Object(
   { $id: "EditResult", description: "Where gg.files.editFile made its one replacement." },
 );
 export type EditResult = Static<typeof EditResult>;
+
+/** A whole file as an edit reads it: under path rules, the file judged as it is opened (see {@link CallContext.touch}). */
+export const readJudged = (absolute: string, context: CallContext): Buffer => reading(absolute, context, (at) => context.files.readFile(at));
 
 /** Lines an ambiguous edit's message lists before it gives only their count. */
 export const LINES_SHOWN = 10;
@@ -87,6 +91,7 @@ export const editFile = defineCall({
   name: "edit_file",
   capability: "edit-file",
   effects: true,
+  reads: true,
   brief: "Replace one exact, unique occurrence of a string in a file.",
   code: { module: "files", name: "editFile", positional: ["path", "old", "new"], names: { new: "replacement" } },
   result: EditResult,
@@ -111,7 +116,7 @@ export const editFile = defineCall({
     requireEncodable(replacement, `edit ${path}`, named);
     const absolute = resolvePath(context.cwd, path);
     if (context.files.stat(absolute, "edit").kind !== "file") throw notRegular(path, "edit");
-    const bytes = context.files.readFile(absolute);
+    const bytes = readJudged(absolute, context);
     // A file whose every line break is CRLF keeps CRLF: LF text in old and new is read and written as CRLF.
     const crlf = isCrlf(bytes);
     let found = occurrences(bytes, needle);
@@ -129,7 +134,7 @@ export const editFile = defineCall({
     }
     const at = found.first;
     const edited = Buffer.concat([bytes.subarray(0, at), insert, bytes.subarray(at + needle.length)]);
-    context.files.writeAtomic(absolute, edited);
+    context.files.writeAtomic(absolute, edited, context.touch);
     return { path, line: found.shown[0] as number, oldLines: countLines(needle), newLines: countLines(insert) };
   },
   render: (edit) => `Edited ${shownPath(edit.path)}: replaced ${plural(edit.oldLines, "line")} at line ${edit.line} with ${plural(edit.newLines, "line")}`,

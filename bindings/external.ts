@@ -2,6 +2,7 @@
 // from which the tools arm's JSON tools, the program surface (gg.mcp, gg.app), the types, the docs and the approvals are
 // all derived, as gg's own surfaces are from bindings/. A catalog is plain data, so it crosses to the runner process;
 // the tools run where the registry was made, never in a program's process.
+import { resolve } from "node:path";
 import { type Static, type TSchema, Type } from "typebox";
 import { createMcpHub, type McpHub } from "../host/mcp_client.ts";
 import { clampMessage, GgError, isGgError } from "../host/errors.ts";
@@ -146,7 +147,20 @@ function catalogOf(listings: Awaited<ReturnType<McpHub["listing"]>>, functions: 
       readOnly: fn.readOnly === true,
     });
   }
-  return { version, servers, tools };
+  return withoutClashes({ version, servers, tools });
+}
+
+/**
+ * `catalog` without tools whose JSON names came out the same (a tool's identifier standing in for its name, say): both
+ * are left out, named in their servers' leftOut, so a call never reaches a tool its approval did not name.
+ */
+function withoutClashes(catalog: ExternalCatalog): ExternalCatalog {
+  const counts = new Map<string, number>();
+  for (const tool of catalog.tools) counts.set(tool.name, (counts.get(tool.name) ?? 0) + 1);
+  const clashing = catalog.tools.filter((tool) => (counts.get(tool.name) ?? 0) > 1);
+  if (clashing.length === 0) return catalog;
+  const servers = catalog.servers.map((summary) => ({ ...summary, leftOut: [...summary.leftOut, ...clashing.filter((tool) => tool.server === summary.server).map((tool) => ({ tool: tool.tool, why: `its tool name ${tool.name} comes out the same as another tool's` }))] }));
+  return { ...catalog, servers, tools: catalog.tools.filter((tool) => !clashing.includes(tool)) };
 }
 
 /** An application function's name: an identifier gg.app can hold. */
@@ -158,7 +172,7 @@ export function checkAppFunctions(functions: readonly AppFunction[]): void {
   const seen = new Set<string>();
   for (const [index, fn] of functions.entries()) {
     const where = `functions[${index}]`;
-    if (typeof fn?.name !== "string" || !APP_NAME.test(fn.name) || fn.name === "call" || toIdentifier(fn.name) !== fn.name) problems.push(`${where} has name ${JSON.stringify(fn?.name)}; a name is an identifier ([A-Za-z_][A-Za-z0-9_]*), not a reserved word and not "call"`);
+    if (typeof fn?.name !== "string" || !APP_NAME.test(fn.name) || ["call", "then"].includes(fn.name) || toIdentifier(fn.name) !== fn.name) problems.push(`${where} has name ${JSON.stringify(fn?.name)}; a name is an identifier ([A-Za-z_][A-Za-z0-9_]*), not a reserved word, "call" or "then"`);
     else if (seen.has(fn.name)) problems.push(`${where} is named ${JSON.stringify(fn.name)} like an earlier function; names are unique`);
     else seen.add(fn.name);
     if (typeof fn?.description !== "string") problems.push(`${where} has no description; the model reads it to know when to call the function`);
@@ -197,11 +211,21 @@ function mcpOutput(tool: ExternalTool, result: { content?: unknown; structuredCo
   return { data, text: clipped(shown, tool.name), ...(attachments.length > 0 ? { attachments } : {}) };
 }
 
-/** An application function's value as the registry gives it. */
+/** An application function's value as the registry gives it: as JSON, which is what crosses to a program. */
 function appOutput(tool: ExternalTool, value: unknown): ExternalOutput {
-  const text = typeof value === "string" ? value : (JSON.stringify(value, null, 2) ?? "");
-  return { data: value === undefined ? null : value, text: clipped(text, tool.name) };
+  let json: string | undefined;
+  try {
+    json = JSON.stringify(value);
+  } catch (error) {
+    throw new GgError("tool-error", `app.${tool.tool} returned a value that is not JSON (${error instanceof Error ? error.message : String(error)}); return plain data`);
+  }
+  const data: unknown = json === undefined ? null : JSON.parse(json);
+  const text = typeof data === "string" ? data : (JSON.stringify(data, null, 2) ?? "");
+  return { data, text: clipped(text, tool.name) };
 }
+
+/** Milliseconds after which a server that could not be listed (it did not start) is tried again, at the next use. */
+const RETRY_FAILED_MS = 10_000;
 
 /** Runs application function `fn` (tool `tool`) on its checked input; what it throws is a tool-error, a GgError keeps its code. */
 async function runApp(tool: ExternalTool, fn: AppFunction, args: Record<string, unknown>): Promise<ExternalOutput> {
@@ -226,20 +250,33 @@ export function appSurface(functions: readonly AppFunction[]): ExternalSurface {
   return { catalog, declarations: new Map(catalog.tools.map((tool) => [tool.name, externalDeclaration(tool, run)])) };
 }
 
-/** The registry of `config`'s MCP servers and the application's `functions`; undefined when there are neither. */
-export function createExternals(config: Configuration, functions: readonly AppFunction[] = []): Externals | undefined {
+/**
+ * The registry of `config`'s MCP servers and the application's `functions`; undefined when there are neither. Its stdio
+ * servers start in `workspace` (or their entry's cwd, resolved against it).
+ */
+export function createExternals(config: Configuration, functions: readonly AppFunction[] = [], workspace?: string): Externals | undefined {
   const servers = Object.entries(config.mcpServers ?? {}).filter(([, entry]) => entry.enabled !== false);
   if (servers.length === 0 && functions.length === 0) return undefined;
   checkAppFunctions(functions);
-  const hub = createMcpHub(Object.fromEntries(servers));
+  // A stdio server starts in the folder served (its entry's cwd resolved against it), whatever gg's own folder is.
+  const placed = servers.map(([name, entry]) => [name, entry.url !== undefined || workspace === undefined ? entry : { ...entry, cwd: resolve(workspace, entry.cwd ?? ".") }] as const);
+  const hub = createMcpHub(Object.fromEntries(placed));
   const byName = new Map(functions.map((fn) => [fn.name, fn]));
   let cached: Promise<ExternalCatalog> | undefined;
   let cachedVersion = -1;
+  /** Listings made so far: each catalog's version, which changes with its contents. */
+  let listed = 0;
+  /** When a listing with a server that could not be listed is old enough to try that server again. */
+  let retryAt = Number.POSITIVE_INFINITY;
   const catalog = (): Promise<ExternalCatalog> => {
-    if (!cached || cachedVersion !== hub.version) {
+    if (!cached || cachedVersion !== hub.version || Date.now() >= retryAt) {
       cachedVersion = hub.version;
-      const version = hub.version;
-      cached = hub.listing().then((listings) => catalogOf(listings, functions, version));
+      const version = ++listed;
+      retryAt = Number.POSITIVE_INFINITY;
+      cached = hub.listing().then((listings) => {
+        if (listings.some((listing) => listing.error !== undefined)) retryAt = Date.now() + RETRY_FAILED_MS;
+        return catalogOf(listings, functions, version);
+      });
     }
     return cached;
   };
@@ -277,16 +314,38 @@ export function unknownExternal(catalog: ExternalCatalog, server: string, tool: 
 /** Whether `config`'s agent holds external tool `name`: without an allowlist every one; with one, a name or glob of it. */
 export const holdsExternal = (config: Configuration, name: string): boolean => config.allow === undefined || config.allow.some((allowed) => coversExternal(allowed, name));
 
-/** Arguments of an external tool: an object, as every tool takes (its server checks the rest). */
-const ANY_OBJECT = Type.Object({}, { additionalProperties: true });
+/** `catalog` as `config`'s agent holds it: without an allowlist whole; with one, only the tools (and servers) it names. */
+export function heldCatalog(catalog: ExternalCatalog, config: Configuration): ExternalCatalog {
+  if (config.allow === undefined) return catalog;
+  const tools = catalog.tools.filter((tool) => holdsExternal(config, tool.name));
+  const servers = catalog.servers.flatMap((summary) => {
+    const held = new Set(tools.filter((tool) => tool.source === "mcp" && tool.server === summary.server).map((tool) => tool.tool));
+    return held.size === 0 ? [] : [{ ...summary, tools: summary.tools.filter((tool) => held.has(tool)), leftOut: summary.leftOut.filter((out) => held.has(out.tool)) }];
+  });
+  return { ...catalog, servers, tools };
+}
+
+/** The argument path rules judge (bindings/approval_match.ts), as gg's own file calls name it (their `files` are objects). */
+const PATH_ARGUMENTS = ["path"];
+
+/**
+ * The arguments of an MCP tool as the gate checks them: any object (its server checks the rest), naming the path
+ * arguments its schema has, so that path rules judge them as they judge gg's own calls'.
+ */
+function mcpArguments(tool: ExternalTool): TSchema {
+  const declared = (tool.inputSchema as { properties?: unknown }).properties;
+  const named = typeof declared === "object" && declared !== null ? PATH_ARGUMENTS.filter((name) => Object.hasOwn(declared, name)) : [];
+  return Type.Object(Object.fromEntries(named.map((name) => [name, Type.Optional(Type.Unknown())])), { additionalProperties: true });
+}
 
 /**
  * The declaration the gate judges an external tool by: its JSON name (which rules name), its effects (none when it is
  * read-only), and a run that calls `callTool`. An application function's input is checked against its schema (plain
- * JSON Schema after the catalog's copy, which TypeBox checks as it is), an MCP tool's by its server.
+ * JSON Schema after the catalog's copy, which TypeBox checks as it is), an MCP tool's by its server, but for the path
+ * arguments path rules judge.
  */
 export function externalDeclaration(tool: ExternalTool, callTool: CallTool) {
-  const schema = (tool.source === "app" ? tool.inputSchema : ANY_OBJECT) as TSchema;
+  const schema = tool.source === "app" ? (tool.inputSchema as TSchema) : mcpArguments(tool);
   return {
     tool,
     name: tool.name,

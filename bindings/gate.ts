@@ -4,7 +4,9 @@
 import type { Static, TSchema } from "typebox";
 import { excerpt, GgError, quote } from "../host/errors.ts";
 import type { ConfinedMode } from "../host/sandbox.ts";
-import { type Approval, type ApprovalAnswer, type ApprovalRequest, type DecidedBy, allowsEverything, type CallTraits, DEFAULT_APPROVAL_TIMEOUT_SECS, DEFAULT_HOOK_TIMEOUT_SECS, type RuleVerdict, stricter } from "./approval_match.ts";
+import type { TouchCheck } from "../host/files.ts";
+import { escapeUnshowable } from "../host/shown.ts";
+import { type Approval, type ApprovalAnswer, type ApprovalRequest, type DecidedBy, allowsEverything, type CallTraits, DEFAULT_APPROVAL_TIMEOUT_SECS, DEFAULT_HOOK_TIMEOUT_SECS, type RuleVerdict, stricter, touchCheck } from "./approval_match.ts";
 import { callVerdict, judgeCall } from "./approval_shell.ts";
 import { guardsOwnFiles } from "./approval_own.ts";
 import type { ApprovalHook, Configuration, Verdict } from "./capabilities.ts";
@@ -44,7 +46,7 @@ function traitsOf(definition: Runnable, config: Configuration): CallTraits {
   let found = traits.get(definition);
   if (!found) {
     const properties = (definition.parameters(config) as { properties?: object }).properties ?? {};
-    found = { name: definition.name, effects: definition.effects === true, paths: "path" in properties || "files" in properties, ...(definition.walks ? { walks: true } : {}) };
+    found = { name: definition.name, effects: definition.effects === true, paths: "path" in properties || "files" in properties, ...(definition.walks ? { walks: true } : {}), ...(definition.reads ? { reads: true } : {}) };
     traits.set(definition, found);
   }
   return found;
@@ -103,7 +105,12 @@ export async function decision(definition: Runnable, args: unknown, context: Cal
 }
 
 /** A verdict of the rules that needs no one asked, as a decision. */
-const decided = (ruled: RuleVerdict): Approval => ({ verdict: ruled.verdict === "allow" ? "allow" : "deny", by: ruled.by, ...(ruled.reason === undefined ? {} : { reason: ruled.reason }) });
+const decided = (ruled: RuleVerdict): Approval => ({
+  verdict: ruled.verdict === "allow" ? "allow" : "deny",
+  by: ruled.by,
+  ...(ruled.reason === undefined ? {} : { reason: ruled.reason }),
+  ...(ruled.part === undefined || ruled.verdict === "allow" ? {} : { part: ruled.part }),
+});
 
 /** What the hook and a person asked are told of a call. */
 function requestOf(definition: Runnable, args: unknown, context: CallContext, origin: CallOrigin): ApprovalRequest {
@@ -119,8 +126,11 @@ function requestOf(definition: Runnable, args: unknown, context: CallContext, or
   };
 }
 
-/** The whole decision: the rules', each hook's (the strictest standing), then for an ask, the person's. */
-async function decide(definition: Runnable, args: unknown, context: CallContext, origin: CallOrigin): Promise<Approval> {
+/**
+ * The verdict on a call before anyone is asked: the rules', then each hook's (the strictest standing). An ask is what
+ * a person would be asked, which an agent framework's own human-in-the-loop can take over.
+ */
+export async function verdictBeforeAsking(definition: Runnable, args: unknown, context: CallContext, origin: CallOrigin): Promise<RuleVerdict> {
   let verdict: RuleVerdict = await judgeCall(context.config, traitsOf(definition, context.config), argsOf(args), context);
   const request = requestOf(definition, args, context, origin);
   for (const hook of hooksOf(context)) {
@@ -128,7 +138,13 @@ async function decide(definition: Runnable, args: unknown, context: CallContext,
     // The hook's verdict stands when it is stricter, or as strict as one the defaults gave.
     if (stricter(answer.verdict, verdict.verdict) || (answer.verdict === verdict.verdict && verdict.by === "default")) verdict = { verdict: answer.verdict, by: "hook", ...(answer.reason === undefined ? {} : { reason: answer.reason }) };
   }
-  return verdict.verdict === "ask" ? askPerson(verdict, request, context) : decided(verdict);
+  return verdict;
+}
+
+/** The whole decision: the verdict before asking, then for an ask, the person's. */
+async function decide(definition: Runnable, args: unknown, context: CallContext, origin: CallOrigin): Promise<Approval> {
+  const verdict = await verdictBeforeAsking(definition, args, context, origin);
+  return verdict.verdict === "ask" ? askPerson(verdict, requestOf(definition, args, context, origin), context) : decided(verdict);
 }
 
 /** Reads a hook's stdout: one JSON verdict, `{"verdict": "allow" | "ask" | "deny", "reason"?: string}`. */
@@ -172,7 +188,8 @@ async function askHook(hook: ApprovalHook, request: ApprovalRequest, context: Ca
 /** Puts an ask to the person (or client) who can answer it, the run's clocks stopped while it waits. */
 async function askPerson(ask: RuleVerdict, request: ApprovalRequest, context: CallContext): Promise<Approval> {
   const approve = context.approvals?.approve;
-  if (!approve) return { verdict: "deny", by: ask.by, reason: `its verdict is ask${ask.reason ? ` (${ask.reason})` : ""}, and no one could be asked in this run` };
+  const part = ask.part === undefined ? {} : { part: ask.part };
+  if (!approve) return { verdict: "deny", by: ask.by, reason: `its verdict is ask${ask.reason ? ` (${ask.reason})` : ""}, and no one could be asked in this run`, ...part };
   const timeoutSecs = askTimeoutSecs(context.config);
   const started = performance.now();
   const resume = context.approvals?.pause?.();
@@ -182,35 +199,25 @@ async function askPerson(ask: RuleVerdict, request: ApprovalRequest, context: Ca
   });
   let answer: ApprovalAnswer | "late" | Error;
   try {
-    const asking = { by: ask.by, ...(ask.reason === undefined ? {} : { reason: ask.reason }) };
+    const asking = { by: ask.by, ...(ask.reason === undefined ? {} : { reason: ask.reason }), ...(ask.part === undefined ? {} : { part: ask.part }), ...(ask.parts === undefined ? {} : { parts: ask.parts }) };
     answer = await Promise.race([approve({ ...request, asking }).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error)))), late]);
   } finally {
     clearTimeout(timer);
     resume?.();
   }
   const waitedMs = Math.round(performance.now() - started);
-  if (answer === "late") return { verdict: "deny", by: "person", reason: `no answer came within ${timeoutSecs} s (approvalTimeoutSecs)`, waitedMs };
-  if (answer instanceof Error) return { verdict: "deny", by: "person", reason: `asking failed: ${answer.message}`, waitedMs };
+  if (answer === "late") return { verdict: "deny", by: "person", reason: `no answer came within ${timeoutSecs} s (approvalTimeoutSecs)`, ...part, waitedMs };
+  if (answer instanceof Error) return { verdict: "deny", by: "person", reason: `asking failed: ${answer.message}`, ...part, waitedMs };
   const by = answer.by === "client" || answer.by === "standing" ? answer.by : "person";
   const given = answer.verdict === "ask" ? "the answer was ask again, which decides nothing" : answer.reason;
   // A refused write of gg's own configuration says what it was, so the agent does not try it another way.
   const reason = ask.by === "config" && answer.verdict !== "allow" ? `${given ?? "refused"}; it was asked because ${ask.reason}` : given;
-  return { verdict: answer.verdict === "allow" ? "allow" : "deny", by, ...(reason === undefined ? {} : { reason }), waitedMs };
-}
-
-/** What asked about a call, in words: "rule 2", "the approval hook", "approvalDefault". */
-export const askerOf = (by: DecidedBy | undefined): string =>
-  by === "hook" ? "the approval hook" : by === "config" ? "gg, for its own configuration" : by === undefined || by === "default" ? "approvalDefault" : by;
-
-/** What asked, with its reason, as a person asked reads it: "rule 1 (writes need a person)". */
-export function whyAsked(asking: ApprovalRequest["asking"]): string {
-  const reason = asking?.reason ?? (asking === undefined || asking.by === "default" ? '"ask" for calls with effects' : undefined);
-  return `${askerOf(asking?.by)}${reason ? ` (${reason})` : ""}`;
+  return { verdict: answer.verdict === "allow" ? "allow" : "deny", by, ...(reason === undefined ? {} : { reason }), ...part, waitedMs };
 }
 
 /** The failure of a denied call: what was refused, by whom and why, and a way forward. */
 export function deniedError(name: string, approval: Approval): GgError {
-  const why = approval.reason ? `: ${approval.reason}` : "";
+  const why = `${approval.reason ? `: ${approval.reason}` : ""}${approval.part === undefined ? "" : ` (for ${escapeUnshowable(quote(approval.part))})`}`;
   // No one was asked: the run's standing answer said no.
   if (approval.by === "standing") return new GgError("denied", `Cannot run ${name}: denied${why}; nothing of it ran; do the task another way, or ask the person to run it where they can approve it`);
   const forward =
@@ -228,12 +235,22 @@ const refusal = (name: string, approval: Approval): CallResult<never> => {
   return { ok: false, error: { code: error.code, message: error.message }, approval };
 };
 
+/** The check of what an allowed call touches as it touches it, under path rules that could restrict it (see CallContext.touch). */
+export const touchOf = (definition: Runnable, args: unknown, context: CallContext, approval: Approval): TouchCheck | undefined =>
+  touchCheck(context.config, traitsOf(definition, context.config), argsOf(args), context, approval);
+
+/** The context an allowed call runs in: under path rules, with the check of what it touches. */
+function runContext(definition: Runnable, args: unknown, context: CallContext, approval: Approval): CallContext {
+  const touch = touchOf(definition, args, context, approval);
+  return touch ? { ...context, touch } : context;
+}
+
 /** Runs a call whose arguments were checked, once its approval is decided: the gate every call passes. */
 export async function runApproved<Data>(definition: Runnable<Data>, args: Static<TSchema>, context: CallContext, origin: CallOrigin): Promise<CallResult<Data>> {
   const approval = decidedNow(definition, args, context, origin) ?? (await decision(definition, args, context, origin));
   origin.approval = approval;
   if (approval.verdict === "deny") return refusal(definition.name, approval);
-  const result = await runChecked(definition, args, context);
+  const result = await runChecked(definition, args, runContext(definition, args, context, approval));
   result.approval = approval;
   if (result.ok && result.sandbox) origin.sandbox = result.sandbox;
   return result;
@@ -248,7 +265,7 @@ export function runApprovedSync<Data>(definition: Runnable<Data>, args: Static<T
   if (!approval) throw new Undecided();
   origin.approval = approval;
   if (approval.verdict === "deny") return refusal(definition.name, approval);
-  const result = runCheckedSync(definition, args, context);
+  const result = runCheckedSync(definition, args, runContext(definition, args, context, approval));
   result.approval = approval;
   return result;
 }

@@ -4,11 +4,12 @@ import { callError, quote } from "../host/errors.ts";
 import { nodeFileHost } from "../host/files.ts";
 import { createWarmCache, warmFileHost } from "../host/warm.ts";
 import { type Configuration, defaultConfiguration, forAgent, isConfiguration, parseConfiguration } from "./config.ts";
-import { type CallContext, type CallDefinition, type CallResult, holdsCall } from "./define.ts";
-import { newRunId } from "./approval_match.ts";
-import { type Approval, type Approve, invokeApproved } from "./gate.ts";
+import { type CallContext, type CallDefinition, type CallResult, checkArguments, holdsCall, parametersOf } from "./define.ts";
+import { newRunId, type RuleVerdict } from "./approval_match.ts";
+import { type Approval, type Approve, invokeApproved, verdictBeforeAsking } from "./gate.ts";
 import { CALLS } from "./calls.ts";
-import { type AppFunction, appSurface, type ExternalDeclaration, type ExternalSurface, holdsExternal } from "./external.ts";
+import { appSurface, type ExternalDeclaration, type ExternalSurface, holdsExternal } from "./external.ts";
+import { appFunctionsOf, type Functions } from "./toolset.ts";
 
 export { CALLS } from "./calls.ts";
 
@@ -82,8 +83,8 @@ export interface ToolsOptions {
    * `(await createExternals(config, functions).surface())` for a configuration's servers.
    */
   external?: ExternalSurface;
-  /** The application's own functions, as tools `app__<name>` (when `external` does not already hold them). */
-  functions?: readonly AppFunction[];
+  /** The application's own functions, or an AI SDK ToolSet's tools, as tools `app__<name>` (when `external` does not already hold them). */
+  functions?: Functions;
 }
 
 /** The context calls run in, from the options of a run. */
@@ -109,7 +110,8 @@ export function callContext(options: ToolsOptions): CallContext {
 export function createTools(options: ToolsOptions) {
   const context = callContext(options);
   const own = enabledCalls(context.config);
-  const surface = options.external ?? (options.functions && options.functions.length > 0 ? appSurface(options.functions) : undefined);
+  const functions = options.external ? undefined : appFunctionsOf(options.functions);
+  const surface = options.external ?? (functions && functions.length > 0 ? appSurface(functions) : undefined);
   const external = [...(surface?.declarations.values() ?? [])].filter((declaration) => holdsExternal(context.config, declaration.name));
   const calls = new Map<string, CallDefinition | ExternalDeclaration>([...own.map((call) => [call.name, call] as const), ...external.map((declaration) => [declaration.name, declaration] as const)]);
   /** The next call's number in this run. */
@@ -133,6 +135,17 @@ export function createTools(options: ToolsOptions) {
      * Runs tool `name` once its approval is decided (the result carries it); aborting `signal` stops what the call
      * started (a command, with its process group). A `recorded` approval (a replay's) is its decision, taken as given.
      */
+    /**
+     * gg's verdict on tool `name` with `args` before anyone is asked (the rules', then the approval hook's): an ask is
+     * a call gg would put to `approve`. Undefined when the call fails before its approval (no such tool, arguments its
+     * schema refuses): `call` says why.
+     */
+    async verdict(name: string, args: unknown): Promise<RuleVerdict | undefined> {
+      const call = calls.get(name);
+      const given = args === undefined ? {} : args;
+      if (!call || checkArguments(call.name, parametersOf(call, context.config), given)) return undefined;
+      return verdictBeforeAsking(call, given, context, { from: "tool", seq });
+    },
     async call(name: string, args: unknown, signal?: AbortSignal, recorded?: Approval): Promise<CallResult> {
       const call = calls.get(name);
       if (!call) {

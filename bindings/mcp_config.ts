@@ -4,6 +4,8 @@ import type { McpServerEntry } from "../host/mcp_client.ts";
 
 /** What a server may be called: it names gg.mcp.<server> and the tools mcp__<server>__<tool>. */
 export const SERVER_NAME = /^[A-Za-z][A-Za-z0-9_-]*$/;
+/** A server's name may not hold `__`: it separates the server from the tool in `mcp__<server>__<tool>`. */
+const SEPARATOR = "__";
 /** gg.mcp's own functions: no server may take their names. */
 export const RESERVED_SERVER_NAMES: readonly string[] = ["call", "search", "describe", "list"];
 
@@ -74,10 +76,19 @@ export function checkMcpServers(input: unknown, source: string, problems: string
   }
   for (const [name, entry] of Object.entries(input)) {
     const where = `MCP server ${JSON.stringify(name)}`;
-    if (!SERVER_NAME.test(name)) problems.push(`${where} has a name gg cannot use; a name starts with a letter and holds letters, digits, "_" and "-"`);
+    if (!SERVER_NAME.test(name) || name.includes(SEPARATOR)) problems.push(`${where} has a name gg cannot use; a name starts with a letter and holds letters, digits, "_" and "-", and no "__" (it separates server and tool in mcp__<server>__<tool>)`);
     else if (RESERVED_SERVER_NAMES.includes(name)) problems.push(`${where} takes a name gg.mcp uses itself (${RESERVED_SERVER_NAMES.join(", ")}); rename it`);
     const server = checkServer(where, entry, problems);
-    if (server && SERVER_NAME.test(name) && !RESERVED_SERVER_NAMES.includes(name)) servers[name] = server;
+    if (server && SERVER_NAME.test(name) && !name.includes(SEPARATOR) && !RESERVED_SERVER_NAMES.includes(name)) servers[name] = server;
   }
   return servers;
+}
+
+/** What shows no secret of `config`'s MCP servers: each entry's env and headers values withheld (a transcript's copy). */
+export function withoutServerSecrets<T>(config: T): T {
+  const servers = (config as { mcpServers?: Record<string, { env?: object; headers?: object; url?: string }> } | undefined)?.mcpServers;
+  if (typeof servers !== "object" || servers === null) return config;
+  const withheld = (values: object | undefined) => values && Object.fromEntries(Object.keys(values).map((key) => [key, "[withheld]"]));
+  const entries = Object.entries(servers).map(([name, entry]) => [name, { ...entry, ...(entry.env ? { env: withheld(entry.env) } : {}), ...(entry.headers ? { headers: withheld(entry.headers) } : {}), ...(typeof entry.url === "string" ? { url: entry.url.replace(/\/\/[^/@]*@/, "//[withheld]@") } : {}) }]);
+  return { ...config, mcpServers: Object.fromEntries(entries) };
 }

@@ -112,6 +112,43 @@ function textWindow(context: CallContext, absolute: string, offset: number, coun
   }
 }
 
+/**
+ * Runs `use` on the file at `absolute` as a read reaches it: under path rules, held open and judged first, so `use`
+ * reads the file that was judged (see {@link CallContext.touch}); else by its path.
+ */
+export const reading = <T>(absolute: string, context: CallContext, use: (at: string) => T): T =>
+  context.touch ? context.files.readHeld(absolute, context.touch, use) : use(absolute);
+
+/** read_file's read of the file at `absolute` (named `path` in messages). */
+function readAt(absolute: string, path: string, offset: number, limit: number | undefined, context: CallContext): ReadData {
+  const stat = context.files.stat(absolute, "read");
+  if (stat.kind === "directory") throw new GgError("invalid-argument", `Cannot read ${path}: it is a directory; list it with list_dir or tree`);
+  if (stat.kind !== "file") throw notRegular(path);
+  const format = detectImage(context.files.readHead(absolute, IMAGE_SNIFF_BYTES));
+  if (format) return readImage(absolute, path, format, stat.size, context);
+
+  const count = limit ?? defaultWindow(context.config);
+  const { window, body } = textWindow(context, absolute, offset, count);
+  const { firstLine, lastLine, totalLines } = window;
+  const asked = count === undefined ? totalLines : Math.min(offset + count - 1, totalLines);
+  const read: ReadWindow = { first: firstLine, last: lastLine, total: totalLines, asked, bytes: window.bytes.length, cut: window.cut !== "none" };
+  if (firstLine === 1 && lastLine >= totalLines && window.cut === "none") return { text: body, window: read };
+
+  const notes: string[] = [];
+  if (window.cut === "lines") notes.push(`[the 256 KiB read limit ended this window after line ${lastLine}]`);
+  if (window.cut === "ending") notes.push(`[line ${lastLine} fills the 256 KiB read limit: it is shown whole, without its line ending]`);
+  if (window.cut === "line") {
+    notes.push(`[line ${lastLine} is ${plural(window.cutLineBytes, "byte")} long: only its first ${plural(window.bytes.length, "byte")} fit the 256 KiB read limit; use search to find text in it]`);
+  }
+  notes.push(
+    lastLine < totalLines
+      ? `[showing lines ${firstLine}-${lastLine} of ${totalLines}; continue with offset: ${lastLine + 1}]`
+      : `[showing lines ${firstLine}-${lastLine} of ${totalLines}]`,
+  );
+  const separator = body === "" || body.endsWith("\n") ? "" : "\n";
+  return { text: `${body}${separator}${notes.join("\n")}`, window: read };
+}
+
 export const readFile = defineCall({
   name: "read_file",
   capability: "read-file",
@@ -151,32 +188,7 @@ export const readFile = defineCall({
     ].join(" "),
   run({ path, offset = 1, limit }, context): ReadData {
     const absolute = resolvePath(context.cwd, path);
-    const stat = context.files.stat(absolute, "read");
-    if (stat.kind === "directory") throw new GgError("invalid-argument", `Cannot read ${path}: it is a directory; list it with list_dir or tree`);
-    if (stat.kind !== "file") throw notRegular(path);
-    const format = detectImage(context.files.readHead(absolute, IMAGE_SNIFF_BYTES));
-    if (format) return readImage(absolute, path, format, stat.size, context);
-
-    const count = limit ?? defaultWindow(context.config);
-    const { window, body } = textWindow(context, absolute, offset, count);
-    const { firstLine, lastLine, totalLines } = window;
-    const asked = count === undefined ? totalLines : Math.min(offset + count - 1, totalLines);
-    const read: ReadWindow = { first: firstLine, last: lastLine, total: totalLines, asked, bytes: window.bytes.length, cut: window.cut !== "none" };
-    if (firstLine === 1 && lastLine >= totalLines && window.cut === "none") return { text: body, window: read };
-
-    const notes: string[] = [];
-    if (window.cut === "lines") notes.push(`[the 256 KiB read limit ended this window after line ${lastLine}]`);
-    if (window.cut === "ending") notes.push(`[line ${lastLine} fills the 256 KiB read limit: it is shown whole, without its line ending]`);
-    if (window.cut === "line") {
-      notes.push(`[line ${lastLine} is ${plural(window.cutLineBytes, "byte")} long: only its first ${plural(window.bytes.length, "byte")} fit the 256 KiB read limit; use search to find text in it]`);
-    }
-    notes.push(
-      lastLine < totalLines
-        ? `[showing lines ${firstLine}-${lastLine} of ${totalLines}; continue with offset: ${lastLine + 1}]`
-        : `[showing lines ${firstLine}-${lastLine} of ${totalLines}]`,
-    );
-    const separator = body === "" || body.endsWith("\n") ? "" : "\n";
-    return { text: `${body}${separator}${notes.join("\n")}`, window: read };
+    return reading(absolute, context, (at) => readAt(at, path, offset, limit, context));
   },
   render: renderRead,
   attachments: (data) => ("attachment" in data && data.attachment ? [data.attachment] : undefined),

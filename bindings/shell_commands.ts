@@ -1,104 +1,37 @@
 // The commands a command line runs, wrappers seen through: `env`, `sudo`, `timeout 5`, `xargs` and the like run the
-// command that follows them, `sh -c`/`bash -c`/`eval` of a literal run a script parsed again, a command named by
-// its path is also its bare name. Each is judged as written and as the wrapper runs it.
+// command that follows them, `sh -c`/`bash -c`/`eval` of a literal and a backquote's body run a script parsed again, a
+// command named by its path is also its bare name, and what git, sed, tar, make, npm and variables set on the line run
+// is followed too. Each is judged as written and as it runs; what runs that gg cannot name stands as a word only run
+// time knows, saying why.
 import { basename } from "node:path";
 import type { ParseShell, ShellWord } from "../host/shell_parser.ts";
+import { assignmentReach } from "./shell_env.ts";
+import { gitReach } from "./shell_git.ts";
+import { type Reach, type RunWord, runTime, spoken } from "./shell_reach.ts";
+import { runnerReach } from "./shell_runners.ts";
+import { afterOptions, type Wrapper, WRAPPERS } from "./shell_wrappers.ts";
 
-/** A word of a command a line runs; `why` says what a word standing for something only run time gives stands for. */
-export interface RunWord extends ShellWord {
-  why?: string;
-}
+export type { RunWord } from "./shell_reach.ts";
 
 /** What a line runs: every command it reaches (wrappers and what they run), its writes, what cannot be judged. */
 export interface ShellRun {
   commands: RunWord[][];
   writes: ShellWord[];
+  /** The files its redirections read (a descriptor they open can be reopened for writing through `/dev/stdout`). */
+  reads: ShellWord[];
   unjudged: string[];
-  /** It changes directory (`cd`, `pushd`, `popd`), so where a relative write lands is known only at run time. */
+  /** It changes directory (`cd`, `env -C`, `find -execdir`), so where a relative write lands is known only at run time. */
   movesDir: boolean;
+  /** It runs something under another root (`chroot`), so where any write lands is known only at run time. */
+  movesRoot: boolean;
 }
-
-/** How a wrapper's options are read before the command it runs. */
-interface Wrapper {
-  /** Short options without a value. */
-  flags: string;
-  /** Short options that take a value (the next word, or the rest of the same word). */
-  valued: string;
-  /** Long options that take a value (unless given with `=`); any other long option takes none. */
-  long?: string[];
-  /** Words to skip after the options before the command (timeout's DURATION). */
-  skip?: number;
-  /** NAME=VALUE words before the command are settings (env, sudo). */
-  settings?: boolean;
-  /** An option among these means nothing is run (`command -v`). */
-  inert?: string;
-  /** Options whose command gg does not follow (`env -S` splits a string of its own). */
-  opaque?: string[];
-}
-
-const WRAPPERS: Record<string, Wrapper> = {
-  env: { flags: "i0v", valued: "uCS", long: ["--unset", "--chdir", "--split-string"], settings: true, opaque: ["-S", "--split-string"] },
-  command: { flags: "p", valued: "", inert: "vV" },
-  exec: { flags: "cl", valued: "a" },
-  builtin: { flags: "", valued: "" },
-  nice: { flags: "0123456789", valued: "n", long: ["--adjustment"] },
-  nohup: { flags: "", valued: "" },
-  time: { flags: "pvqa", valued: "fo", long: ["--format", "--output"] },
-  timeout: { flags: "v", valued: "sk", long: ["--signal", "--kill-after"], skip: 1 },
-  sudo: { flags: "AbEHiKknPSsVv", valued: "uUgChpRrtTD", long: ["--user", "--group", "--close-from", "--host", "--prompt", "--role", "--type", "--command-timeout", "--other-user", "--chdir", "--chroot"], settings: true },
-  doas: { flags: "ns", valued: "uC" },
-  stdbuf: { flags: "", valued: "ioe", long: ["--input", "--output", "--error"] },
-  setsid: { flags: "cfw", valued: "" },
-  ionice: { flags: "t", valued: "cn", long: ["--class", "--classdata"] },
-  coproc: { flags: "", valued: "" },
-  chroot: { flags: "", valued: "", long: ["--userspec", "--groups"], skip: 1 },
-  flock: { flags: "sxunoFe", valued: "wEc", long: ["--timeout", "--conflict-exit-code", "--command"], skip: 1, opaque: ["-c", "--command"] },
-  xargs: { flags: "0prtxo", valued: "adEeIiLlnPs", long: ["--arg-file", "--delimiter", "--eof", "--replace", "--max-lines", "--max-args", "--max-procs", "--max-chars", "--process-slot-var"] },
-};
 
 /** Shells that run a script given with -c, or read one from their standard input. */
 const SHELLS = new Set(["sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "yash", "posh"]);
-/** Nested scripts (`sh -c "sh -c ..."`) past this depth are not followed. */
+/** Nested scripts (`sh -c "sh -c ..."`, backquotes in backquotes) past this depth are not followed. */
 const MAX_NESTING = 8;
 
 const bare = (word: ShellWord): ShellWord => ({ text: basename(word.text) });
-/** A word standing for what only run time gives (a script read from stdin, xargs' input), with what it is. */
-const runTime = (why: string): RunWord => ({ text: "…", open: 0, why });
-
-/** The words after `wrapper`'s options in `args` (the command it runs), or a reason it cannot be read. */
-function afterOptions(wrapper: Wrapper, args: ShellWord[]): { rest: ShellWord[]; replace?: string } | string {
-  let i = 0;
-  let replace: string | undefined;
-  for (; i < args.length; i++) {
-    const { text, open } = args[i] as ShellWord;
-    if (open !== undefined) return `its option ${JSON.stringify(text)} is known only at run time`;
-    if (text === "--") {
-      i++;
-      break;
-    }
-    if (text.startsWith("--")) {
-      const [name = text] = text.split("=", 1);
-      if (wrapper.opaque?.includes(name)) return `gg does not follow its option ${name}`;
-      if (name === "--replace") replace = text.includes("=") ? text.slice(text.indexOf("=") + 1) : "{}";
-      else if (wrapper.long?.includes(name) && !text.includes("=")) i++;
-      continue;
-    }
-    if (!text.startsWith("-") || text === "-") break;
-    for (let c = 1; c < text.length; c++) {
-      const option = text[c] as string;
-      if (wrapper.inert?.includes(option)) return { rest: [] };
-      if (wrapper.opaque?.includes(`-${option}`)) return `gg does not follow its option -${option}`;
-      if (wrapper.valued.includes(option)) {
-        const value = c + 1 < text.length ? text.slice(c + 1) : (args[++i]?.text ?? "");
-        if (option === "I" || option === "i") replace = value || "{}";
-        break;
-      }
-      if (!wrapper.flags.includes(option)) return `gg does not know its option -${option}`;
-    }
-  }
-  while (wrapper.settings && i < args.length && /^[A-Za-z_][A-Za-z0-9_]*=/.test(args[i]?.text ?? "")) i++;
-  return { rest: args.slice(i + (wrapper.skip ?? 0)), ...(replace === undefined ? {} : { replace }) };
-}
 
 /** xargs' command: its words with the replace string open, then the arguments it reads from stdin. */
 function xargsCommand(rest: ShellWord[], replace: string | undefined): RunWord[] {
@@ -127,7 +60,7 @@ function shellScript(args: ShellWord[]): Script {
 }
 
 /** `watch`'s options: what follows them is run by `sh -c`, joined by spaces. */
-const WATCH: Wrapper = { flags: "bcdegprtwx", valued: "nq", long: ["--interval", "--equexit"] };
+const WATCH: Wrapper = { flags: "bcdegprtwx", valued: "nq", long: ["--interval", "--equexit"], longFlags: ["--beep", "--color", "--no-color", "--differences", "--errexit", "--chgexit", "--precise", "--no-title", "--no-wrap", "--exec", "--help", "--version"] };
 
 /** Words joined by spaces into the script `eval` and `watch` run; open when one of them is. */
 const joined = (words: ShellWord[]): Script => ({ script: { text: words.map((word) => word.text).join(" "), ...(words.some((word) => word.open !== undefined) ? { open: 0 } : {}) } });
@@ -152,48 +85,58 @@ function scriptOf(base: string, args: ShellWord[]): Script {
   return undefined;
 }
 
-/** git's options before its command that take a value as the next word. */
-const GIT_VALUED = new Set(["-C", "-c", "--git-dir", "--work-tree", "--namespace", "--super-prefix", "--config-env", "--exec-path", "--list-cmds"]);
-
-/** git's command without git's own options before it (`git -C . push` is `git push`); one defining an alias is open. */
-function gitCommand(args: ShellWord[]): RunWord[] | undefined {
-  let i = 0;
-  for (; i < args.length && (args[i] as ShellWord).text.startsWith("-"); i++) {
-    const { text, open } = args[i] as ShellWord;
-    const value = GIT_VALUED.has(text) ? args[++i] : undefined;
-    if (open !== undefined || value?.open !== undefined || /^alias\./.test(value?.text ?? text.replace(/^-c/, ""))) return [runTime("git options on the line are known only at run time or define an alias")];
-  }
-  return i === 0 ? undefined : [{ text: "git" }, ...args.slice(i)];
-}
-
 /** Script files that are a pipe or a redirection under another name. */
 const STDIN_FILES = /^\/dev\/(stdin|fd\/\d+)$|^\/proc\/self\/fd\/\d+$/;
 
-/** The script `base` runs, parsed again into `run`; one only run time gives is open; a script file is not read. */
-function runScript(base: string, given: Script, run: ShellRun, parse: ParseShell, nesting: number): void {
-  if (given === "stdin") return void run.commands.push([runTime(`the script ${base} reads from its standard input (a pipe or a redirection)`)]);
-  if (given === undefined) return;
+/** The script `base` runs as a reach: parsed again when literal; one only run time gives cannot be named; a script file is not read. */
+function scriptReach(base: string, given: Script): Reach[] {
+  if (given === "stdin") return [{ opaque: `the script ${base} reads from its standard input (a pipe or a redirection)` }];
+  if (given === undefined) return [];
   if ("file" in given) {
     const { file } = given;
-    if (file.open !== undefined || STDIN_FILES.test(file.text)) run.commands.push([runTime(`the script ${base} runs from ${JSON.stringify(file.text)} is known only at run time`)]);
-    return;
+    return file.open !== undefined || STDIN_FILES.test(file.text) ? [{ opaque: `the script ${base} runs from ${JSON.stringify(file.text)} is known only at run time` }] : [];
   }
-  const { script } = given;
-  if (script.open === undefined) return nested(script.text, run, parse, nesting + 1);
-  run.commands.push([runTime(script.why ?? `the script ${base} runs, ${JSON.stringify(script.text)}, is known only at run time`)]);
+  return [{ script: given.script, by: base }];
 }
 
-/** The commands `find` runs with -exec, -execdir, -ok, -okdir: each up to its `;` or `+`, `{}` open. */
-function findCommands(args: ShellWord[]): RunWord[][] {
-  const commands: ShellWord[][] = [];
+/** The commands `find` runs with -exec, -execdir, -ok, -okdir (each up to its `;` or `+`, `{}` open); the -dir ones run where each file is. */
+function findReach(args: ShellWord[]): Reach[] {
+  const reach: Reach[] = [];
   for (let i = 0; i < args.length; i++) {
-    if (!["-exec", "-execdir", "-ok", "-okdir"].includes(args[i]?.text ?? "")) continue;
+    const action = args[i]?.text ?? "";
+    if (!["-exec", "-execdir", "-ok", "-okdir"].includes(action)) continue;
     const end = args.findIndex((word, at) => at > i && (word.text === ";" || word.text === "+"));
     const words = args.slice(i + 1, end === -1 ? undefined : end);
-    commands.push(words.map((word) => (word.text.includes("{}") && word.open === undefined ? { text: word.text, open: word.text.indexOf("{}") } : word)));
+    if (action.endsWith("dir")) reach.push({ moves: "dir" });
+    reach.push({ command: words.map((word) => (word.text.includes("{}") && word.open === undefined ? { text: word.text, open: word.text.indexOf("{}") } : word)) });
     i = end === -1 ? args.length : end;
   }
-  return commands;
+  return reach;
+}
+
+/** Adds to `run` what `reach` names, `of` being the command of the line that reaches it. */
+function follow(reach: readonly Reach[], of: string, run: ShellRun, parse: ParseShell, nesting: number): void {
+  for (const item of reach) {
+    if ("command" in item) unwrap(item.command, run, parse, nesting);
+    else if ("moves" in item) {
+      run.movesDir = true;
+      run.movesRoot ||= item.moves === "root";
+    } else if ("opaque" in item) run.commands.push([runTime(item.opaque, of)]);
+    else if (item.script.open === undefined) nested(item.script.text, run, parse, nesting + 1);
+    else run.commands.push([runTime((item.script as RunWord).why ?? `the script ${item.by} runs, ${JSON.stringify(item.script.text)}, is known only at run time`, of)]);
+  }
+}
+
+/** What command `name` with `args` reaches besides wrapped commands: git's, a runner's, a script's, find's. */
+function reachOf(base: string, args: ShellWord[]): Reach[] {
+  const reach: Reach[] = [...runnerReach(base, args), ...scriptReach(base, scriptOf(base, args))];
+  if (base === "git") reach.push(...gitReach(args));
+  // git-push is git push: git's commands are programs named git-NAME too.
+  else if (base.startsWith("git-") && base.length > 4) reach.push({ command: [{ text: "git" }, { text: base.slice(4) }, ...args] });
+  if (base === "find") reach.push(...findReach(args));
+  if (["cd", "pushd", "popd"].includes(base)) reach.push({ moves: "dir" });
+  if (base === "alias" && args.length > 0) reach.push({ opaque: "an alias defined here changes what later words run" });
+  return reach;
 }
 
 /** Adds to `run` what `words` runs, through wrappers and nested scripts. */
@@ -209,33 +152,32 @@ function unwrap(words: RunWord[], run: ShellRun, parse: ParseShell, nesting: num
       current = args;
       continue;
     }
-    if (["cd", "pushd", "popd"].includes(base)) run.movesDir = true;
-    if (base === "alias" && args.length > 0) run.commands.push([runTime("an alias defined here changes what later words run")]);
-    if (base === "find") for (const command of findCommands(args)) unwrap(command, run, parse, nesting);
-    const git = base === "git" ? gitCommand(args) : undefined;
-    if (git) run.commands.push(git);
-    const script = scriptOf(base, args);
-    if (script) return runScript(base, script, run, parse, nesting);
+    const of = spoken(current);
+    const reach = reachOf(base, args);
     const wrapper = WRAPPERS[base];
-    if (!wrapper) return;
-    const after = afterOptions(wrapper, args);
-    if (typeof after === "string") return void run.commands.push([runTime(`which command ${base} runs is not known: ${after}`)]);
-    current = base === "xargs" ? xargsCommand(after.rest, after.replace) : after.rest;
+    const after = wrapper && afterOptions(wrapper, args);
+    if (typeof after === "string") reach.push({ opaque: `which command ${base} runs is not known: ${after}` });
+    else if (after) reach.push(...after.reach);
+    follow(reach, of, run, parse, nesting);
+    current = after && typeof after !== "string" ? (base === "xargs" ? xargsCommand(after.rest, after.replace) : after.rest) : [];
   }
 }
 
 /** Adds what the script `line` runs, parsed again, to `run`. */
 function nested(line: string, run: ShellRun, parse: ParseShell, nesting: number): void {
-  if (nesting >= MAX_NESTING) return void run.unjudged.push(`it nests scripts (sh -c, eval) deeper than ${MAX_NESTING} levels`);
+  if (nesting >= MAX_NESTING) return void run.unjudged.push(`it nests scripts (sh -c, eval, backquotes) deeper than ${MAX_NESTING} levels`);
   const script = parse(line);
   run.writes.push(...script.writes);
+  run.reads.push(...script.reads);
   run.unjudged.push(...script.unjudged);
+  for (const assignment of script.assignments) follow(assignmentReach(assignment), assignment.written, run, parse, nesting);
+  for (const body of script.scripts) nested(body, run, parse, nesting + 1);
   for (const words of script.commands) unwrap(words, run, parse, nesting);
 }
 
 /** What command line `line` runs, as far as can be known before it runs. */
 export function shellRun(line: string, parse: ParseShell): ShellRun {
-  const run: ShellRun = { commands: [], writes: [], unjudged: [], movesDir: false };
+  const run: ShellRun = { commands: [], writes: [], reads: [], unjudged: [], movesDir: false, movesRoot: false };
   nested(line, run, parse, 0);
   return run;
 }

@@ -39,7 +39,7 @@ export const writeFile = defineCall({
     "file, use edit_file.",
   run({ path, content }, context): WriteResult {
     const bytes = encodeText(content, `write ${path}`, "content");
-    const { created } = context.files.writeAtomic(resolvePath(context.cwd, path), bytes);
+    const { created } = context.files.writeAtomic(resolvePath(context.cwd, path), bytes, context.touch);
     return { path, bytes: bytes.length, lines: countLines(bytes), created };
   },
   render: (written) => `${written.created ? "Created" : "Overwrote"} ${shownPath(written.path)} (${plural(written.bytes, "byte")}, ${plural(written.lines, "line")})`,

@@ -2,8 +2,8 @@
 // without a terminal, or with --approve, the standing answer --approve gives (deny unless it says allow).
 import { closeSync, createReadStream, openSync } from "node:fs";
 import { createInterface } from "node:readline/promises";
-import { type ApprovalAnswer, type ApprovalRequest, type Approve, askerOf, whyAsked } from "../bindings/gate.ts";
-import { excerpt } from "../host/errors.ts";
+import { askerOf, questionOf, whyAsked } from "../bindings/approval_question.ts";
+import type { ApprovalAnswer, ApprovalRequest, Approve } from "../bindings/gate.ts";
 
 /** --approve's values. */
 export type StandingAnswer = "allow" | "deny";
@@ -45,13 +45,24 @@ function terminalApprover(err: (text: string) => void): Approve {
 async function askAtTerminal(request: ApprovalRequest, allowedForRun: Set<string>, err: (text: string) => void): Promise<ApprovalAnswer> {
   const asker = askerOf(request.asking?.by);
   if (allowedForRun.has(asker)) return { verdict: "allow", reason: `${asker} allowed at the terminal for the rest of the run` };
-  err(`gg: ${request.call} asks for approval: ${whyAsked(request.asking)}\n  ${excerpt(JSON.stringify(request.args) ?? "", 300)}\n`);
+  err(questionText(request));
   const reply = (await readAnswer(`  y allow once, n deny, a allow ${asker} for the rest of the run [n]: `)).trim().toLowerCase();
   if (reply === "a") {
     allowedForRun.add(asker);
     return { verdict: "allow", reason: `${asker} allowed at the terminal for the rest of the run` };
   }
   return reply === "y" ? { verdict: "allow", reason: "allowed at the terminal" } : { verdict: "deny", reason: "denied at the terminal" };
+}
+
+/**
+ * The question as the terminal shows it: what asked and why, each part of a command line that asked, then the command
+ * line (or the arguments) indented, so no line of it can pass for one of gg's.
+ */
+function questionText(request: ApprovalRequest): string {
+  const question = questionOf(request);
+  const lines = [`gg: ${request.call} asks for approval: ${question.why}`, ...question.parts.map((part) => `  it asks about: ${part}`)];
+  lines.push(`  ${question.label} (${question.length.toLocaleString("en-US")} characters):`, ...question.shown.split("\n").map((line) => `    ${line}`));
+  return `${lines.join("\n")}\n`;
 }
 
 /** One line from the terminal after `prompt` on stderr; an empty answer when the terminal closes. */

@@ -17,13 +17,16 @@ export async function callTool(tool: string, argsText: string | undefined, flags
   const config = await loadConfiguration(flags);
   stopCommandsOnSignals();
   // Other MCP servers are started only for one of their tools.
-  const { external, close } = tool.startsWith("mcp__") ? await externalTools(config) : { close: async () => {} };
+  const workspace = workspaceOf(flags.workspace);
+  const { external, close } = tool.startsWith("mcp__") ? await externalTools(config, workspace) : { close: async () => {} };
   try {
     // One call, then the process ends: nothing is kept for a next search (the cold path).
-    const tools = createTools({ workspace: workspaceOf(flags.workspace), config, ...agentOf(flags.agent), approve: approverFor(flags.approve, io.err), ...(flags.budget === undefined ? {} : { budgetSecs: flags.budget }), warm: false, ...(external ? { external } : {}) });
+    const tools = createTools({ workspace, config, ...agentOf(flags.agent), approve: approverFor(flags.approve, io.err), ...(flags.budget === undefined ? {} : { budgetSecs: flags.budget }), warm: false, ...(external ? { external } : {}) });
     // A tool this configuration lacks (unknown, or its capability disabled) is a refused command line.
     const names = tools.names();
-    if (!names.includes(tool)) throw new UsageError(unknownTool(tool, names));
+    // A tool of a server that could not be listed is unknown for that reason: say it.
+    const failed = external?.catalog.servers.filter((server) => server.error !== undefined && tool.startsWith(`mcp__${server.server}__`)) ?? [];
+    if (!names.includes(tool)) throw new UsageError(`${unknownTool(tool, names)}${failed.map((server) => `; MCP server "${server.server}" could not be listed: ${server.error}`).join("")}`);
     const result = await tools.call(tool, args);
     // Arguments the tool's schema refuses never ran: a refused command line, as malformed JSON is.
     if (!result.ok && result.error.code === "invalid-argument" && misfits(tools, tool, args)) throw new UsageError(result.error.message);

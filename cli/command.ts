@@ -74,7 +74,8 @@ export async function loadConfiguration(flags: Pick<Common, "config" | "agent" |
   const { config: file, agent, mcpConfig } = flags;
   const { defaultConfiguration, forAgent, parseConfiguration, withMcpConfig } = await import("../bindings/config.ts");
   const base = file === undefined ? defaultConfiguration() : { ...parseConfiguration(readJson(file)), ownFiles: [realPath(resolve(file))] };
-  const config = mcpConfig === undefined ? base : withMcpConfig(base, readJson(mcpConfig), mcpConfig);
+  // The MCP configuration names programs gg starts unconfined: it is gg's own file as the configuration is.
+  const config = mcpConfig === undefined ? base : { ...withMcpConfig(base, readJson(mcpConfig), mcpConfig), ownFiles: [...(base.ownFiles ?? []), realPath(resolve(mcpConfig))] };
   if (agent !== undefined && !Object.hasOwn(config.agents, agent)) {
     const known = Object.keys(config.agents);
     throw new UsageError(`No agent ${JSON.stringify(agent)} in ${file ?? "the configuration"}; ${known.length > 0 ? `the agents are ${known.map((id) => JSON.stringify(id)).join(", ")}` : 'it lists none (add "agents": [{"id": ..., "allow": [...]}])'}`);
@@ -82,10 +83,13 @@ export async function loadConfiguration(flags: Pick<Common, "config" | "agent" |
   return forAgent(config, agent);
 }
 
-/** The external tools of `config` (its MCP servers, started now) for a command that offers tool calls, and their end. */
-export async function externalTools(config: Configuration): Promise<{ external?: ExternalSurface; close(): Promise<void> }> {
+/**
+ * The external tools of `config` (its MCP servers, started now in `workspace`) for a command that offers tool calls,
+ * and their end.
+ */
+export async function externalTools(config: Configuration, workspace = process.cwd()): Promise<{ external?: ExternalSurface; close(): Promise<void> }> {
   const { createExternals } = await import("../bindings/external.ts");
-  const externals = createExternals(config);
+  const externals = createExternals(config, [], workspace);
   if (!externals) return { close: async () => {} };
   return { external: await externals.surface(), close: () => externals.close() };
 }

@@ -17,8 +17,17 @@ import { toolsCommand } from "./tools.ts";
 
 const COMMANDS = [callCommand, runCommand, toolsCommand, docsCommand, promptCommand, mcpCommand, agentCommand, modelsCommand, logsCommand, studyCommand, consoleCommand];
 
+/** A reader that stopped reading (`gg docs | head`) wants no more: gg ends quietly, as the commands it is piped to do. */
+function quietOnClosedPipe(stream: NodeJS.WriteStream): NodeJS.WriteStream {
+  if (stream.listenerCount("error") > 0) return stream;
+  return stream.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code !== "EPIPE") throw error;
+    process.exit(0);
+  });
+}
+
 /** Runs the CLI on `argv` (without node and script), writing to `out` and `err`; returns the exit status. */
-export async function main(argv: readonly string[], out: (text: string) => void = (t) => process.stdout.write(t), err: (text: string) => void = (t) => process.stderr.write(t)): Promise<number> {
+export async function main(argv: readonly string[], out: (text: string) => void = (t) => quietOnClosedPipe(process.stdout).write(t), err: (text: string) => void = (t) => process.stderr.write(t)): Promise<number> {
   const io: Io = { out, err, status: 0 };
   const failedIn = new WeakMap<CommanderError, Command>();
   const program = programOf(io, failedIn);

@@ -62,6 +62,17 @@ export interface LineWindow {
   cutLineBytes: number;
 }
 
+/** What a call is about to touch, as the kernel resolved it. */
+export interface Touched {
+  /** Its real path: the file's, or for a file yet to be made, its folder's joined with its name. */
+  real: string;
+  /** Its names (hard links): 0 for a file yet to be made, 1 for anything but a regular file. */
+  links: number;
+}
+
+/** Judges what a call is about to touch; throws (a `denied` error) where the rules forbid it. */
+export type TouchCheck = (touched: Touched) => void;
+
 /** The file operations the filesystem calls are written against. */
 export interface FileHost {
   /** Stats `path`, following symlinks; `action` words the error ("read", "list"). */
@@ -92,8 +103,14 @@ export interface FileHost {
   /**
    * Replaces or creates a file, creating parents, keeping its mode and (where permitted) its owner: atomically by a
    * temp file renamed over it, except a file with several hard links, which is rewritten in place to keep them.
+   * `check` judges the file as the write reaches it (its folder held open from then on) before anything is made.
    */
-  writeAtomic(path: string, data: Uint8Array): { created: boolean };
+  writeAtomic(path: string, data: Uint8Array, check?: TouchCheck): { created: boolean };
+  /**
+   * Runs `use` with a path naming the file at `path` as opened once: `check` judges that file (its real path, its
+   * links) first, and a later swap of a folder on `path` cannot change what `use` reads through it.
+   */
+  readHeld<T>(path: string, check: TouchCheck, use: (held: string) => T): T;
   /** Lists a directory in path order. */
   readDir(path: string): DirEntry[];
 }
@@ -395,15 +412,15 @@ const STALE_MS = 60_000;
 const swept = new Map<string, number>();
 
 /**
- * Removes from `dir` the temp files gg writers left when they were killed mid-write: only names gg gives its own
+ * Removes from `dir` (known by its real path `key`) the temp files gg writers left when they were killed mid-write: only names gg gives its own
  * temp files, and only those whose writer pid is dead and not this process, unchanged for a minute. Best effort: a
  * failure changes nothing.
  */
-function sweepTempFiles(dir: string): void {
+function sweepTempFiles(dir: string, key = dir): void {
   const now = Date.now();
-  if (now - (swept.get(dir) ?? -Infinity) < SWEEP_EVERY_MS) return;
+  if (now - (swept.get(key) ?? -Infinity) < SWEEP_EVERY_MS) return;
   if (swept.size >= 4096) swept.clear();
-  swept.set(dir, now);
+  swept.set(key, now);
   let names: string[];
   try {
     names = readdirSync(dir);
@@ -430,18 +447,6 @@ const noNewEntries = (action: string, path: string, dir: string, entries: string
     `Cannot ${action} ${path}: ${dir} accepts no new ${entries} (a virtual file system such as /proc or /sys makes only its own); write somewhere else, or change a file it has in place from the shell`,
   );
 
-/** Creates `dir` and every missing ancestor for a write of `path`, each failure in the caller's words. */
-function makeParents(dir: string, path: string): void {
-  try {
-    makeMissing(dir);
-  } catch (error) {
-    const failed = error as NodeJS.ErrnoException;
-    // The parent exists (it was found or just made), so ENOENT means its file system makes no new entries.
-    if (failed.syscall === "mkdir" && failed.code === "ENOENT") throw noNewEntries("create the parent directory of", path, dirname(failed.path ?? dir), "directories");
-    throw fromSystemError("create the parent directory of", path, error);
-  }
-}
-
 /** What a path that is neither a file nor a directory is, for a message. */
 const specialKind = (stats: Stats): string =>
   stats.isFIFO() ? "a FIFO (named pipe)" : stats.isSocket() ? "a socket" : stats.isCharacterDevice() ? "a character device" : stats.isBlockDevice() ? "a block device" : "a special file";
@@ -467,61 +472,132 @@ function keepOwnerAndMode(fd: number, original: Stats): void {
 }
 
 /**
- * Writes `data` to `path`, creating parents. A file with one name is replaced atomically: a temp file beside it,
- * given its owner and mode, is renamed over it, so a reader or a crash sees the old content or the new. A file with
- * several hard links is rewritten in place instead: a rename would leave the other names on the old content, and
- * keeping the links is worth more than atomicity there (a crash mid-write can leave that file torn).
+ * Linux's O_PATH: a folder held to reach what is in it, which needs no permission to read the folder (a write needs
+ * only to write and search it). Not among Node's constants; this is its number on x86-64 and arm64.
  */
-function writeAtomic(path: string, data: Uint8Array): { created: boolean } {
-  const ending = /\/\.{0,2}$/.exec(path)?.[0];
-  if (ending) {
-    throw new GgError("invalid-argument", `Cannot write ${path}: the path names a directory (it ends with ${ending}); end it with a file name instead`);
-  }
-  let target = path;
-  let existing: Stats | undefined;
+const O_PATH = 0o10000000;
+
+/** The path that names what descriptor `fd` holds, whatever becomes of the path it was opened by (Linux's /proc). */
+const heldPath = (fd: number): string => `/proc/self/fd/${fd}`;
+
+/** `error` with `held` (a descriptor's path) in its message named `path` instead, as the caller gave it. */
+const named = (error: unknown, held: string, path: string): unknown =>
+  error instanceof GgError && error.message.includes(held) ? new GgError(error.code, error.message.replaceAll(held, path)) : error;
+
+/**
+ * Runs `use` on `path` held open: `use` gets a path naming the opened file itself (/proc/self/fd/N), so a folder on
+ * `path` swapped for a link after `check` judged the file (its real path, its hard links) cannot change which file
+ * `use` reads. Opened without blocking, so a FIFO is not waited on.
+ */
+function readHeld<T>(path: string, check: TouchCheck, use: (held: string) => T): T {
+  let fd: number;
   try {
-    const link = lstatSync(path);
-    if (link.isSymbolicLink()) {
-      // Write through the link, as an editor would, instead of replacing the link with a file.
-      try {
-        target = realpathSync(path);
-      } catch {
-        target = resolve(dirname(path), readlinkSync(path));
-      }
-    }
-    existing = statSync(target);
-    if (existing.isDirectory()) throw new GgError("invalid-argument", `Cannot write ${path}: it is a directory; name a file inside it`);
-    // A rename would replace a FIFO, a socket or a device node with a file, and writing into one may block forever.
-    if (!existing.isFile()) throw new GgError("invalid-argument", `Cannot write ${path}: it is ${specialKind(existing)}, not a regular file, and write_file replaces only regular files; write to it from the shell, or pick another path`);
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw fromSystemError("write", path, error);
+    throw fromSystemError("read", path, error);
   }
-  if (existing && existing.nlink > 1) {
+  const held = heldPath(fd);
+  try {
+    const stats = fstatSync(fd);
+    check({ real: readlinkSync(held), links: stats.isFile() ? stats.nlink : 1 });
+    return use(held);
+  } catch (error) {
+    throw named(error, held, path);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Opens folder `dir` for a write of `path` (its file `name`), making what is missing of it through the nearest folder
+ * that exists, held open: `check` judges the real path the file will have first, so a folder swapped for a link
+ * cannot take the write (or a folder it makes) elsewhere. Returns the descriptor.
+ */
+function heldFolder(dir: string, path: string, name: string, check?: TouchCheck): number {
+  let base = dir;
+  let rest = "";
+  let fd: number | undefined;
+  while (fd === undefined) {
     try {
-      const fd = openSync(target, constants.O_WRONLY);
-      try {
-        writeAll(fd, data);
-        ftruncateSync(fd, data.length);
-        fsyncSync(fd);
-      } finally {
-        closeSync(fd);
-      }
+      fd = openSync(base, O_PATH | constants.O_DIRECTORY);
     } catch (error) {
-      throw fromSystemError("write", path, error);
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT" || dirname(base) === base) throw fromSystemError("write", path, error);
+      rest = rest === "" ? basename(base) : `${basename(base)}/${rest}`;
+      base = dirname(base);
     }
-    return { created: false };
   }
-  const dir = dirname(target);
-  makeParents(dir, path);
-  // Before the write: what a killed writer left may be the space this one needs.
-  sweepTempFiles(dir);
-  const temp = `${dir}/${tempName(basename(target))}`;
+  if (rest === "") return fd;
+  const held = heldPath(fd);
+  try {
+    check?.({ real: `${readlinkSync(held)}/${rest}/${name}`, links: 0 });
+    makeMissing(`${held}/${rest}`);
+    return openSync(`${held}/${rest}`, O_PATH | constants.O_DIRECTORY);
+  } catch (error) {
+    const failed = error as NodeJS.ErrnoException;
+    // The parent exists (it was found or just made), so ENOENT means its file system makes no new entries.
+    if (failed.syscall === "mkdir" && failed.code === "ENOENT") throw noNewEntries("create the parent directory of", path, dirname((failed.path ?? held).replace(held, base)), "directories");
+    throw named(failed.syscall === undefined ? error : fromSystemError("create the parent directory of", path, error), held, base);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The file a write of `path` replaces: `path`, or where a symbolic link there leads (written through, as an editor does). */
+function writeTarget(path: string): string {
+  try {
+    if (!lstatSync(path).isSymbolicLink()) return path;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return path;
+    throw fromSystemError("write", path, error);
+  }
+  try {
+    return realpathSync(path);
+  } catch {
+    return resolve(dirname(path), readlinkSync(path));
+  }
+}
+
+/** What is at `at` (not following a link), or undefined when nothing is; a folder or a special file is refused. */
+function replaced(at: string, path: string): Stats | undefined {
+  let existing: Stats;
+  try {
+    existing = lstatSync(at);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw fromSystemError("write", path, error);
+  }
+  if (existing.isSymbolicLink()) throw new GgError("conflict", `Cannot write ${path}: it became a symbolic link while being written; nothing was written; write it again`);
+  if (existing.isDirectory()) throw new GgError("invalid-argument", `Cannot write ${path}: it is a directory; name a file inside it`);
+  // A rename would replace a FIFO, a socket or a device node with a file, and writing into one may block forever.
+  if (!existing.isFile()) throw new GgError("invalid-argument", `Cannot write ${path}: it is ${specialKind(existing)}, not a regular file, and write_file replaces only regular files; write to it from the shell, or pick another path`);
+  return existing;
+}
+
+/** Rewrites the file at `at` in place (a file with several hard links keeps them all). */
+function writeInPlace(at: string, path: string, data: Uint8Array): void {
+  try {
+    const fd = openSync(at, constants.O_WRONLY | constants.O_NOFOLLOW);
+    try {
+      writeAll(fd, data);
+      ftruncateSync(fd, data.length);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+  } catch (error) {
+    throw fromSystemError("write", path, error);
+  }
+}
+
+/** Writes `data` to a temp file in the folder `held` names, with `existing`'s owner and mode, and renames it to `name`. */
+function writeReplacing(held: string, name: string, path: string, data: Uint8Array, existing: Stats | undefined): void {
+  const temp = `${held}/${tempName(name)}`;
   let fd: number;
   try {
     fd = openSync(temp, "wx", existing ? existing.mode & 0o7777 : 0o666);
   } catch (error) {
-    // `dir` exists (makeParents saw to it), so ENOENT says the temp file cannot be made there, not that a path is missing.
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") throw noNewEntries("write", path, dir, "files, and the write needs one for its temporary copy");
+    // The folder exists (it is held), so ENOENT says the temp file cannot be made there, not that a path is missing.
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") throw noNewEntries("write", path, dirname(path), "files, and the write needs one for its temporary copy");
     throw fromSystemError("write", path, error);
   }
   try {
@@ -532,7 +608,7 @@ function writeAtomic(path: string, data: Uint8Array): { created: boolean } {
     } finally {
       closeSync(fd);
     }
-    renameSync(temp, target);
+    renameSync(temp, `${held}/${name}`);
   } catch (error) {
     try {
       unlinkSync(temp);
@@ -541,7 +617,40 @@ function writeAtomic(path: string, data: Uint8Array): { created: boolean } {
     }
     throw fromSystemError("write", path, error);
   }
-  return { created: existing === undefined };
+}
+
+/**
+ * Writes `data` to `path`, creating parents. A file with one name is replaced atomically: a temp file beside it,
+ * given its owner and mode, is renamed over it, so a reader or a crash sees the old content or the new. A file with
+ * several hard links is rewritten in place instead: a rename would leave the other names on the old content, and
+ * keeping the links is worth more than atomicity there (a crash mid-write can leave that file torn). Its folder is
+ * held open from the moment `check` judges the file's real path and links, and every step goes through it.
+ */
+function writeAtomic(path: string, data: Uint8Array, check?: TouchCheck): { created: boolean } {
+  const ending = /\/\.{0,2}$/.exec(path)?.[0];
+  if (ending) {
+    throw new GgError("invalid-argument", `Cannot write ${path}: the path names a directory (it ends with ${ending}); end it with a file name instead`);
+  }
+  const target = writeTarget(path);
+  const name = basename(target);
+  const folder = heldFolder(dirname(target), path, name, check);
+  const held = heldPath(folder);
+  try {
+    const existing = replaced(`${held}/${name}`, path);
+    check?.({ real: `${readlinkSync(held)}/${name}`, links: existing?.nlink ?? 0 });
+    if (existing && existing.nlink > 1) {
+      writeInPlace(`${held}/${name}`, path, data);
+      return { created: false };
+    }
+    // Before the write: what a killed writer left may be the space this one needs.
+    sweepTempFiles(held, readlinkSync(held));
+    writeReplacing(held, name, path, data, existing);
+    return { created: existing === undefined };
+  } catch (error) {
+    throw named(error, held, dirname(target));
+  } finally {
+    closeSync(folder);
+  }
 }
 
 /** The host's real file system. */
@@ -564,6 +673,7 @@ export const nodeFileHost: FileHost = {
     }),
   readLines: (path, first, count, maxBytes) => withFd(path, "read", (fd) => readLines(fd, path, first, count, maxBytes)),
   writeAtomic,
+  readHeld,
   readDir(path) {
     try {
       const entries = readdirSync(path, { withFileTypes: true }).map((entry): DirEntry => {

@@ -7,7 +7,7 @@ import type { Readable, Writable } from "node:stream";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ReadBuffer, STDIO_DEFAULT_MAX_BUFFER_SIZE, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { FetchLike, Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import type { JsonSchemaType, JsonSchemaValidator, jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation";
 import { type CallToolResult, ErrorCode as McpErrorCode, type JSONRPCMessage, McpError, type Tool, ToolListChangedNotificationSchema, ToolSchema } from "@modelcontextprotocol/sdk/types.js";
@@ -49,8 +49,9 @@ const inheritedEnv = (): Record<string, string> =>
 /** Lines of a stdio server's stderr kept, to say why it failed. */
 const STDERR_LINES = 20;
 
-/** Tools of one server gg reads at most: past them, a server paging forever is cut off. */
+/** Tools of one server gg reads at most, and pages of its tools/list: past them, a server paging forever is cut off. */
 const MAX_TOOLS = 10_000;
+const MAX_PAGES = 1_000;
 
 /** A page of tools/list, its tools not yet read. */
 const LOOSE_PAGE = z.object({ tools: z.array(z.unknown()), nextCursor: z.string().optional() }).passthrough();
@@ -99,7 +100,8 @@ function groupStdioTransport(entry: McpServerEntry): Transport & { stderr: strin
           resolve();
         });
         started.once("exit", () => {
-          if (started.pid !== undefined) releaseGroup(started.pid);
+          // What the server started goes with it, whether it was stopped or died.
+          if (started.pid !== undefined) void stopGroup(started.pid).then(() => releaseGroup(started.pid as number));
           transport.onclose?.();
         });
         started.stdin.on("error", (error) => transport.onerror?.(error));
@@ -116,18 +118,19 @@ function groupStdioTransport(entry: McpServerEntry): Transport & { stderr: strin
     // The spec's shutdown: stdin closed, then SIGTERM and SIGKILL to the whole group if it lingers.
     async close() {
       const running = child;
-      if (!running || running.pid === undefined || running.exitCode !== null || running.signalCode !== null) return;
+      if (!running || running.pid === undefined) return;
+      if (running.exitCode !== null || running.signalCode !== null) return stopGroup(running.pid);
       running.stdin.end();
-      const exited = await new Promise<boolean>((done) => {
-        const timer = setTimeout(() => done(false), 1000);
+      await new Promise<void>((done) => {
+        const timer = setTimeout(done, 1000);
         running.once("exit", () => {
           clearTimeout(timer);
-          done(true);
+          done();
         });
       });
       // Exited or not, what it started in its group is stopped.
       await stopGroup(running.pid);
-      if (!exited) releaseGroup(running.pid);
+      releaseGroup(running.pid);
     },
   };
   const read = (chunk: Buffer): void => {
@@ -215,33 +218,7 @@ export function createMcpHub(servers: Readonly<Record<string, McpServerEntry>>):
   const connections = new Map<string, Promise<Connection>>();
   let version = 0;
   let closed = false;
-
   const timeoutMs = (server: string): number => (entries.get(server)?.timeoutSecs ?? DEFAULT_MCP_TIMEOUT_SECS) * 1000;
-  // A start (npx fetching a package, say) may take longer than a call should: it gets the default at least.
-  const startMs = (server: string): number => Math.max(timeoutMs(server), DEFAULT_MCP_TIMEOUT_SECS * 1000);
-
-  async function connect(server: string, entry: McpServerEntry): Promise<Connection> {
-    const stdio = entry.url === undefined ? groupStdioTransport(entry) : undefined;
-    const transport: Transport = stdio ?? new StreamableHTTPClientTransport(new URL(entry.url as string), { requestInit: { headers: { ...entry.headers } } });
-    const client = new Client({ name: "gg", version: "0.1.0" }, { capabilities: {}, jsonSchemaValidator: tolerant });
-    const connection: Connection = { client, transport, stderr: stdio?.stderr ?? [], checks: new Map(), alive: true };
-    client.onclose = () => {
-      connection.alive = false;
-    };
-    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
-      connection.tools = undefined;
-      version++;
-    });
-    try {
-      await client.connect(transport, { timeout: startMs(server) });
-    } catch (error) {
-      await transport.close().catch(() => {});
-      throw unavailable(server, `it did not start (${errorMessage(error)})`, connection.stderr);
-    }
-    const description = (client.getInstructions() ?? client.getServerVersion()?.title ?? "").split("\n")[0]?.trim();
-    if (description) connection.description = description.slice(0, 200);
-    return connection;
-  }
 
   /** The live connection to `server`, made now if there is none or the last one died. */
   function connection(server: string): Promise<Connection> {
@@ -250,7 +227,7 @@ export function createMcpHub(servers: Readonly<Record<string, McpServerEntry>>):
     if (closed) return Promise.reject(unavailable(server, "this session has ended", []));
     const made = connections.get(server);
     const fresh = (): Promise<Connection> => {
-      const next = connect(server, entry);
+      const next = connect(server, entry, () => version++);
       connections.set(server, next);
       next.catch(() => connections.delete(server));
       return next;
@@ -259,30 +236,19 @@ export function createMcpHub(servers: Readonly<Record<string, McpServerEntry>>):
     return made.then((live) => (live.alive ? live : fresh()));
   }
 
-  async function toolsOf(server: string): Promise<{ tools: Tool[]; description?: string }> {
+  const toolsOf = async (server: string): Promise<{ tools: Tool[]; description?: string }> => {
     const live = await connection(server);
-    if (!live.tools) {
-      const tools: Tool[] = [];
-      let cursor: string | undefined;
-      do {
-        // Page by page, each tool read on its own: one malformed tool must not take its server's list with it.
-        const page = await live.client.request({ method: "tools/list", params: cursor === undefined ? {} : { cursor } }, LOOSE_PAGE, { timeout: startMs(server) });
-        tools.push(...page.tools.flatMap((raw) => toolOf(raw)));
-        cursor = page.nextCursor;
-      } while (cursor !== undefined && tools.length < MAX_TOOLS);
-      live.tools = tools;
-      live.checks.clear();
-    }
+    live.tools ??= await listTools(live, startMs(entries.get(server)));
     return { tools: live.tools, ...(live.description ? { description: live.description } : {}) };
-  }
+  };
 
   return {
     servers: enabled.map(([name]) => name),
     get version() {
       return version;
     },
-    async listing() {
-      return Promise.all(
+    listing: () =>
+      Promise.all(
         enabled.map(async ([server]): Promise<ServerListing> => {
           try {
             return { server, ...(await toolsOf(server)) };
@@ -290,8 +256,7 @@ export function createMcpHub(servers: Readonly<Record<string, McpServerEntry>>):
             return { server, tools: [], error: errorMessage(error) };
           }
         }),
-      );
-    },
+      ),
     async call(server, tool, args, signal) {
       const live = await connection(server);
       const { tools } = await toolsOf(server);
@@ -311,6 +276,70 @@ export function createMcpHub(servers: Readonly<Record<string, McpServerEntry>>):
       await Promise.all(all.map((made) => (made.status === "fulfilled" ? made.value.client.close().catch(() => {}) : undefined)));
     },
   };
+}
+
+/** Milliseconds a server's start may take: a start (npx fetching a package, say) gets the default at least. */
+const startMs = (entry: McpServerEntry | undefined): number => Math.max(entry?.timeoutSecs ?? 0, DEFAULT_MCP_TIMEOUT_SECS) * 1000;
+
+/** Starts (or reaches) `server` and connects a client to it; `changed` is told when it says its tools changed. */
+async function connect(server: string, entry: McpServerEntry, changed: () => void): Promise<Connection> {
+  const stdio = entry.url === undefined ? groupStdioTransport(entry) : undefined;
+  const transport: Transport = stdio ?? new StreamableHTTPClientTransport(new URL(entry.url as string), { requestInit: { headers: { ...entry.headers } }, fetch: boundedFetch });
+  const client = new Client({ name: "gg", version: "0.1.0" }, { capabilities: {}, jsonSchemaValidator: tolerant });
+  const connection: Connection = { client, transport, stderr: stdio?.stderr ?? [], checks: new Map(), alive: true };
+  client.onclose = () => {
+    connection.alive = false;
+  };
+  client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+    connection.tools = undefined;
+    changed();
+  });
+  try {
+    await client.connect(transport, { timeout: startMs(entry) });
+  } catch (error) {
+    await transport.close().catch(() => {});
+    throw unavailable(server, `it did not start (${errorMessage(error)})`, connection.stderr);
+  }
+  const description = (client.getInstructions() ?? client.getServerVersion()?.title ?? "").split("\n")[0]?.trim();
+  if (description) connection.description = description.slice(0, 200);
+  return connection;
+}
+
+/**
+ * fetch for a server reached over HTTP: an answer's body is read up to the bound a stdio server's message has, then
+ * the request is cut off (a server cannot fill gg's memory); each chunk is counted as it streams (SSE answers too).
+ */
+const boundedFetch: FetchLike = async (url, init) => {
+  const response = await fetch(url, init);
+  if (!response.body) return response;
+  let bytes = 0;
+  const bounded = response.body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        bytes += chunk.byteLength;
+        if (bytes > STDIO_DEFAULT_MAX_BUFFER_SIZE) controller.error(new Error(`the server's answer is over ${STDIO_LIMIT_MIB} MiB, more than gg reads from a server in one message; ask the tool for less`));
+        else controller.enqueue(chunk);
+      },
+    }),
+  );
+  return new Response(bounded, { status: response.status, statusText: response.statusText, headers: response.headers });
+};
+
+/** Every page of a server's tools/list, each tool read on its own: one malformed tool must not take the list with it. */
+async function listTools(live: Connection, timeout: number): Promise<Tool[]> {
+  const tools: Tool[] = [];
+  let cursor: string | undefined;
+  const seen = new Set<string>();
+  do {
+    const page = await live.client.request({ method: "tools/list", params: cursor === undefined ? {} : { cursor } }, LOOSE_PAGE, { timeout });
+    tools.push(...page.tools.flatMap((raw) => toolOf(raw)));
+    cursor = page.nextCursor;
+    // A server that pages forever (a cursor given twice, or page after page) is read no further.
+    if (cursor !== undefined && (seen.has(cursor) || seen.size >= MAX_PAGES)) break;
+    if (cursor !== undefined) seen.add(cursor);
+  } while (cursor !== undefined && tools.length < MAX_TOOLS);
+  live.checks.clear();
+  return tools;
 }
 
 /** What a failed call to `tool` of `server` says: the server's timeout, its death, or its refusal. */

@@ -1,7 +1,8 @@
 // Paths resolve as any process in the container resolves them: relative to the working directory, absolute as
 // themselves, `..` left to the kernel (no lexical normalisation, so symlinks behave as they do for a shell).
-import { readlinkSync, realpathSync } from "node:fs";
+import { readlinkSync, realpathSync, statSync } from "node:fs";
 import { GgError, quote } from "./errors.ts";
+import { escapeUnshowable, hasUnshowable } from "./shown.ts";
 
 /** Resolves a tool path against the working directory `cwd`; refuses the empty path and NUL bytes. */
 export function resolvePath(cwd: string, path: string, field = "path"): string {
@@ -58,6 +59,42 @@ export function realPath(absolute: string, links = 0): string {
   return realPath(target.startsWith("/") ? target : `${parent}/${target}`, links + 1);
 }
 
+/**
+ * Whether the kernel's resolution of the absolute path `absolute` passes through /proc (`/dev/fd` and `/dev/stdin` are
+ * links into it): what such a path reaches depends on the process that opens it (its descriptors, its directory), so
+ * gg's own resolution says nothing of what a command's would reach. Past 40 links it answers true.
+ */
+export function throughProc(absolute: string, links = 0): boolean {
+  const names = absolute.split("/");
+  let path = "";
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i] as string;
+    if (name === "" || name === ".") continue;
+    path = name === ".." ? path.slice(0, Math.max(0, path.lastIndexOf("/"))) : `${path}/${name}`;
+    if (path === "/proc" || path.startsWith("/proc/")) return true;
+    let target: string;
+    try {
+      target = readlinkSync(path);
+    } catch {
+      continue;
+    }
+    if (links >= MAX_LINKS) return true;
+    const next = target.startsWith("/") ? target : `${path.slice(0, path.lastIndexOf("/"))}/${target}`;
+    return throughProc([next, ...names.slice(i + 1)].join("/"), links + 1);
+  }
+  return false;
+}
+
+/** The names (hard links) of the regular file `absolute` reaches: 0 when there is none, 1 for anything but a regular file. */
+export function hardLinks(absolute: string): number {
+  try {
+    const stats = statSync(absolute);
+    return stats.isFile() ? stats.nlink : 1;
+  } catch {
+    return 0;
+  }
+}
+
 /** An absolute path without `.` segments and without repeated or trailing slashes: the same file, whatever links lie on the way. */
 export const withoutDots = (absolute: string): string => `/${absolute.split("/").filter((segment) => segment !== "" && segment !== ".").join("/")}`;
 
@@ -67,11 +104,6 @@ export function joinDisplay(root: string | undefined, relative: string): string 
   return root.endsWith("/") ? root + relative : `${root}/${relative}`;
 }
 
-// What breaks a line or hides text where a path is shown: C0 and C1 controls, DEL, the Unicode line and paragraph
-// separators, and the bidirectional controls that reorder what is shown.
-const UNSHOWABLE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
-const UNSHOWABLE_ALL = new RegExp(UNSHOWABLE.source, "g");
-
 /**
  * A path or file name as text shows it, on one line: as it is, or, when it holds a control character (or begins
  * with a quote, so a shown name that begins with one is always quoted), as a JSON string, quotes included:
@@ -79,9 +111,9 @@ const UNSHOWABLE_ALL = new RegExp(UNSHOWABLE.source, "g");
  * back as it is shown.
  */
 export function shownPath(path: string): string {
-  if (!UNSHOWABLE.test(path) && !path.startsWith('"')) return path;
+  if (!hasUnshowable(path) && !path.startsWith('"')) return path;
   // JSON.stringify escapes C0 alone; the rest become \u escapes, which JSON and JavaScript read back the same.
-  return JSON.stringify(path).replace(UNSHOWABLE_ALL, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  return escapeUnshowable(JSON.stringify(path));
 }
 
 /** `message` with each of `paths` it quotes raw shown as {@link shownPath} shows it, so the message stays one line. */

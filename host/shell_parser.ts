@@ -4,7 +4,7 @@ import { createRequire } from "node:module";
 import type { Tree } from "web-tree-sitter";
 import { type ShellScript, type Syntax, scriptOf } from "./shell_syntax.ts";
 
-export type { ShellScript, ShellWord } from "./shell_syntax.ts";
+export type { ShellAssignment, ShellScript, ShellWord } from "./shell_syntax.ts";
 
 /** Reads a command line as what the shell would run. */
 export type ParseShell = (line: string) => ShellScript;
@@ -64,7 +64,7 @@ async function load(): Promise<ParseShell> {
   const named = bash.types.map((_, id) => bash.nodeTypeIsNamed(id));
   return (line) => {
     const tree = parser.parse(line);
-    if (!tree) return { commands: [], writes: [], unjudged: ["the shell parser gave no tree for it"] };
+    if (!tree) return { commands: [], writes: [], reads: [], assignments: [], scripts: [], unjudged: ["the shell parser gave no tree for it"] };
     try {
       return scriptOf(plainTree(tree, line, named), tree.rootNode.hasError);
     } finally {

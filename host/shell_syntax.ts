@@ -24,12 +24,34 @@ export interface ShellWord {
   open?: number;
 }
 
+/** A variable the line sets (`A=1 cmd`, `A=1;`, `export A=1`): its name and its value as the shell makes it. */
+export interface ShellAssignment {
+  name: string;
+  value: ShellWord;
+  /** Its value holds a command substitution as text (`'$(x)'`, `"\`x\`"`): code stored for later, not run here. */
+  storesCode: boolean;
+  /** The assignment as written, for a message. */
+  written: string;
+}
+
 /** What a command line runs, as far as it can be known before it runs. */
 export interface ShellScript {
   /** Every simple command, leading assignments dropped: its words, the command's name first. */
   commands: ShellWord[][];
   /** The targets of redirections that write a file (`>`, `>>`, `>|`, `&>`, `&>>`, `>&`, `2>`). */
   writes: ShellWord[];
+  /**
+   * The files redirections read onto a descriptor other than standard input (`1<f`, `3<f`): a command can reopen such a
+   * descriptor for writing (`> /dev/stdout`), writing the file.
+   */
+  reads: ShellWord[];
+  /** Every variable it sets, before a command or on its own. */
+  assignments: ShellAssignment[];
+  /**
+   * Scripts the shell parses again when it runs the line, which this parse did not read: the body of a backquote
+   * substitution (`\`...\``) with its escapes removed, one inside `${...}` included.
+   */
+  scripts: string[];
   /** Why some of it cannot be judged (it does not parse, it nests too deep). */
   unjudged: string[];
 }
@@ -155,6 +177,62 @@ function written(node: Syntax): Syntax | undefined {
   return destination;
 }
 
+/**
+ * The body of a backquote substitution as the shell parses it again: inside backquotes a backslash escapes only `$`,
+ * `` ` ``, `\\` and a newline, so `` `echo \`rm x\`` `` runs `echo `rm x``, a substitution inside.
+ */
+const backquoteBody = (text: string): string => text.slice(1, text.endsWith("`") && text.length > 1 ? -1 : undefined).replace(/\\([$`\\\n])/g, (_, char: string) => (char === "\n" ? "" : char));
+
+/** The backquote substitutions written in `text` (a word the grammar did not split, as inside `${...}`): each body. */
+function backquotesIn(text: string): string[] {
+  const bodies: string[] = [];
+  let start = -1;
+  for (let i = 0; i < text.length; i++) {
+    if (text[i] === "\\") i++;
+    else if (text[i] === "`") {
+      if (start === -1) start = i;
+      else {
+        bodies.push(backquoteBody(text.slice(start, i + 1)));
+        start = -1;
+      }
+    }
+  }
+  if (start !== -1) bodies.push(backquoteBody(text.slice(start)));
+  return bodies;
+}
+
+/** Leaves of an expansion (`${x:-WORD}`, `${x/PAT/REP}`) the grammar keeps whole, though the shell expands them. */
+const EXPANDED_LEAVES = new Set(["word", "regex", "string_content"]);
+
+/** Whether a leaf of a value holds a substitution as text (`$(`, a backquote), kept for a later expansion to run. */
+const storedCode = (node: Syntax): boolean => {
+  if (node.type === "command_substitution" || node.type === "process_substitution") return false;
+  if (["word", "raw_string", "ansi_c_string", "string_content"].includes(node.type)) return /\$\(|`|<\(|>\(/.test(wordOf(node, false).text);
+  return node.children.some(storedCode);
+};
+
+/** Adds a `NAME=VALUE` (or `NAME+=VALUE`, `NAME[i]=VALUE`) node to the script's assignments. */
+function assignment(node: Syntax, script: ShellScript): void {
+  const [name, ...rest] = node.children.filter((child) => child.named);
+  const value = rest.at(-1);
+  script.assignments.push({
+    name: (name?.type === "subscript" ? name.children.find((child) => child.named)?.text : name?.text) ?? "",
+    value: value ? wordOf(value, false) : known(""),
+    storesCode: value !== undefined && storedCode(value),
+    written: node.text,
+  });
+}
+
+/** The file a redirection reads onto a descriptor other than standard input (`1<f`, `3<&f`), or undefined. */
+function read(node: Syntax): Syntax | undefined {
+  const at = node.children.findIndex((child) => !child.named);
+  const operator = node.children[at]?.type ?? "";
+  const descriptor = node.children.slice(0, at).find((child) => child.type === "file_descriptor")?.text ?? "0";
+  const source = node.children.slice(at + 1).find((child) => child.named);
+  if (!source || descriptor === "0" || (operator !== "<" && operator !== "<&")) return undefined;
+  return operator === "<&" && /^(\d+|-)$/.test(source.text) ? undefined : source;
+}
+
 /** Reads one simple command (its words; what it nests is walked on). */
 function command(node: Syntax, script: ShellScript, depth: number): void {
   const words: ShellWord[] = [];
@@ -173,6 +251,13 @@ function command(node: Syntax, script: ShellScript, depth: number): void {
   if (words.length > 0) script.commands.push(words);
 }
 
+/** A leaf of `${...}` the grammar did not read: its backquotes are scripts, and a `$(` in it cannot be judged. */
+function expandedLeaf(leaf: Syntax, script: ShellScript): void {
+  script.scripts.push(...backquotesIn(leaf.text));
+  const rest = leaf.text.replace(/`(?:\\.|[^`\\])*`?/g, "");
+  if (/\$\(|<\(|>\(/.test(rest)) script.unjudged.push(`a substitution inside \${...}, ${JSON.stringify(leaf.text)}, is not read by gg's parser`);
+}
+
 /** Walks `node` for the commands and redirections it holds, at any depth. */
 function walk(node: Syntax, script: ShellScript, depth: number): void {
   if (depth > MAX_DEPTH) {
@@ -189,13 +274,19 @@ function walk(node: Syntax, script: ShellScript, depth: number): void {
   if (node.type === "file_redirect") {
     const target = written(node);
     if (target) script.writes.push(wordOf(target));
+    const source = target ? undefined : read(node);
+    if (source) script.reads.push(wordOf(source));
   }
+  if (node.type === "variable_assignment") assignment(node, script);
+  // A backquote substitution's body is parsed again by the shell, escapes removed: read it as its own script.
+  if (node.type === "command_substitution" && node.text.startsWith("`")) return void script.scripts.push(backquoteBody(node.text));
+  if (node.type === "expansion") for (const leaf of node.children) if (EXPANDED_LEAVES.has(leaf.type)) expandedLeaf(leaf, script);
   for (const child of node.children) if (child.named) walk(child, script, depth + 1);
 }
 
 /** The plain reading of a parsed line (`failed`: the parser found errors in it): its commands, writes, unknowns. */
 export function scriptOf(root: Syntax, failed: boolean): ShellScript {
-  const script: ShellScript = { commands: [], writes: [], unjudged: [] };
+  const script: ShellScript = { commands: [], writes: [], reads: [], assignments: [], scripts: [], unjudged: [] };
   if (failed) script.unjudged.push("it does not parse as a shell command line");
   walk(root, script, 0);
   return script;

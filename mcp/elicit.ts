@@ -4,11 +4,9 @@
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { ElicitRequestFormParams, ElicitResult } from "@modelcontextprotocol/sdk/types.js";
 import type { Configuration } from "../bindings/config.ts";
-import { type ApprovalAnswer, type ApprovalRequest, type Approve, askTimeoutSecs, whyAsked } from "../bindings/gate.ts";
-import { excerpt } from "../host/errors.ts";
-
-/** Characters of a call's arguments, as JSON, that an elicitation shows (a write's content can be long). */
-const ARGS_CHARS = 2000;
+import { questionOf, whyAsked } from "../bindings/approval_question.ts";
+import { type ApprovalAnswer, type ApprovalRequest, type Approve, askTimeoutSecs } from "../bindings/gate.ts";
+import { escapeUnshowable } from "../host/shown.ts";
 
 /** The form the client shows: a decision, and an optional reason the agent reads when it is a deny. */
 const DECISION: ElicitRequestFormParams["requestedSchema"] = {
@@ -20,11 +18,15 @@ const DECISION: ElicitRequestFormParams["requestedSchema"] = {
   required: ["decision"],
 };
 
-/** The elicitation's message: the call, where it comes from, its arguments (clipped), and why it is asked. */
-function askMessage(request: ApprovalRequest, why: string): string {
-  const shown = excerpt(JSON.stringify(request.args, null, 2) ?? "{}", ARGS_CHARS);
+/**
+ * The elicitation's message: the call, where it comes from, its arguments (a shell call's command line as text; head
+ * and tail when long), each part of a command line that asked, and why it is asked; escaped as a terminal's question is.
+ */
+function askMessage(request: ApprovalRequest): string {
+  const question = questionOf(request);
   const from = request.from === "program" ? `a program's call #${request.seq + 1}` : "a tool call";
-  return `gg asks to run ${request.call} (${from}) in ${request.workspace} with:\n${shown}\nWhy you are asked: ${why}.\nAllow this one call, or deny it.`;
+  const parts = question.parts.map((part) => `It asks about: ${part}\n`).join("");
+  return `gg asks to run ${request.call} (${from}) in ${escapeUnshowable(request.workspace)}; its ${question.label} (${question.length.toLocaleString("en-US")} characters):\n${question.shown}\n${parts}Why you are asked: ${question.why}.\nAllow this one call, or deny it.`;
 }
 
 /** Whether the client takes form elicitations: it declared elicitation, with form mode or with no mode named. */
@@ -59,7 +61,7 @@ export function elicitingApprove(server: Server, config: Configuration): Approve
       return { verdict: "deny", by: "client", reason: `this MCP client cannot be asked (it did not declare the elicitation capability), and ${why} asks; use a client that supports elicitation, or change the approvals` };
     }
     try {
-      return answerOf(await server.elicitInput({ mode: "form", message: askMessage(request, why), requestedSchema: DECISION }, { timeout: timeoutSecs * 1000 }));
+      return answerOf(await server.elicitInput({ mode: "form", message: askMessage(request), requestedSchema: DECISION }, { timeout: timeoutSecs * 1000 }));
     } catch (error) {
       return { verdict: "deny", by: "client", reason: `asking the client failed: ${error instanceof Error ? error.message : String(error)}` };
     }

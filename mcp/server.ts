@@ -1,7 +1,10 @@
 // gg mcp: the agent surface as a Model Context Protocol server. A thin layer: the tools are the calls the agent holds
 // (their TypeBox schemas served as they are), run_program runs programs in one runtime for the whole session, and
 // search_docs, the resources and the prompts are the generated docs, types and system prompts. Nothing is declared
-// twice; stdout carries the protocol and nothing else.
+// twice; stdout carries the protocol and nothing else. The folder served is the workspace given, or, when asked, the
+// client's first root: roots are listed after initialize, so the tools and the runtime are made once it is known.
+import { statSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { getMethodLiteral } from "@modelcontextprotocol/sdk/server/zod-json-schema-compat.js";
 import {
@@ -17,43 +20,74 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { type Static, Type } from "typebox";
 import { type Arm, programRules, systemPrompt, viewsText } from "../agent/prompts.ts";
-import { reportText } from "../agent/report.ts";
+import { RunProgram, type RunProgramArgs, runProgramTool } from "../agent/program_tool.ts";
 import { type Configuration, forAgent } from "../bindings/config.ts";
 import { checkArguments, type Attachment, errorText } from "../bindings/define.ts";
 import { createTools, toolAnnotations } from "../bindings/index.ts";
 import { ggPackage } from "../host/package.ts";
-import { shownPath } from "../host/paths.ts";
 import { killAllCommands } from "../host/shell.ts";
 import { renderApiDoc, renderDts, searchDocs } from "../runtime/docs.ts";
-import { createRuntime, type OpenedView, type ViewContent } from "../runtime/index.ts";
+import { createRuntime, type OpenedView } from "../runtime/index.ts";
 import { VIEW_HEADINGS } from "../runtime/window.ts";
-import { DEFAULT_LIMITS, type RunOptions, runProblems } from "../runtime/limits.ts";
 import { elicitingApprove } from "./elicit.ts";
 import { quote } from "./messages.ts";
 import { lineTransport } from "./transport.ts";
 
 /** What a server serves: a workspace, a configuration, and the agent whose allowlist applies. */
 export interface McpOptions {
+  /** The folder served: relative paths resolve against it and commands run in it. */
   workspace: string;
+  /** Serve the client's first root instead, when the client lists roots; `workspace` is then served when it lists none. */
+  roots?: boolean;
   config: Configuration;
   agent?: string;
+  /** Told the folder the session serves once it is settled, and why that one (gg mcp says so on stderr). */
+  onServing?: (workspace: string, why: string) => void;
 }
 
-const RunProgram = Type.Object(
-  {
-    source: Type.String({ description: "The program: the body of an async function, using the gg global; return what you want to read." }),
-    language: Type.Optional(Type.Enum(["ts", "js"], { description: 'TypeScript or JavaScript. Default "ts".' })),
-    budget: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 86400, description: `Wall-clock budget in seconds. Default ${DEFAULT_LIMITS.budgetSecs}.` })),
-    check: Type.Optional(Type.Boolean({ description: "Type-check a TypeScript program first; with type errors it does not run. Default false." })),
-    reset: Type.Optional(Type.Boolean({ description: "Start from an empty realm: forget what earlier programs of this session declared. Default false." })),
-  },
-  { additionalProperties: false },
-);
+/** How long a client has to answer roots/list (ms) before the session serves `workspace`. */
+const ROOTS_TIMEOUT_MS = 10_000;
+
+/** The folder a server with these options serves, as a sentence's object: exact, or the rule when roots may decide. */
+function servedFolder(options: Pick<McpOptions, "workspace" | "roots">): string {
+  return options.roots ? `the client's first root (the first folder it lists in roots/list), or ${options.workspace} when it lists none` : options.workspace;
+}
+
+/** The server's instructions: the folder it serves, and where the docs are. */
+const instructions = (options: McpOptions): string =>
+  `gg serves ${servedFolder(options)}: relative paths resolve against it and shell commands run in it. run_program runs a program against the gg global (its types: the resource gg://types/gg.d.ts; search_docs finds a function).`;
+
+/** The folder the session serves and why: the client's first root that is a directory, when asked for and listed, else `workspace`. */
+async function settleWorkspace(server: Server, options: McpOptions): Promise<{ workspace: string; why: string }> {
+  const fallback = (why: string) => ({ workspace: options.workspace, why });
+  if (!options.roots) return fallback("the workspace given");
+  if (server.getClientCapabilities()?.roots === undefined) return fallback("the folder gg mcp started in: the client offers no roots");
+  let roots: { uri: string }[];
+  try {
+    ({ roots } = await server.listRoots(undefined, { timeout: ROOTS_TIMEOUT_MS }));
+  } catch (error) {
+    return fallback(`the folder gg mcp started in: the client's roots/list failed (${(error as Error).message})`);
+  }
+  const skipped: string[] = [];
+  // The SDK has checked that each is a file:// URI.
+  for (const { uri } of roots) {
+    const path = fileURLToPath(uri);
+    if (isDirectory(path)) return { workspace: path, why: `the client's first root${skipped.length > 0 ? ` that is a folder (not ${skipped.join(", ")})` : ""}` };
+    skipped.push(uri);
+  }
+  return fallback(`the folder gg mcp started in: the client lists ${roots.length === 0 ? "no roots" : `no root that is a folder (${skipped.join(", ")})`}`);
+}
+
+/** Whether `path` is an existing directory. */
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
 
 const SearchDocs = Type.Object({ query: Type.String({ description: "Words of what you want to do, e.g. read a file, run a command." }) }, { additionalProperties: false });
-
-/** Bytes of views (text and pictures' base64) one run_program reply carries; the SDK's client reads 10 MB a message. */
-const REPLY_VIEW_BYTES = 4 * 1024 * 1024;
 
 const RESOURCES = [
   { uri: "gg://docs/api.md", name: "api.md", mimeType: "text/markdown", description: "The gg global: every function with its signature, brief, parameters and errors, then the types." },
@@ -79,13 +113,21 @@ const rpcError = (code: number, message: string): Error => Object.assign(new Err
 export function createMcpServer(options: McpOptions) {
   const config = forAgent(options.config, options.agent);
   const agent = options.agent === undefined ? {} : { agent: options.agent };
-  const server = new Server({ name: "gg", version: ggPackage()?.version ?? "unknown" }, { capabilities: { tools: {}, resources: {}, prompts: {} } });
+  const server = new Server({ name: "gg", version: ggPackage()?.version ?? "unknown" }, { capabilities: { tools: {}, resources: {}, prompts: {} }, instructions: instructions(options) });
   // An ask, from a tool call or a program, is put to the client as an elicitation.
   const approve = elicitingApprove(server, config);
-  const tools = createTools({ workspace: options.workspace, config, ...agent, approve });
-  const held = new Set(tools.names());
-  // The session's programs share one realm: each one's top-level declarations stay for the next.
-  const runtime = createRuntime({ workspace: options.workspace, config, ...agent, approve, keepState: true });
+  /** The session's tools and runtime, made once the folder served is settled (the first request that needs them waits). */
+  let opened: Promise<{ tools: ReturnType<typeof createTools>; held: Set<string>; runtime: ReturnType<typeof createRuntime> }> | undefined;
+  const session = () =>
+    (opened ??= settleWorkspace(server, options).then(({ workspace, why }) => {
+      options.onServing?.(workspace, why);
+      const tools = createTools({ workspace, config, ...agent, approve });
+      // The session's programs share one realm: each one's top-level declarations stay for the next.
+      const runtime = createRuntime({ workspace, config, ...agent, approve, keepState: true });
+      return { tools, held: new Set(tools.names()), runtime };
+    }));
+  // Settled as soon as the client may be asked for its roots, so the first call does not wait for them.
+  server.oninitialized = () => void session();
   /** The views the model was already shown (by id, unique for the runtime's life), so a run sends only those it opened. */
   const shown = new Set<number>();
   /** run_program and the opening turn run one at a time, each with the views it reads, so a report and the views line up. */
@@ -123,34 +165,20 @@ export function createMcpServer(options: McpOptions) {
     throw rpcError(McpErrorCode.MethodNotFound, `Cannot handle ${quote(request.method)}: gg does not serve that method; the methods served are ${served.join(", ")}`);
   };
 
-  const runProgram = async (args: Static<typeof RunProgram>, signal: AbortSignal): Promise<CallToolResult> => {
-    const run: RunOptions = { ...(args.language ? { language: args.language } : {}), ...(args.budget ? { budget: args.budget } : {}), ...(args.check ? { check: true } : {}) };
-    const problems = runProblems(run);
-    if (problems.length > 0) return failure("invalid-argument", `Cannot run the program with these arguments: ${problems.join("; ")}`);
-    if (args.reset) await runtime.reset();
-    const report = await runtime.run(args.source, run, { signal });
-    const contents: ViewContent[] = report.views.some((view) => !shown.has(view.id)) ? await runtime.views() : [];
-    const content: CallToolResult["content"] = [{ type: "text", text: reportText(report) }];
-    let bytes = 0;
-    const held: string[] = [];
-    report.views.forEach((view, index) => {
-      const opened = contents[index];
-      if (shown.has(view.id) || !opened) return;
-      shown.add(view.id);
-      // One reply stays within what a client reads in one message; the views past that stay open, and are named.
-      const size = Buffer.byteLength(opened.text) + (opened.dataUrl?.length ?? 0);
-      if (bytes + size > REPLY_VIEW_BYTES) return held.push(shownPath(view.path));
-      bytes += size;
-      content.push({ type: "text", text: `[view ${shownPath(view.path)}, ${view.tokens} tokens]\n${opened.text}` });
-      if (opened.dataUrl) content.push(imageBlock(opened.dataUrl));
-    });
-    if (held.length > 0) content.push({ type: "text", text: `[${held.length} more views opened, not repeated here: this reply holds at most ${REPLY_VIEW_BYTES / 1024 / 1024} MiB of them: ${held.join(", ")}]` });
-    return { ...(report.ok ? {} : { isError: true }), content, structuredContent: report as unknown as Record<string, unknown> };
+  const runProgram = async (args: RunProgramArgs, signal: AbortSignal): Promise<CallToolResult> => {
+    const { runtime } = await session();
+    const answer = await runProgramTool(runtime, shown, args, signal);
+    if ("refused" in answer) return failure(answer.refused.code, answer.refused.message);
+    const content = answer.parts.map((part) => (part.type === "text" ? part : imageBlock(part.dataUrl)));
+    return { ...(answer.report.ok ? {} : { isError: true }), content, structuredContent: answer.report as unknown as Record<string, unknown> };
   };
 
-  handle(ListToolsRequestSchema, () => ({
-    tools: [...tools.definitions().map((tool) => ({ name: tool.name, description: tool.description, inputSchema: tool.parameters, annotations: tools.annotations(tool.name) })), ...ownTools],
-  }) as never);
+  handle(ListToolsRequestSchema, async () => {
+    const { tools } = await session();
+    return {
+      tools: [...tools.definitions().map((tool) => ({ name: tool.name, description: tool.description, inputSchema: tool.parameters, annotations: tools.annotations(tool.name) })), ...ownTools],
+    } as never;
+  });
 
   handle(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const { name } = request.params;
@@ -159,12 +187,13 @@ export function createMcpServer(options: McpOptions) {
       const refused = checkArguments(name, name === "run_program" ? RunProgram : SearchDocs, args);
       if (refused) return failure(refused.code, refused.message);
       if (name === "search_docs") {
-        const matches = searchDocs((args as Static<typeof SearchDocs>).query, config, await runtime.catalog());
+        const matches = searchDocs((args as Static<typeof SearchDocs>).query, config, await (await session()).runtime.catalog());
         const text = matches.length === 0 ? "No function of the gg global matches that." : matches.map((match) => `${match.function}: ${match.brief}\n  ${match.signature}`).join("\n");
         return { content: [{ type: "text", text }], structuredContent: { matches } };
       }
-      return serially(() => runProgram(args as Static<typeof RunProgram>, extra.signal));
+      return serially(() => runProgram(args as RunProgramArgs, extra.signal));
     }
+    const { tools, held, runtime } = await session();
     if (!held.has(name)) {
       throw rpcError(McpErrorCode.InvalidParams, `Cannot call the tool ${quote(name)}: the session holds no tool of that name; the tools are ${[...held, ...ownTools.map((tool) => tool.name)].join(", ")}`);
     }
@@ -185,10 +214,11 @@ export function createMcpServer(options: McpOptions) {
     const resource = RESOURCES.find((candidate) => candidate.uri === uri);
     if (!resource) throw rpcError(McpErrorCode.InvalidParams, `Cannot read the resource ${quote(uri)}: gg serves no resource of that URI; the resources are ${RESOURCES.map((candidate) => candidate.uri).join(", ")}`);
     if (uri === "gg://views") {
+      const { runtime } = await session();
       const views = (await serially(() => runtime.views())).map((view) => ({ path: view.path, ...(view.window ? { window: view.window } : {}), stale: view.stale === true }));
       return { contents: [{ uri, mimeType: resource.mimeType, text: JSON.stringify(views) }] };
     }
-    const external = await runtime.catalog();
+    const external = await (await session()).runtime.catalog();
     return { contents: [{ uri, mimeType: resource.mimeType, text: uri === "gg://docs/api.md" ? renderApiDoc(config, external) : renderDts(config, external) }] };
   });
 
@@ -197,11 +227,11 @@ export function createMcpServer(options: McpOptions) {
     const prompt = PROMPTS.find((candidate) => candidate.name === request.params.name);
     if (!prompt) throw rpcError(McpErrorCode.InvalidParams, `Cannot get the prompt ${quote(request.params.name)}: gg serves no prompt of that name; the prompts are ${PROMPTS.map((candidate) => candidate.name).join(", ")}`);
     const arm: Arm = prompt.name === "tools-agent" ? "tools" : "code";
-    const messages = [{ role: "user" as const, content: { type: "text" as const, text: systemPrompt({ arm, config, delivery: "tool", ...(arm === "code" ? { external: await runtime.catalog() } : {}) }) } }];
+    const messages = [{ role: "user" as const, content: { type: "text" as const, text: systemPrompt({ arm, config, delivery: "tool", ...(arm === "code" ? { external: await (await session()).runtime.catalog() } : {}) }) } }];
     if (arm === "code") {
       // Opened once per session: its views stay in the session's window like any other.
       opening ??= serially(async () => {
-        const views = await runtime.openingTurn();
+        const views = await (await session()).runtime.openingTurn();
         for (const view of views) shown.add(view.id);
         return views;
       });
@@ -215,7 +245,9 @@ export function createMcpServer(options: McpOptions) {
     server,
     /** Stops the runtime and every command the session started. */
     async close(): Promise<void> {
-      runtime.close();
+      // A session closed before it settled has no runtime yet, and asks the client nothing more.
+      // The runtime's close ends the runner and stops its MCP servers their way (stdin, then signals) before the rest goes.
+      await (await opened?.catch(() => undefined))?.runtime.close();
       killAllCommands();
       await server.close();
     },

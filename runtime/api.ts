@@ -5,7 +5,7 @@ import { type TSchema, Type } from "typebox";
 import type { Configuration } from "../bindings/config.ts";
 import type { GgModule } from "../bindings/capabilities.ts";
 import { type CallContext, type CallDefinition, type CallResult, checkArguments, parametersOf, renamePointers } from "../bindings/define.ts";
-import { type CallOrigin, decidedNow, decision, deniedError, runApproved, runApprovedSync, Undecided } from "../bindings/gate.ts";
+import { type CallOrigin, decidedNow, decision, deniedError, runApproved, runApprovedSync, touchOf, Undecided } from "../bindings/gate.ts";
 import { CALLS, enabledCalls } from "../bindings/index.ts";
 import { readFile } from "../bindings/read_file.ts";
 import { GgError } from "../host/errors.ts";
@@ -84,7 +84,7 @@ const openFile: GgFunction = {
     const open = (approval: NonNullable<CallOrigin["approval"]>): unknown => {
       origin.approval = approval;
       if (approval.verdict === "deny") throw deniedError("gg.views.openFile", approval);
-      return env.views.open(String(args.path), args.offset as number | undefined, args.limit as number | undefined);
+      return env.views.open(String(args.path), args.offset as number | undefined, args.limit as number | undefined, touchOf(readFile, args, env.context, approval));
     };
     const now = decidedNow(readFile, args, env.context, origin);
     if (now) return open(now);

@@ -10,7 +10,7 @@ import { recordedApproval } from "./pending.ts";
 import { type HeldName, readHeld } from "./realm.ts";
 import { CALL_RECORDS, type CallRecord, type LogEntry, type RunObserver, type RunReport } from "./report.ts";
 import { namespaceLayout } from "./external_api.ts";
-import { SHIM, UNSENT_CHARS } from "./shim.ts";
+import { REALM_SHIM, SHIM, UNSENT_CHARS } from "./shim.ts";
 
 /** A call's arguments as its record keeps them: the first 300 characters of their JSON. */
 const clipArgs = (json: string): string => (json.length > 300 ? `${json.slice(0, 300)}...` : json);
@@ -165,8 +165,11 @@ function log(slot: { run?: RunState }) {
   };
 }
 
-/** Creates an isolate and installs the shim; its bridge serves whichever run is in `slot`. */
-export async function prepare(env: GgEnv, memoryMb: number, resultChars: number): Promise<Prepared> {
+/**
+ * Creates an isolate and installs the shim; its bridge serves whichever run is in `slot`. An isolate that `keeps`
+ * state is a session's realm (REALM_SHIM); else it runs one program.
+ */
+export async function prepare(env: GgEnv, memoryMb: number, resultChars: number, keeps: boolean): Promise<Prepared> {
   const isolate = new ivm.Isolate({ memoryLimit: memoryMb });
   const functions = ggFunctions(env.context.config, env.external?.()?.catalog);
   const slot: { run?: RunState } = {};
@@ -181,15 +184,20 @@ export async function prepare(env: GgEnv, memoryMb: number, resultChars: number)
   const context = await isolate.createContext();
   const layout = JSON.stringify(functions.map((fn) => [fn.module, fn.name, fn.sync]));
   const prepared: Prepared = { isolate, context, dispatchers: [dispatcher, dispatcherSync], memoryMb, resultChars, slot, held: [] };
-  const held = new ivm.Callback((json: unknown) => {
-    prepared.held = readHeld(json);
-  }, { sync: true });
+  const args = [dispatcher, dispatcherSync, emit, layout, resultChars];
   // The namespaces of the external tools, asked for by the version the guest holds: "" while it is the one in force.
   const namespaces = new ivm.Callback((known: unknown) => {
     const external = env.external?.();
     return !external || external.catalog.version === known ? "" : JSON.stringify(namespaceLayout(external));
   }, { sync: true });
-  prepared.restoreIdle = (await context.evalClosure(SHIM, [dispatcher, dispatcherSync, emit, layout, resultChars, held, namespaces], { result: { reference: true } })) as ivm.Reference;
+  if (!keeps) {
+    await context.evalClosure(SHIM, [...args, null, namespaces]);
+    return prepared;
+  }
+  const held = new ivm.Callback((json: unknown) => {
+    prepared.held = readHeld(json);
+  }, { sync: true });
+  prepared.restoreIdle = (await context.evalClosure(REALM_SHIM, [...args, held, namespaces], { result: { reference: true } })) as ivm.Reference;
   return prepared;
 }
 

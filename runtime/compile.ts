@@ -1,7 +1,9 @@
 // A program is the body of an async function: top-level await and return work. TypeScript is stripped by esbuild
 // (types only, no checking) with a source map, so every error points at the program's own line and column.
+// JavaScript that V8 compiles runs as written; esbuild sees it only to lower syntax V8 lacks, or to say where it is wrong.
+import { Script } from "node:vm";
 import { originalPositionFor, TraceMap } from "@jridgewell/trace-mapping";
-import { transformSync } from "esbuild";
+import { transform } from "esbuild";
 import { clampMessage } from "../host/errors.ts";
 import { keepCall, topLevelNames } from "./realm.ts";
 
@@ -12,7 +14,8 @@ export type Language = "ts" | "js";
 export interface CompiledProgram {
   /** JavaScript evaluating to the program's promise. */
   code: string;
-  map: TraceMap;
+  /** Where esbuild's code came from in the program; none for a program run as written (in its wrapper). */
+  map?: TraceMap;
   /** Lines of the program as written. */
   lines: number;
 }
@@ -34,12 +37,16 @@ export const PROGRAM_TAIL = "\n})()";
 
 /**
  * Compiles a program, or returns why it does not compile. A program that `keeps` its top-level bindings hands them to
- * the sandbox's realm from its head line (see realm.ts), so its own lines stay where they are.
+ * the sandbox's realm from its head line (see realm.ts), so its own lines stay where they are. esbuild's service
+ * works in its own process: this thread is free meanwhile (to prepare the isolate the program will run in). A round
+ * trip to it is most of a program's start, so JavaScript that V8 takes as it is skips it.
  */
-export function compileProgram(source: string, language: Language, keeps = false): CompiledProgram | CompileFailure {
+export async function compileProgram(source: string, language: Language, keeps = false): Promise<CompiledProgram | CompileFailure> {
   try {
     const head = keeps ? `${PROGRAM_HEAD.trimEnd()} ${keepCall(topLevelNames(source, language))}\n` : PROGRAM_HEAD;
-    const out = transformSync(`${head}${source}${PROGRAM_TAIL}`, {
+    const wrapped = `${head}${source}${PROGRAM_TAIL}`;
+    if (language === "js" && compiles(wrapped)) return { code: wrapped, lines: source.split("\n").length };
+    const out = await transform(wrapped, {
       loader: language,
       sourcemap: "external",
       sourcefile: `program.${language}`,
@@ -49,6 +56,19 @@ export function compileProgram(source: string, language: Language, keeps = false
     return { code: out.code, map: new TraceMap(out.map), lines: source.split("\n").length };
   } catch (error) {
     return failure(source, language, error);
+  }
+}
+
+/**
+ * Whether V8 compiles `code` as a script: compiled here, never run (the isolate runs it). This V8 is the isolate's, so
+ * what it takes the isolate takes.
+ */
+function compiles(code: string): boolean {
+  try {
+    new Script(code, { filename: PROGRAM_FILE });
+    return true;
+  } catch {
+    return false;
   }
 }
 
@@ -71,13 +91,13 @@ const SCRIPT_ONLY = /^(Top-level |Cannot use "(await|yield|new\.target)"|The key
  * wrapper's tail (an unclosed brace or string, or a stray "}" that closed the wrapper) names a token the author never
  * wrote: the program alone is parsed again, and its error stands when it comes first.
  */
-function failure(source: string, language: Language, error: unknown): CompileFailure {
+async function failure(source: string, language: Language, error: unknown): Promise<CompileFailure> {
   const wrapped = errorsOf(error)[0];
   if (!wrapped?.location) return { message: clampMessage(wrapped?.text ?? String(error)) };
   const lines = source.split("\n");
   const at = { line: wrapped.location.line - 1, column: wrapped.location.column };
   const inProgram = at.line >= 1 && at.line <= lines.length;
-  const bare = bareError(source, language);
+  const bare = await bareError(source, language);
   if (bare?.location && (!inProgram || before(bare.location, at))) {
     // The wrapped parse took this "}" as the end of the function around the program.
     const stray = bare.text === 'Unexpected "}"' ? '; no "{" of the program is open here' : "";
@@ -89,9 +109,9 @@ function failure(source: string, language: Language, error: unknown): CompileFai
 }
 
 /** The syntax error of the program parsed alone, as a script, leaving out what only the wrapper makes legal. */
-function bareError(source: string, language: Language): EsbuildMessage | undefined {
+async function bareError(source: string, language: Language): Promise<EsbuildMessage | undefined> {
   try {
-    transformSync(source, { loader: language, target: "es2024", logLevel: "silent" });
+    await transform(source, { loader: language, target: "es2024", logLevel: "silent" });
     return undefined;
   } catch (error) {
     // esbuild stops at a syntax error, so the last error is the one that ended the parse.
@@ -149,7 +169,8 @@ export function missingGlobalHint(message: string): string {
  * it falls in the program rather than in the wrapper around it.
  */
 export function originalPosition(program: CompiledProgram, line: number, column: number): { line: number; column: number } | undefined {
-  const found = originalPositionFor(program.map, { line, column: column - 1 });
+  // A program run as written keeps its columns, and its lines one below the wrapper's head.
+  const found = program.map ? originalPositionFor(program.map, { line, column: column - 1 }) : { line, column: column - 1 };
   if (found.line === null || found.column === null) return undefined;
   const original = found.line - 1;
   return original >= 1 && original <= program.lines ? { line: original, column: found.column + 1 } : undefined;

@@ -36,7 +36,7 @@ export function createEngine(options: EngineOptions, firstViewId = 1, approve: A
   context.approvals = { arm: "code", runId: context.approvals?.runId ?? "", ...(approve ? { approve } : {}) };
   if (options.textOnly) context.config = { ...context.config, vision: false };
   const views = createViews(
-    (path, offset, limit) => runCheckedSync(readFile, { path, ...(offset === undefined ? {} : { offset }), ...(limit === undefined ? {} : { limit }) }, context),
+    (path, offset, limit, touch) => runCheckedSync(readFile, { path, ...(offset === undefined ? {} : { offset }), ...(limit === undefined ? {} : { limit }) }, touch ? { ...context, touch } : context),
     context.cwd,
     options.viewCaps ?? DEFAULT_VIEW_CAPS,
     options.baseline,

@@ -4,8 +4,9 @@
 import { Type } from "typebox";
 import type { Configuration } from "../bindings/config.ts";
 import { type CallResult, checkArguments, parametersOf } from "../bindings/define.ts";
-import { type CallTool, type ExternalCatalog, type ExternalTool, externalDeclaration, holdsExternal, unknownExternal } from "../bindings/external.ts";
+import { type CallTool, type ExternalCatalog, type ExternalTool, externalDeclaration, heldCatalog, unknownExternal } from "../bindings/external.ts";
 import { type CallOrigin, runApproved } from "../bindings/gate.ts";
+import { toIdentifier } from "../bindings/identifiers.ts";
 import { toolDeclaration } from "../bindings/schema_types.ts";
 import { GgError } from "../host/errors.ts";
 import type { ExternalEnv, GgEnv, GgFunction } from "./functions.ts";
@@ -13,7 +14,7 @@ import { scoreOf, words } from "./rank.ts";
 
 /** The environment of `catalog` with calls made through `callTool`, the tools `config`'s agent does not hold left out. */
 export function externalEnv(catalog: ExternalCatalog, callTool: CallTool, config: Configuration): ExternalEnv {
-  const held = { ...catalog, tools: catalog.tools.filter((tool) => holdsExternal(config, tool.name)) };
+  const held = heldCatalog(catalog, config);
   return { catalog: held, declarations: new Map(held.tools.map((tool) => [tool.name, externalDeclaration(tool, callTool)])) };
 }
 
@@ -185,18 +186,25 @@ export function externalFunctions(catalog: ExternalCatalog | undefined): GgFunct
 export interface NamespaceLayout {
   version: number;
   mcp: Record<string, Record<string, [server: string, tool: string]>>;
+  /** Per server, the identifiers left out of its namespace (a collision, then): they stay undefined there. */
+  hidden: Record<string, string[]>;
   app: string[];
 }
 
 /** The namespaces of `external`'s tools. */
 export function namespaceLayout(external: ExternalEnv): NamespaceLayout {
-  const layout: NamespaceLayout = { version: external.catalog.version, mcp: {}, app: [] };
+  // No prototypes: a server may be called constructor, a tool __proto__.
+  const layout: NamespaceLayout = { version: external.catalog.version, mcp: Object.create(null) as NamespaceLayout["mcp"], hidden: Object.create(null) as NamespaceLayout["hidden"], app: [] };
+  for (const summary of external.catalog.servers) {
+    const server = summary.call?.split(".")[2];
+    if (server) layout.hidden[server] = summary.leftOut.flatMap((out) => toIdentifier(out.tool) ?? []);
+  }
   for (const tool of external.catalog.tools) {
     if (!tool.call) continue;
     if (tool.source === "app") layout.app.push(tool.tool);
     else {
       const [, , server = "", name = ""] = tool.call.split(".");
-      (layout.mcp[server] ??= {})[name] = [tool.server, tool.tool];
+      (layout.mcp[server] ??= Object.create(null) as NamespaceLayout["mcp"][string])[name] = [tool.server, tool.tool];
     }
   }
   return layout;

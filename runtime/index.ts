@@ -11,7 +11,8 @@ import type { ApprovalAnswer, ApprovalRequest } from "../bindings/gate.ts";
 import { endSupervised, killGroups } from "../host/shell.ts";
 import type { EngineOptions } from "./engine.ts";
 import type { ExternalOutcome, FromRunner, ToRunner } from "./runner.ts";
-import { type AppFunction, createExternals, type ExternalCatalog } from "../bindings/external.ts";
+import { createExternals, type ExternalCatalog, heldCatalog } from "../bindings/external.ts";
+import { appFunctionsOf, type Functions } from "../bindings/toolset.ts";
 import { configurationOf } from "../bindings/index.ts";
 import { isGgError } from "../host/errors.ts";
 import { refusedRun, type RunOptions, runLimits } from "./limits.ts";
@@ -106,11 +107,12 @@ function superviseRunner(given: RuntimeOptions) {
   // `approve` stays here (a function cannot cross to the runner): the runner puts its asks to this process. So do the
   // external tools: the servers and the application's functions run here, and the runner puts their calls to them.
   const { approve, functions, external: _surface, ...rest } = given;
-  const externals = createExternals(configurationOf(given), functions);
+  const config = configurationOf(given);
+  const externals = createExternals(config, appFunctionsOf(functions), given.cwd ?? given.workspace);
   /** The catalog the current runner holds. */
   let sentCatalog: ExternalCatalog | undefined;
-  /** External calls under way for the runner, by its id: aborted when it cancels them. */
-  const externalCalls = new Map<number, AbortController>();
+  /** External calls under way for each runner, by that runner's id: aborted when it cancels them or dies. */
+  const externalCalls = new Map<ChildProcess, Map<number, AbortController>>();
   const options: EngineOptions = { ...rest, runId: given.runId ?? newRunId() };
   let runner: ChildProcess | undefined;
   /** The current runner's journal. */
@@ -134,6 +136,8 @@ function superviseRunner(given: RuntimeOptions) {
   const start = async (): Promise<void> => {
     // The first use of a runtime with external tools starts their servers: programs are built against their tools.
     sentCatalog = await externals?.catalog();
+    // Closed while the servers started: no runner is made.
+    if (closed) return;
     journal.remove();
     const own = openJournal();
     journal = own;
@@ -162,17 +166,19 @@ function superviseRunner(given: RuntimeOptions) {
   /** Runs an external tool the runner asked for, and sends back what it came to; a failure is data, never a throw. */
   const runExternal = (id: number, name: string, args: Record<string, unknown>): void => {
     const child = runner;
+    if (!child) return;
     const control = new AbortController();
-    externalCalls.set(id, control);
+    const calls = externalCalls.get(child) ?? new Map<number, AbortController>();
+    externalCalls.set(child, calls.set(id, control));
     void (externals ? externals.run(name, args, control.signal) : Promise.reject(new Error("this runtime has no external tools")))
       .then(
         (output): ExternalOutcome => ({ ok: true, output }),
         (error: unknown): ExternalOutcome => ({ ok: false, error: isGgError(error) ? { code: error.code, message: error.message } : { code: "tool-error", message: error instanceof Error ? error.message : String(error) } }),
       )
       .then((outcome) => {
-        externalCalls.delete(id);
+        calls.delete(id);
         const message: ToRunner = { type: "external-answer", id, outcome };
-        if (child?.connected) child.send(message);
+        if (child.connected) child.send(message);
       });
   };
 
@@ -184,7 +190,7 @@ function superviseRunner(given: RuntimeOptions) {
     }
     if (message.type === "approve") return relayAsk(message.id, message.request);
     if (message.type === "external") return runExternal(message.id, message.name, message.args);
-    if (message.type === "external-cancel") return externalCalls.get(message.id)?.abort();
+    if (message.type === "external-cancel") return runner && externalCalls.get(runner)?.get(message.id)?.abort();
     if (!pending || message.id !== pending.id) return;
     if (message.type === "pause") return pending.pause(message.on);
     if (message.type === "progress") {
@@ -214,6 +220,9 @@ function superviseRunner(given: RuntimeOptions) {
   /** Runner `child` ended: the run under way is reported with what it did, and the next run starts a fresh runner. */
   const onExit = (child: ChildProcess, own: Journal, code: number | null, signal: NodeJS.Signals | null): void => {
     if (runner === child) runner = undefined;
+    // What the runner asked of the servers is of no use to anyone now.
+    for (const control of externalCalls.get(child)?.values() ?? []) control.abort();
+    externalCalls.delete(child);
     if (options.keepState && programs > 0 && !closed) lost = `gg's runner process ended (${signal ?? `exit code ${code}`}) and was restarted, and the realm ended with it`;
     programs = 0;
     // The views died with the runner: a question about them gets the answer of a runtime that has none.
@@ -244,8 +253,11 @@ function superviseRunner(given: RuntimeOptions) {
 
   /** Runs a program whose options were checked; aborting `signal` cancels it, and `watch` sees its report as it grows. */
   const execute = async (source: string, run: RunOptions, signal: AbortSignal | undefined, watch?: (report: RunReport) => void): Promise<RunReport> => {
-    if (closed) return { ...blankReport(), error: { code: "cancelled", message: "The runtime was closed before the program started; nothing ran" } };
+    const closedFirst: RunReport = { ...blankReport(), error: { code: "cancelled", message: "The runtime was closed before the program started; nothing ran" } };
+    if (closed) return closedFirst;
     await connected();
+    // Closed while its servers started.
+    if (closed || !runner) return closedFirst;
     const id = nextId++;
     /** Stops a runner that does not answer in time, and says why in the report. */
     const giveUp = (error: RunError): void => {
@@ -274,6 +286,7 @@ function superviseRunner(given: RuntimeOptions) {
   const ask = async <T>(question: "views" | "opening" | "text-only" | "reset", startRunner: boolean): Promise<T> => {
     if (closed || (!runner && !startRunner)) return [] as T;
     await connected();
+    if (closed || !runner) return [] as T;
     const child = runner;
     const id = nextId++;
     return new Promise((answer) => {
@@ -287,23 +300,29 @@ function superviseRunner(given: RuntimeOptions) {
     execute,
     ask,
     /** The external tools' catalog, their servers started if they were not (undefined when the runtime has none). */
-    catalog: (): Promise<ExternalCatalog | undefined> => externals?.catalog() ?? Promise.resolve(undefined),
+    catalog: async (): Promise<ExternalCatalog | undefined> => {
+      const catalog = await externals?.catalog();
+      return catalog && heldCatalog(catalog, config);
+    },
     /** From now on runners describe pictures. */
     describePictures(): void {
       textOnly = true;
     },
     /** Stops the runner process (a busy one after the grace); nothing starts again. */
-    close(): void {
+    close(): Promise<void> {
       closed = true;
-      for (const control of externalCalls.values()) control.abort();
-      void externals?.close();
+      for (const calls of externalCalls.values()) for (const control of calls.values()) control.abort();
+      const serversClosed = externals?.close();
       const child = runner;
+      // Seen after spawnRunner's own exit listener has killed the command groups the runner left.
+      const exited = child && child.exitCode === null && child.signalCode === null ? new Promise<void>((done) => child.once("exit", () => done())) : undefined;
       child?.disconnect();
       // A runner busy in a program cannot see the disconnect: it is stopped after the grace, with its commands.
       if (child) setTimeout(() => child.kill("SIGKILL"), RUNNER_GRACE_SECS * 1000).unref();
       runner = undefined;
       // Now, not when the runner's exit is seen: the embedding process may be gone by then.
       journal.remove();
+      return Promise.all([exited, serversClosed]).then(() => {});
     },
   };
 }
@@ -312,9 +331,12 @@ function superviseRunner(given: RuntimeOptions) {
 const NODE_MAJOR = 24;
 
 /** A runtime for one agent: its workspace, configuration and views persist across the programs it runs. */
-/** Options of a runtime: its engine's, and the application's own functions, offered to programs as gg.app.<name>. */
+/**
+ * Options of a runtime: its engine's, and the application's own functions (AppFunctions, or an AI SDK ToolSet's tools),
+ * offered to programs as gg.app.<name>.
+ */
 export interface RuntimeOptions extends EngineOptions {
-  functions?: readonly AppFunction[];
+  functions?: Functions;
 }
 
 export function createRuntime(options: RuntimeOptions) {
@@ -371,8 +393,11 @@ export function createRuntime(options: RuntimeOptions) {
     reset: async (): Promise<void> => {
       await serially(() => supervisor.ask<void>("reset", false));
     },
-    /** Stops the runner process (a busy one after the grace) and refuses further runs. */
-    close: (): void => supervisor.close(),
+    /**
+     * Stops the runner process (a busy one after the grace) and the MCP servers it started, and refuses further runs;
+     * resolves once they have exited, the runner's commands with it.
+     */
+    close: (): Promise<void> => supervisor.close(),
   };
 }
 

@@ -94,8 +94,8 @@ process.on("message", (message: ToRunner) => {
       journal = undefined;
     }
     engine = createEngine(message.options, message.firstViewId, message.asks ? askEmbedder : undefined, message.catalog && { catalog: message.catalog, callTool: callEmbedder });
-    // Start esbuild's service now rather than in the first program's time.
-    compileProgram("0", "js");
+    // Start esbuild's service (TypeScript's compiler) now rather than in the first program's time.
+    void compileProgram("0", "ts");
     send({ type: "ready" });
     return;
   }

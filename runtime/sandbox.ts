@@ -102,10 +102,13 @@ export function createSandbox(given: GgEnv, keeps = false, realmEvents: { ran?(s
   /** Why the realm was lost since the last program: said in the next one's report. */
   let lost: string | undefined;
   const env: GgEnv = keeps ? { ...given, held: () => realm?.held ?? [] } : given;
-  const make = (limits: Limits): Promise<Prepared | undefined> => prepare(env, limits.memoryMb, limits.resultChars).catch(() => undefined);
+  const make = (limits: Limits): Promise<Prepared | undefined> => prepare(env, limits.memoryMb, limits.resultChars, keeps).catch(() => undefined);
   const fits = (ready: Prepared, limits: Limits): boolean => !ready.isolate.isDisposed && ready.memoryMb === limits.memoryMb && ready.resultChars === limits.resultChars;
   const take = async (limits: Limits): Promise<Prepared> => {
-    if (realm && fits(realm, limits)) return realm;
+    if (realm && fits(realm, limits)) {
+      await restoring;
+      return realm;
+    }
     if (realm) {
       lost = `this program's memory or result limit differs from the realm's (${realm.memoryMb} MB, ${realm.resultChars} characters), so it starts a new realm`;
       end();
@@ -114,7 +117,7 @@ export function createSandbox(given: GgEnv, keeps = false, realmEvents: { ran?(s
     spare = undefined;
     if (ready && fits(ready, limits)) return ready;
     if (ready) discard(ready);
-    return prepare(env, limits.memoryMb, limits.resultChars);
+    return prepare(env, limits.memoryMb, limits.resultChars, keeps);
   };
   /** Ends the realm: what it held is gone. */
   const end = (): void => {
@@ -124,19 +127,22 @@ export function createSandbox(given: GgEnv, keeps = false, realmEvents: { ran?(s
   };
   /** Programs started and not yet ended: none may be running while the builtins are restored between them. */
   let running = 0;
+  /** The restore between programs, while it runs: the next program compiles beside it and waits for it to run. */
+  let restoring: Promise<void> | undefined;
   /**
    * Restores the realm's builtins once the report is out, while no program runs, so that the next program starts
-   * without doing it (most of a session program's start). A restore a program started before, or one that ran out
-   * its bound, is left to the next program's start, as is one after guest code ran meanwhile (the shim's flag).
+   * without doing it (most of a session program's start). It runs on the isolate's thread, so a program sent at once
+   * is compiled meanwhile rather than after it. A restore a program started before, or one that ran out its bound,
+   * is left to the next program's start, as is one after guest code ran meanwhile (the shim's flag).
    */
   const restoreSoon = (prepared: Prepared): void => {
     setImmediate(() => {
-      if (realm !== prepared || running > 0 || prepared.isolate.isDisposed) return;
-      try {
-        prepared.restoreIdle?.applySync(undefined, [], { timeout: IDLE_RESTORE_MS });
-      } catch {
-        // The next program restores as it starts.
-      }
+      if (realm !== prepared || running > 0 || prepared.isolate.isDisposed || !prepared.restoreIdle) return;
+      // One that fails leaves the restore to the next program's start.
+      restoring = prepared.restoreIdle.apply(undefined, [], { timeout: IDLE_RESTORE_MS }).then(
+        () => {},
+        () => {},
+      );
     });
   };
   /** After a run in `prepared`: the realm is kept, unless the program was stopped; else the next isolate is made. */
@@ -166,8 +172,10 @@ export function createSandbox(given: GgEnv, keeps = false, realmEvents: { ran?(s
     if (lost) frame.report.stateLost = stateLostNote(lost);
     lost = undefined;
     if (how.cancel?.aborted) return frame.finish(CANCELLED);
-    const program = compileProgram(source, how.language, keeps);
+    const program = await compileProgram(source, how.language, keeps);
     if (!("code" in program)) return frame.finish({ code: "syntax-error", ...program, message: `The program does not compile: ${program.message}` });
+    // Cancelled while esbuild worked: nothing ran, and the realm stays as it was.
+    if (how.cancel?.aborted) return frame.finish(CANCELLED);
     const refused = await typeCheck(source, how, frame);
     if (refused) return frame.finish(refused);
     let prepared: Prepared;

@@ -167,6 +167,14 @@ const commit = () => {
 // gives the namespace.
 const NAMESPACES = `const spaces = { __proto__: null }, baseSpaces = { __proto__: null }, callIndex = { __proto__: null };
 let spacesVersion = -1;
+const ProxyCtor = Proxy;
+// A namespace answers a name it lacks with a function that makes the call anyway, so the host says not-found with the
+// nearest names (never a TypeError); then and symbols stay undefined, so nothing here is thenable.
+const calling = (space, call, hidden = []) => new ProxyCtor(space, { __proto__: null, get(object, key) {
+  if (typeof key !== "string" || key === "then" || apply(hasOwn, object, [key]) || hidden.includes(key)) return object[key];
+  return call(key);
+} });
+const mcpTool = (server, tool) => (input) => callAsync(callIndex.mcp, [server, tool, input]);
 layout.forEach(([module, name], index) => { if (name === "call") callIndex[module] = index; });
 // Defined, never assigned: a tool may be named __proto__.
 const put = (object, key, value) => defineProperty(object, key, { __proto__: null, value, enumerable: true, writable: false, configurable: false });
@@ -182,14 +190,16 @@ const refreshSpaces = () => {
       for (const server of keys(next.mcp)) {
         if (apply(hasOwn, space, [server])) continue;
         const tools = { __proto__: null };
+        let serverName = server;
         for (const tool of keys(next.mcp[server])) {
-          const [serverName, toolName] = next.mcp[server][tool];
-          put(tools, tool, (input) => callAsync(callIndex.mcp, [serverName, toolName, input]));
+          const [named, toolName] = next.mcp[server][tool];
+          serverName = named;
+          put(tools, tool, mcpTool(named, toolName));
         }
-        put(space, server, freeze(tools));
+        put(space, server, calling(freeze(tools), (tool) => mcpTool(serverName, tool), next.hidden[server] || []));
       }
     } else for (const name of next.app) put(space, name, (input) => callAsync(callIndex.app, [name, input]));
-    spaces[module] = freeze(space);
+    spaces[module] = calling(freeze(space), module === "mcp" ? (server) => calling(freeze({ __proto__: null }), (tool) => mcpTool(server, tool)) : (name) => (input) => callAsync(callIndex.app, [name, input]));
   }
 };
 for (const module of ["mcp", "app"]) {
@@ -200,13 +210,19 @@ for (const module of ["mcp", "app"]) {
   defineProperty(gg, module, { __proto__: null, get() { refreshSpaces(); return spaces[module]; }, enumerable: true, configurable: false });
 }`;
 
+// An isolate for one program: nothing is kept, so the builtins are not snapshotted (a third of preparing an isolate).
+const FRESH = `const commit = () => {};
+const restoreIdle = undefined;`;
+
 /**
  * The shim's source, run once per isolate before the program with $0 to $6: the two dispatchers, the console
  * callback, the gg functions' layout as JSON, the result limit in characters, the callback told what the realm
- * holds after each program of a session that keeps state, and the one that gives the external tools' namespaces. It captures what it needs, then never exposes the
- * dispatchers. It returns the function that restores the builtins between a session's programs.
+ * holds after each program of a session that keeps state (null in an isolate for one program), and the one that gives
+ * the external tools' namespaces. It captures what it
+ * needs, then never exposes the dispatchers. It returns the function that restores the builtins between a session's
+ * programs, in an isolate that `keeps` state (REALM); undefined in one for a single program.
  */
-export const SHIM = `'use strict';
+const shim = (keeps: boolean): string => `'use strict';
 const dispatch = $0, dispatchSync = $1, emit = $2, layout = JSON.parse($3), resultLimit = $4, held = $5, namespaces = $6;
 const { stringify, parse } = JSON;
 const { freeze, defineProperty, getPrototypeOf, setPrototypeOf, getOwnPropertyDescriptor, keys, isExtensible, preventExtensions } = Object;
@@ -290,7 +306,7 @@ const gg = {};
 layout.forEach(([module, name, sync], index) => {
   gg[module] = gg[module] || {};
   // gg.context.state answers with what the guest describes just before the call (see describeRealm).
-  const call = module === "context" && name === "state" ? (...args) => { held(describeRealm()); return callSync(index, args); } : (...args) => callSync(index, args);
+  const call = held !== null && module === "context" && name === "state" ? (...args) => { held(describeRealm()); return callSync(index, args); } : (...args) => callSync(index, args);
   gg[module][name] = sync ? call : (...args) => callAsync(index, args);
 });
 for (const module of Object.keys(gg)) freeze(gg[module]);
@@ -330,7 +346,7 @@ const settled = (value) => {
   return '{"ok":true,"result":' + json + "}";
 };
 const threw = (thrown) => stringify(record({ ok: false, thrown: describe(thrown) }));
-${REALM}
+${keeps ? REALM : FRESH}
 // The program's promise is followed with the then captured above, never one the program can replace.
 defineProperty(globalThis, "__gg_settle", fixed((program) => new PromiseCtor((resolve) => {
   apply(promiseThen, program, [
@@ -350,3 +366,8 @@ defineProperty(globalThis, "__gg_settle", fixed((program) => new PromiseCtor((re
 // What the host calls between a session's programs.
 return restoreIdle;
 `;
+
+/** The shim of an isolate that runs one program. */
+export const SHIM = shim(false);
+/** The shim of a session's realm, whose programs keep their top-level bindings. */
+export const REALM_SHIM = shim(true);

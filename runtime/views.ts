@@ -7,6 +7,7 @@ import { statSync } from "node:fs";
 import { type Static, Type } from "typebox";
 import type { CallResult } from "../bindings/define.ts";
 import type { ReadData, ReadWindow } from "../bindings/read_file.ts";
+import type { TouchCheck } from "../host/files.ts";
 import { GgError, quote } from "../host/errors.ts";
 import { plural } from "../host/lines.ts";
 import { pathKey, shownPath } from "../host/paths.ts";
@@ -90,7 +91,7 @@ interface View extends Omit<ViewSummary, "tokens"> {
 }
 
 /** Reads a file as read_file does (the runtime passes the real call). */
-export type ViewRead = (path: string, offset: number | undefined, limit: number | undefined) => CallResult<ReadData>;
+export type ViewRead = (path: string, offset: number | undefined, limit: number | undefined, touch?: TouchCheck) => CallResult<ReadData>;
 
 function costOf(view: View): number {
   const image = view.image && view.image.attached && !view.image.retired ? imageTokens(view.image).tokens : 0;
@@ -199,11 +200,11 @@ export function createViews(read: ViewRead, cwd: string, caps: ViewCaps = DEFAUL
       views.push(view);
       return { ...summary(view), text };
     },
-    /** Opens a view of `path` (offset and limit as read_file takes them). */
-    open(path: string, offset?: number, limit?: number): OpenedView {
+    /** Opens a view of `path` (offset and limit as read_file takes them; `touch` judges the file it reaches, see CallContext.touch). */
+    open(path: string, offset?: number, limit?: number, touch?: TouchCheck): OpenedView {
       // A label names a view gg opened itself; a file whose path starts so is reached as ./gg:/...
       if (path.startsWith(GG_LABEL)) throw new GgError("invalid-argument", `Cannot open a view of ${JSON.stringify(path)}: ${GG_LABEL} labels name the views gg opens itself (the opening turn's); a file of that name is ./${path}`);
-      const result = read(path, offset, limit);
+      const result = read(path, offset, limit, touch);
       if (!result.ok) throw new GgError(result.error.code, result.error.message);
       const image = "image" in result.data ? result.data.image : undefined;
       const window = "window" in result.data ? result.data.window : undefined;

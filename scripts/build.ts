@@ -8,15 +8,18 @@ import { createHash } from "node:crypto";
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join, relative } from "node:path";
-import { build } from "esbuild";
+import { build, type Metafile } from "esbuild";
 
 const ROOT = join(import.meta.dirname, "..");
 
 /** dist/'s entry files: the package's "exports" and what bin/gg.js imports, each re-exporting one build's file. */
-export const ENTRIES = ["second.mjs", "main.mjs", "index.d.ts", "index.js"] as const;
+export const ENTRIES = ["second.mjs", "main.mjs", "index.d.ts", "index.js", "ai-sdk.d.ts", "ai-sdk.js", "openai-agents.d.ts", "openai-agents.js"] as const;
 
 /** What tsc compiles (tsconfig.build.json's include) and what else decides the output: the build is redone when one changes. */
-const INPUTS = ["index.ts", "host", "bindings", "runtime", "agent", "mcp", "study", "console", "cli", "tsconfig.json", "tsconfig.build.json", "package-lock.json", "scripts/build.ts"];
+const INPUTS = ["index.ts", "ai-sdk.ts", "openai-agents.ts", "host", "bindings", "runtime", "agent", "mcp", "study", "frameworks", "console", "cli", "tsconfig.json", "tsconfig.build.json", "package-lock.json", "scripts/build.ts"];
+
+/** The licences of what the bundles hold of other packages, written beside them (and copied to the package's root by npm run docs). */
+export const NOTICES = "THIRD_PARTY_NOTICES.md";
 
 /** A build superseded twice is removed only once this old (ms since its folder last changed): it may be one a concurrent build has made but not yet swapped in. */
 const KEEP_RECENT_MS = 10 * 60_000;
@@ -128,30 +131,34 @@ async function compile(out: string): Promise<void> {
   const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
   const typed = spawnSync(process.execPath, [tsc, "-p", join(ROOT, "tsconfig.build.json"), "--outDir", out], { cwd: ROOT, stdio: "inherit" });
   if (typed.status !== 0) throw new Error(`tsc failed (${typed.error?.message ?? `exit ${typed.status}`})`);
-  await build({
+  const cli = await build({
     entryPoints: ["cli/main.ts", "runtime/runner.ts", "host/second.ts"].map((entry) => join(ROOT, entry)),
     bundle: true,
     platform: "node",
     format: "esm",
     target: "node24",
     external: ["rregex", "commander", "image-size", "isolated-vm", "esbuild", "typescript", "web-tree-sitter"],
+    absWorkingDir: ROOT,
     splitting: true,
     chunkNames: "[name]-[hash]",
     entryNames: "[name]",
     outExtension: { ".js": ".mjs" },
     outdir: out,
+    metafile: true,
     logLevel: "warning",
   });
-  await bundleConsole(join(out, "console-page"));
+  const page = await bundleConsole(join(out, "console-page"));
+  writeFileSync(join(out, NOTICES), thirdPartyNotices([cli.metafile, page]));
 }
 
 /** The console's page into `out`: index.html, app.css and app.js (Preact and Chart.js bundled in: nothing is fetched at run time). */
-async function bundleConsole(out: string): Promise<void> {
+async function bundleConsole(out: string): Promise<Metafile> {
   const web = join(ROOT, "console", "web");
   mkdirSync(out, { recursive: true });
   for (const file of ["index.html", "app.css"]) copyFileSync(join(web, file), join(out, file));
-  await build({
+  const { metafile } = await build({
     entryPoints: [join(web, "main.tsx")],
+    absWorkingDir: ROOT,
     bundle: true,
     platform: "browser",
     format: "esm",
@@ -161,8 +168,40 @@ async function bundleConsole(out: string): Promise<void> {
     minify: true,
     legalComments: "none",
     outfile: join(out, "app.js"),
+    metafile: true,
     logLevel: "warning",
   });
+  return metafile;
+}
+
+/**
+ * The notices of the packages the bundles hold code of (from esbuild's metafiles): each one's name, version, licence
+ * and licence text, in name order. A bundled package without a licence file fails the build: its notice cannot be kept.
+ */
+export function thirdPartyNotices(metafiles: Metafile[]): string {
+  const folders = new Set<string>();
+  for (const metafile of metafiles) {
+    for (const input of Object.keys(metafile.inputs)) {
+      const at = input.lastIndexOf("node_modules/");
+      if (at === -1) continue;
+      const [scope = "", name = ""] = input.slice(at + "node_modules/".length).split("/");
+      folders.add(join(ROOT, input.slice(0, at), "node_modules", scope.startsWith("@") ? `${scope}/${name}` : scope));
+    }
+  }
+  const sections = [...folders].map((folder) => {
+    const { name, version, license } = JSON.parse(readFileSync(join(folder, "package.json"), "utf8")) as { name: string; version: string; license?: string };
+    const texts = readdirSync(folder).filter((file) => /^(licen[cs]e|notice)\b/i.test(file)).sort();
+    if (texts.length === 0) throw new Error(`${name} ${version} is bundled but ships no licence file, so its notice cannot be kept: bundle it no more (make it external), or add its licence by hand`);
+    return { name, text: [`## ${name} ${version}${license === undefined ? "" : ` (${license})`}`, ...texts.map((file) => readFileSync(join(folder, file), "utf8").trim())].join("\n\n") };
+  });
+  const intro = [
+    "# Third-party notices",
+    "",
+    "gg's build bundles code of these packages into `dist/` (the command line's modules and the console's page). The packages",
+    "gg depends on at run time are installed beside it with their own licences; `catalog/models.json` carries the notice of",
+    "models.dev, whose data it holds, in its `notice` field. Generated by `scripts/build.ts` from the bundles' inputs.",
+  ].join("\n");
+  return `${[intro, ...sections.sort((a, b) => (a.name < b.name ? -1 : 1)).map((section) => section.text)].join("\n\n")}\n`;
 }
 
 /**

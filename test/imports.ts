@@ -8,7 +8,7 @@ import ts from "typescript";
 const SKIPPED = new Set(["node_modules", "dist", ".git", "coverage"]);
 
 /** The layers, lowest first: a file may import its own layer or a lower one. */
-export const LAYERS = ["host", "bindings", "runtime", "agent", "mcp", "study", "console", "cli"] as const;
+export const LAYERS = ["host", "bindings", "runtime", "agent", "mcp", "study", "frameworks", "console", "cli"] as const;
 
 /** Each .ts file under `root` (relative, "/"-separated) and the project files it imports. */
 export function importGraph(root: string): Map<string, string[]> {

@@ -295,7 +295,9 @@ function Agents(props: { json: Json; state: ConfigurationState; offered: string[
 
 function Approvals(props: { json: Json; state: ConfigurationState; change: (edit: (draft: Json) => void) => void }) {
   const rules = Array.isArray(props.json.approvals) ? (props.json.approvals as Rule[]) : [];
-  const calls = ["*", ...props.state.calls.map((call) => call.name)];
+  // The configured MCP servers' tools, each server's at once (a rule names one tool as the JSON file is edited).
+  const servers = isRecord(props.json.mcpServers) ? Object.keys(props.json.mcpServers).map((server) => `mcp__${server}__*`) : [];
+  const calls = ["*", ...props.state.calls.map((call) => call.name), ...servers];
   const edit = (index: number, apply: (rule: Rule) => void): void =>
     props.change((draft) => {
       const list = Array.isArray(draft.approvals) ? (draft.approvals as Rule[]) : [];

@@ -4,6 +4,7 @@
 import { BarController, BarElement, CategoryScale, Chart, Legend, LinearScale, Tooltip } from "chart.js";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { count, dollars, type RunDetail, type RunTurn, type RunView, runPath, type TrialView, when } from "./api.ts";
+import { escapeUnshowable } from "../../host/shown.ts";
 import { Loaded, useApi } from "./load.tsx";
 import { href } from "./router.ts";
 
@@ -292,23 +293,26 @@ function TurnFigures(props: { turns: RunTurn[] }) {
   );
 }
 
-const json = (value: unknown): string => (typeof value === "string" ? value : JSON.stringify(value, null, 2));
+/** A value as text, every character that reorders or hides text (U+202E) escaped: an agent wrote it. */
+const json = (value: unknown): string => escapeUnshowable(typeof value === "string" ? value : (JSON.stringify(value, null, 2) ?? ""), "\n\t");
 
 /** Who decided a call's approval, as words. */
 const DECIDERS: Record<string, string> = { default: "by default", hook: "by the approval hook", person: "by a person", client: "by the MCP client" };
 
-/** A call's approval in words: "allowed by default", "denied by rule 2: no pushes", "allowed by a person after 3.2 s". */
+/**
+ * A call's approval in words: "allowed by default", "denied by rule 2: no pushes (for git push)", "allowed by a person
+ * after 3.2 s (for rm -rf x)", escaped as {@link json} is.
+ */
 function approvalText(approval: NonNullable<RunDetail["calls"][number]["approval"]>): string {
   const by = DECIDERS[approval.by] ?? `by ${approval.by}`;
   const waited = approval.waitedMs === undefined ? "" : ` after ${(approval.waitedMs / 1000).toFixed(1)} s`;
-  return `${approval.verdict === "allow" ? "allowed" : "denied"} ${by}${waited}${approval.reason ? `: ${approval.reason}` : ""}`;
+  return escapeUnshowable(`${approval.verdict === "allow" ? "allowed" : "denied"} ${by}${waited}${approval.reason ? `: ${approval.reason}` : ""}${approval.part === undefined ? "" : ` (for ${approval.part})`}`);
 }
 
 /** What a call's arguments are, as text: a program's source as it was written, others as JSON. */
 function argumentsText(call: RunDetail["calls"][number]): string {
   const args = call.args as { source?: unknown } | undefined;
-  if (call.name === "run_program" && typeof args?.source === "string") return args.source;
-  return json(call.args);
+  return json(call.name === "run_program" && typeof args?.source === "string" ? args.source : call.args);
 }
 
 /** Turns with their replies and calls, a page at a time. */

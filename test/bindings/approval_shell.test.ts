@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { judgeCall } from "../../bindings/approval_shell.ts";
 import { parseConfiguration } from "../../bindings/config.ts";
 import { loadShellParser, type ParseShell } from "../../host/shell_parser.ts";
-import { PUSHES, UNKNOWNS } from "./shell_shapes.ts";
+import { ALLOWLIST, HIDDEN, PUSHES, SIDE_WRITES, UNKNOWNS } from "./shell_shapes.ts";
 
 const place = { workspace: "/ws", cwd: "/ws" };
 const shell = { name: "shell", effects: true, paths: false };
@@ -81,6 +81,38 @@ console.log(JSON.stringify([first, decided.verdict, decideNow(shell, args, conte
   });
 });
 
+describe("fail closed: what gg cannot name is asked, and an allowlist does not cover it", () => {
+  const allowlist = parseConfiguration(ALLOWLIST);
+
+  it.each(HIDDEN)("asks about %j under an allowlist of what it seems to run, naming %j", async (command, part) => {
+    const ruled = await judgeCall(allowlist, shell, { command }, place);
+    expect([ruled.verdict, ruled.part]).toEqual(["ask", part]);
+  });
+
+  it("allows what the allowlist names whatever a word becomes, and asks where the glob or the name depends on it", async () => {
+    const config = parseConfiguration({ approvalDefault: "ask", approvals: ["cat*", "ls *.txt", "git status*", "sed*", "tar*"].map((command) => ({ call: "shell", when: { command }, verdict: "allow" })) });
+    const allowed = ["cat $f", "cat a.txt | cat", "git status --short", "sed -n '1,/x/p;s|a|b|g' a", "sed -e '/^#/d' -e 's/e/E/g;y/ab/cd/' a", "sed -i.bak 's/x/y/w out.txt' a", "sed '$a\\\nend' a", "tar xf a.tar", "tar -czf a.tgz dir", "sed --sandbox 's/.*/x/e' a"];
+    for (const command of allowed) expect([command, await verdictOf(command, config)]).toEqual([command, "allow"]);
+    const asked = ["cat$x", "$x a.txt", "ls $f", "cat a ((", "cat `", "sed -f script.sed a", "sed \"$s\" a", "tar cIf 'rm -rf x' a.tar ."];
+    for (const command of asked) expect([command, await verdictOf(command, config)]).toEqual([command, "ask"]);
+    expect((await judgeCall(config, shell, { command: "cat a ((" }, place)).reason).toBe('gg cannot judge this command line before it runs: it does not parse as a shell command line, and approvalDefault "ask" could apply to it');
+  });
+
+  it("asks about a redirection through a descriptor, /proc or another directory under a rule on writes; /dev/stdout alone is no file", async () => {
+    const config = parseConfiguration({ approvals: [{ call: "write_file", when: { path: "secrets/**" }, verdict: "deny" }] });
+    for (const command of SIDE_WRITES) {
+      const ruled = await judgeCall(config, shell, { command }, place);
+      expect([command, ruled.verdict, ruled.part]).toEqual([command, "ask", expect.stringMatching(/^> /)]);
+    }
+    for (const command of ["echo x > /dev/stdout", "cat < secrets/a > /dev/stderr", "echo x > /dev/null"]) expect([command, await verdictOf(command, config)]).toEqual([command, "allow"]);
+  });
+
+  it("names each part that asks, the deciding one first in the record", async () => {
+    const ruled = await judgeCall(parseConfiguration(ALLOWLIST), shell, { command: "cat a; rm -rf x; echo 'git push' | sh" }, place);
+    expect(ruled).toMatchObject({ verdict: "ask", part: "rm -rf x", parts: ["rm -rf x", "sh"] });
+  });
+});
+
 describe("the parser's reading of a line", () => {
   it("gives each simple command's words with quotes and escapes removed, assignments dropped", () => {
     const script = parse(`A=1 "g"'i'\\t p"us"h; echo "a \\"b\\" \\$c" 'd e' $'\\t'`);
@@ -104,6 +136,13 @@ describe("the parser's reading of a line", () => {
 
   it("lists the files redirections write, not the ones they read or the descriptors they copy", () => {
     expect(parse("a > w1 2>> w2 < r 2>&1 >&- &> w3 >| w4 3<&0").writes.map((word) => word.text)).toEqual(["w1", "w2", "w3", "w4"]);
+  });
+
+  it("keeps a backquote's body, escapes removed, and every assignment, for what runs them to read", () => {
+    const script = parse("A='$(x)' B=\"\\`y\\`\" C=1 cat `echo \\`rm a\\`` ${v:-`rm b`} ${v/a/`rm c`} 3<in < stdin");
+    expect(script.scripts).toEqual(["echo `rm a`", "rm b", "rm c"]);
+    expect(script.assignments.map(({ name, storesCode }) => [name, storesCode])).toEqual([["A", true], ["B", true], ["C", false]]);
+    expect(script.reads.map((word) => word.text)).toEqual(["in"]);
   });
 
   it("refuses a line that does not parse, and one nested past its bound", () => {

@@ -45,7 +45,7 @@ describe("approvals of tool calls", () => {
     const result = await tools.call("shell", { command: "rm keep.txt" });
     expect(result.ok ? "" : result.error.message).toContain("denied by person: keep it");
     expect(readFileSync(join(ws.root, "keep.txt"), "utf8")).toBe("k");
-    expect(asked).toEqual([{ agent: "dev", call: "shell", args: { command: "rm keep.txt" }, arm: "tools", from: "tool", runId: "run-1", seq: 1, workspace: ws.root, asking: { by: "rule 1" } }]);
+    expect(asked).toEqual([{ agent: "dev", call: "shell", args: { command: "rm keep.txt" }, arm: "tools", from: "tool", runId: "run-1", seq: 1, workspace: ws.root, asking: { by: "rule 1", part: "rm keep.txt" } }]);
   });
 
   test("a hook with a real sh script sees tool calls on stdin; its deny stands", async () => {

@@ -48,7 +48,7 @@ describe("mcpServers", () => {
       'MCP server "typed" has env {"A":1}; it must be an object of strings, e.g. {"API_KEY": "..."}',
       'MCP server "typed" has timeoutSecs 0; it must be a number of seconds above 0, at most 86400',
       'MCP server "extra" has an unknown field "colour"; its fields are "command", "args", "env", "cwd", "url", "headers", "enabled", "timeoutSecs", "type"',
-      'MCP server "9bad" has a name gg cannot use; a name starts with a letter and holds letters, digits, "_" and "-"',
+      'MCP server "9bad" has a name gg cannot use; a name starts with a letter and holds letters, digits, "_" and "-", and no "__" (it separates server and tool in mcp__<server>__<tool>)',
       'MCP server "search" takes a name gg.mcp uses itself (call, search, describe, list); rename it',
       'MCP server "ftp" has url "ftp://host/x"; it must be an http:// or https:// address',
     ]);
@@ -74,5 +74,7 @@ describe("mcpServers", () => {
     const config = parseConfiguration({ agents: [{ id: "r", allow: ["read_file", "mcp__memory__*"] }], approvals: [{ call: "mcp__memory__delete_entities", when: { anything: "*" }, verdict: "deny" }] });
     expect(config.agents.r).toEqual(["read_file", "mcp__memory__*"]);
     expect(problems({ approvals: [{ call: "mcp__*__x*", verdict: "deny" }] })).toHaveLength(1);
+    // mcp__a__b__c could be server a's tool b__c or server a__b's tool c: "__" has no place in a server's name.
+    expect(problems({ mcpServers: { a__b: { command: "x" } } })).toEqual([expect.stringContaining('MCP server "a__b" has a name gg cannot use')]);
   });
 });

@@ -58,6 +58,17 @@ export const PUSHES = [
   "watch 'true; git push'",
   "git -C . push",
   "git --no-pager -c color.ui=never --git-dir=.git push",
+  "git -C $dir push",
+  "git-push origin main",
+  "git send-pack origin main",
+  "git rebase -x 'git push' main",
+  "git -c core.sshCommand='git push' fetch",
+  "tar -cf /dev/null --to-command='git push' .",
+  "sed -n 'e git push' a.txt",
+  "strace -o '|git push' true",
+  "xargs -i git push < /dev/null",
+  "flock /tmp/lock -c 'git push'",
+  "env - git push",
 ];
 
 /** Shapes whose command is known only at run time: asked, so denied with no one to ask. */
@@ -86,7 +97,15 @@ export const UNKNOWNS = [
   "bash <(echo git push)",
   ". <(echo git push)",
   "git -c alias.p=push p",
-  "git -C $dir push",
+  "git -c Alias.p=push p",
+  "git -c help.autocorrect=immediate psuh",
+  `GIT_CONFIG_PARAMETERS="'alias.p'='push'" git p`,
+  "LD_PRELOAD=./x.so git status",
+  "PATH=./bin:$PATH git status",
+  "sed 's/.*/git push/e' a.txt",
+  "make --eval 'x: ; git push' x",
+  "unshare -r git push",
+  "env -u HOME --frobnicate git push",
 ];
 
 /** The shapes issue 25 lists, each of which reached the real git before shell rules judged what a line runs. */
@@ -110,4 +129,49 @@ export const ISSUE_SHAPES = [
   "$(echo git) push",
   "x=push; git $x",
   "echo 'git push' | sh",
+];
+
+/**
+ * Lines that hide a command from an allowlist (ALLOWLIST below), each as `[line, the part the decision names]`: run, each
+ * makes a file named `pwned` in its working directory (the real-process tests give it a git repository with a.txt and
+ * pwn.cjs). The part is the hidden command when gg can read it, else the command or setting that runs what it cannot.
+ */
+export const HIDDEN: [string, string][] = [
+  ["cat `echo \\`touch pwned\\``", "touch pwned"],
+  ["cat ${x:-`touch pwned`}", "touch pwned"],
+  ['echo "${x:-`touch pwned`}"', "touch pwned"],
+  ["git -c core.fsmonitor='touch pwned; :' status", "git -c core.fsmonitor=touch pwned; : status"],
+  ["git -c CORE.FSMONITOR='touch pwned; :' status", "git -c CORE.FSMONITOR=touch pwned; : status"],
+  ["HOOK='touch pwned; :' git --config-env=core.fsmonitor=HOOK status", "git --config-env=core.fsmonitor=HOOK status"],
+  ["GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.fsmonitor GIT_CONFIG_VALUE_0='touch pwned; :' git status", "GIT_CONFIG_COUNT=1"],
+  [`GIT_CONFIG_PARAMETERS="'core.fsmonitor'='touch pwned; :'" git status`, `GIT_CONFIG_PARAMETERS="'core.fsmonitor'='touch pwned; :'"`],
+  ["git fetch --upload-pack='touch pwned; git-upload-pack' .", "touch pwned"],
+  ["GIT_SSH_COMMAND='touch pwned' git fetch ssh://example.invalid/x", "touch pwned"],
+  ["NODE_OPTIONS=--require=./pwn.cjs npm --version", "NODE_OPTIONS=--require=./pwn.cjs"],
+  ["script -qc 'touch pwned' /dev/null", "touch pwned"],
+  ["strace -f -o /dev/null touch pwned", "touch pwned"],
+  ["setarch linux64 -R touch pwned", "touch pwned"],
+  ["taskset 1 touch pwned", "touch pwned"],
+  ["prlimit --nofile=64 touch pwned", "touch pwned"],
+  ["make --eval='x: ; touch pwned' x", "make --eval=x: ; touch pwned x"],
+  ["npm exec -c 'touch pwned'", "touch pwned"],
+  ["tar -cf /dev/null --checkpoint=1 --checkpoint-action=exec='touch pwned' a.txt", "touch pwned"],
+  ["sed -n 'e touch pwned' a.txt", "touch pwned"],
+  ["sed 's/.*/touch pwned/e' a.txt", "sed s/.*/touch pwned/e a.txt"],
+];
+
+/** An allowlist whose commands look harmless: every line of HIDDEN runs only commands it names, yet runs `touch pwned`. */
+export const ALLOWLIST = {
+  approvalDefault: "ask",
+  approvals: ["cat*", "echo*", "git status*", "git fetch*", "npm*", "script*", "strace*", "setarch*", "taskset*", "prlimit*", "make*", "tar*", "sed*"].map((command) => ({ call: "shell", when: { command }, verdict: "allow" })),
+};
+
+/** Lines that write secrets/a (which holds a line) through a descriptor, /proc or another directory: asked under a deny of writes to secrets/**. */
+export const SIDE_WRITES = [
+  "echo pwned 3<secrets/a >/dev/fd/3",
+  "echo pwned 1<secrets/a >/dev/stdout",
+  "echo pwned 1<secrets/a >/proc/self/fd/1",
+  "cd secrets && echo pwned > /proc/self/cwd/a",
+  "env -C secrets sh -c 'echo pwned > a'",
+  "find secrets -name a -execdir sh -c 'echo pwned > a' \\;",
 ];

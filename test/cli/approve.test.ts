@@ -53,8 +53,21 @@ describe("at a terminal", () => {
     const run = atTerminal(["call", "write_file", '{"path": "a.txt", "content": "x"}', "--config", "gg.json"], ws.root, "y\n");
     expect(run.status).toBe(0);
     expect(run.output).toContain("gg: write_file asks for approval: rule 1 (writes need a person)");
-    expect(run.output).toContain('{"path":"a.txt","content":"x"}');
+    expect(run.output).toContain('  arguments (39 characters):\r\n    {\r\n      "path": "a.txt",');
     expect(readFileSync(join(ws.root, "a.txt"), "utf8")).toBe("x");
+  });
+
+  test("a long line hiding a command behind a comment and U+202E: the question names the part, keeps head and tail, escapes", () => {
+    using ws = tempWorkspace();
+    ws.put({ "gg.json": JSON.stringify({ approvalDefault: "ask", approvals: [{ call: "shell", when: { command: "true*" }, verdict: "allow" }] }) });
+    const command = `true # \u202e${"x".repeat(10_000)}\ntouch pwned`;
+    const run = atTerminal(["call", "shell", JSON.stringify({ command }), "--config", "gg.json"], ws.root, "n\n");
+    expect(run.status).toBe(1);
+    expect(run.output).toContain("gg: shell asks for approval: approvalDefault");
+    expect(run.output).toContain("\r\n  it asks about: touch pwned\r\n  command line (10,020 characters):\r\n    true # \\u202exxx");
+    expect(run.output).toMatch(/\r\n {4}\[… 6,020 characters left out …\]\r\n {4}x+\r\n {4}touch pwned\r\n/);
+    expect(run.output).not.toContain("\u202e");
+    expect(existsSync(join(ws.root, "pwned"))).toBe(false);
   });
 
   test("n denies: the call fails with denied and nothing is written", () => {

@@ -42,6 +42,11 @@ describe("MCP tools on every route", () => {
     expect(listed.filter((tool) => tool.name.startsWith("mcp__memory__"))).toHaveLength(9);
     expect(await gg(["call", "mcp__fx__echo", '{"text": "hello"}', "--mcp-config", config, "--workspace", ws.root])).toMatchObject({ status: 0, stdout: "hello\n" });
     expect(await gg(["call", "mcp__fx__fail", "{}", "--mcp-config", config, "--workspace", ws.root])).toMatchObject({ status: 1, stdout: "error[tool-error]: fx.fail failed: it broke\n" });
+    // A tool of a server that cannot start is unknown, and gg says why.
+    ws.put({ "gone.json": JSON.stringify({ mcpServers: { gone: { command: join(ws.root, "no-such-server") } } }) });
+    const gone = await gg(["call", "mcp__gone__x", "{}", "--mcp-config", join(ws.root, "gone.json"), "--workspace", ws.root]);
+    expect(gone.status).toBe(2);
+    expect(gone.stderr).toMatch(/No tool "mcp__gone__x" .*; MCP server "gone" could not be listed: Cannot reach MCP server "gone": it did not start \(spawn .*ENOENT\)/);
   });
 
   test("gg agent, tools arm: the model's call of an MCP tool reaches the server, and its text comes back", async () => {
@@ -66,7 +71,7 @@ describe("MCP tools on every route", () => {
     expect(done.status, done.stderr).toBe(0);
     const system = String(model.requests[0]?.messages[0]?.content);
     expect(system).toContain("- gg.mcp.memory (9 tools)");
-    expect(system).toContain("- gg.mcp.fx (19 tools): A fixture for gg's tests.");
+    expect(system).toContain("- gg.mcp.fx (20 tools): A fixture for gg's tests.");
     expect(system).not.toContain("entityType");
     expect(model.requests[0]?.tools ?? []).toEqual([]);
     expect(readFileSync(join(ws.root, "memory.jsonl"), "utf8")).toContain('"name":"code"');

@@ -1,12 +1,13 @@
 // gg console in a real browser: a real `gg console` process serving real transcripts, a catalog and a study folder,
-// driven by headless Chromium (Debian's chromium package, through playwright-core). One browser for the whole file.
+// driven by headless Chromium (the system's, else the one @sparticuz/chromium ships: test/browser.ts). One browser for
+// the whole file.
 // Each page's screenshot is written to docs/console/ for the README.
 import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer, type IncomingMessage, request, type Server } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type Browser, chromium, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { CAPABILITIES } from "../../bindings/capabilities.ts";
 import { parseConfiguration } from "../../bindings/config.ts";
@@ -14,6 +15,7 @@ import { CAPABILITY_GROUPS } from "../../console/api.ts";
 import { runCost } from "../../agent/pricing.ts";
 import type { AgentReport } from "../../agent/loop.ts";
 import { APPROVALS, FAILED_CHECK, FAILED_DIFF, HOSTILE_SKIPPED, MODELS, RETRY, writeCatalog, writeHostileRuns, writeLongRun, writeRuns, writeStudy, writeTurnsRun, XSS } from "./fixtures.ts";
+import { launchChromium } from "../browser.ts";
 import { GG, type RunningConsole, startGgConsole } from "./process.ts";
 
 /** How long a page may take to show what is awaited: the machine may be loaded (API answers read transcripts). */
@@ -24,15 +26,6 @@ const ROOT = join(import.meta.dirname, "..", "..");
 const bin = GG;
 /** Where the pages' screenshots go: docs/console/ (committed, shown by the README) when GG_CONSOLE_SCREENSHOTS=1, else a temp folder. */
 const SHOTS = process.env.GG_CONSOLE_SCREENSHOTS === "1" ? join(ROOT, "docs", "console") : join(tmpdir(), "gg-console-screenshots");
-
-/** Debian's chromium, which .ci/run installs when it is missing. */
-function chromiumPath(): string {
-  try {
-    return execFileSync("sh", ["-c", "command -v chromium"], { encoding: "utf8" }).trim();
-  } catch {
-    throw new Error("Cannot run the console's browser tests: no chromium on PATH; install Debian's chromium package (apt-get install chromium), as .ci/run does");
-  }
-}
 
 let dir: string;
 let gg: RunningConsole;
@@ -80,7 +73,7 @@ beforeAll(async () => {
   // Paths relative to the console's directory, as a person types them (and the screenshots show them).
   gg = await startGgConsole(dir, ["--config", "gg.json", "--catalog", "catalog.json", "--runs", "runs", "--runs", "hostile", "--study", "study"]);
   ({ url, base, token } = gg);
-  browser = await chromium.launch({ executablePath: chromiumPath(), headless: true });
+  browser = await launchChromium();
   page = await (await browser.newContext({ viewport: { width: 1280, height: 860 } })).newPage();
   // A locator that finds nothing fails the test, naming itself, well within the test's own timeout.
   page.setDefaultTimeout(10_000);

@@ -175,7 +175,8 @@ export const HOSTILE_SKIPPED = {
 /** What writeTurnsRun's approvals record, and how the run page words them. */
 export const APPROVALS = [
   { approval: { verdict: "allow", by: "default" }, words: "allowed by default" },
-  { approval: { verdict: "deny", by: "rule 2", reason: "no pushes" }, words: "denied by rule 2: no pushes" },
+  // The part a shell call's rule was about, an agent's text: its U+202E is shown escaped, reordering nothing.
+  { approval: { verdict: "deny", by: "rule 2", reason: "no pushes", part: "git push \u202eniam" }, words: "denied by rule 2: no pushes (for git push \\u202eniam)" },
 ] as const;
 
 /** What writeTurnsRun's first turn retried, and how the run page words it. */

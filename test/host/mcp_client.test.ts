@@ -22,7 +22,7 @@ describe("the MCP client hub", () => {
       const [listing] = await hub.listing();
       expect(listing?.error).toBeUndefined();
       expect(listing?.description).toBe("A fixture for gg's tests.");
-      expect(listing?.tools.map((tool) => tool.name)).toEqual(["echo", "count", "fail", "bad-output", "slow", "crash", "env", "spawn-child", "picture", "big", "add-tool", "a-b", "a.b", "then", "9lives", "class", "weird name!", "tree", "remote"]);
+      expect(listing?.tools.map((tool) => tool.name)).toEqual(["echo", "count", "fail", "bad-output", "slow", "crash", "env", "cwd", "spawn-child", "picture", "big", "add-tool", "a-b", "a.b", "then", "9lives", "class", "weird name!", "tree", "remote"]);
       expect(listing?.tools.find((tool) => tool.name === "remote")?.outputSchema).toBeUndefined();
       expect(await hub.call("fx", "remote", {})).toMatchObject({ content: [{ type: "text", text: "called remote" }] });
     } finally {
@@ -114,7 +114,7 @@ describe("the MCP client hub", () => {
     const url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`;
     const hub = createMcpHub({ remote: { url, headers: { authorization: "Bearer T" } } });
     try {
-      expect((await hub.listing())[0]?.tools).toHaveLength(19);
+      expect((await hub.listing())[0]?.tools).toHaveLength(20);
       expect(await hub.call("remote", "echo", { text: "over http" })).toMatchObject({ content: [{ text: "over http" }] });
       expect(seen.every((headers) => headers.authorization === "Bearer T")).toBe(true);
     } finally {

@@ -80,6 +80,18 @@ describe("gg mcp asks its client", () => {
     expect(mcp.asked[0]?.message).toContain('Why you are asked: approvalDefault ("ask" for calls with effects).');
   });
 
+  test("a shell line hiding a command behind a long comment and U+202E: the message names the part, keeps head and tail, escapes", async () => {
+    using ws = tempWorkspace();
+    await using mcp = await connect(ws, { approvalDefault: "ask", approvals: [{ call: "shell", when: { command: "true*" }, verdict: "allow" }] }, () => ({ action: "decline" }));
+    const command = `true # \u202e${"x".repeat(10_000)}\ntouch pwned`;
+    expect(await mcp.call("shell", { command })).toMatchObject({ isError: true, structuredContent: { code: "denied" } });
+    const message = mcp.asked[0]?.message ?? "";
+    expect(message).toContain("its command line (10,020 characters):\ntrue # \\u202exxx");
+    expect(message).toMatch(/\n\[… 6,020 characters left out …\]\nx+\ntouch pwned\nIt asks about: touch pwned\nWhy you are asked: approvalDefault/);
+    expect(message).not.toContain("\u202e");
+    expect(existsSync(join(ws.root, "pwned"))).toBe(false);
+  });
+
   test("a client without the elicitation capability gets denies saying it cannot be asked, for tool calls and programs alike", async () => {
     using ws = tempWorkspace();
     await using mcp = await connect(ws, ASK_WRITES);

@@ -21,6 +21,7 @@ const TOOLS: Tool[] = [
   { name: "slow", description: "Waits ms milliseconds.", inputSchema: object({ ms: { type: "integer" } }, ["ms"]) },
   { name: "crash", description: "Exits the server.", inputSchema: object() },
   { name: "env", description: "The server's environment variables' names.", inputSchema: object() },
+  { name: "cwd", description: "The folder the server runs in.", inputSchema: object(), annotations: { readOnlyHint: true } },
   { name: "spawn-child", description: "Starts a long sleep in the server's group; returns its pid.", inputSchema: object() },
   { name: "picture", description: "A 1x1 PNG.", inputSchema: object() },
   { name: "big", description: "A text of n characters.", inputSchema: object({ n: { type: "integer" } }, ["n"]) },
@@ -73,6 +74,8 @@ export function fixtureServer(log = process.env.FIXTURE_LOG): Server {
         break;
       case "env":
         return text(Object.keys(process.env).sort().join(","));
+      case "cwd":
+        return text(process.cwd());
       case "spawn-child":
         return text(String(spawn("sleep", ["1000"], { stdio: "ignore" }).pid));
       case "picture":

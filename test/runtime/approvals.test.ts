@@ -39,7 +39,7 @@ describe("approvals of a program's calls", () => {
     const report = await ws.run("await gg.shell.shell('git push origin feat/x'); return 1");
     expect(report.error?.code).toBe("denied");
     expect(report.error?.message).toContain("denied by rule 1: pushing is for people");
-    expect(report.calls[0]?.approval).toEqual({ verdict: "deny", by: "rule 1", reason: "pushing is for people" });
+    expect(report.calls[0]?.approval).toEqual({ verdict: "deny", by: "rule 1", reason: "pushing is for people", part: "git push origin feat/x" });
   });
 
   test("an ask with no one to ask is a deny saying so", async () => {

@@ -18,18 +18,18 @@ const cases: [string, string, { message: string; line: number; column: number }]
 describe("compiling a program", () => {
   for (const language of ["ts", "js"] as const) {
     for (const [name, source, failure] of cases) {
-      test(`${language}: ${name} is reported at the program's own position, in words about the program`, () => {
-        expect(compileProgram(source, language)).toEqual(failure);
+      test(`${language}: ${name} is reported at the program's own position, in words about the program`, async () => {
+        expect(await compileProgram(source, language)).toEqual(failure);
       });
     }
 
-    test(`${language}: a comment on the last line does not swallow the end of the wrapper`, () => {
-      expect(compileProgram("return 1\n// x", language)).toHaveProperty("code");
-      expect(compileProgram("return 1 // x", language)).toHaveProperty("code");
+    test(`${language}: a comment on the last line does not swallow the end of the wrapper`, async () => {
+      expect(await compileProgram("return 1\n// x", language)).toHaveProperty("code");
+      expect(await compileProgram("return 1 // x", language)).toHaveProperty("code");
     });
 
-    test(`${language}: top-level await beside return is no error, even when another one follows`, () => {
-      expect(compileProgram("const x = await f();\nreturn x +", language)).toEqual({ message: "Unexpected end of the program", line: 2, column: 11 });
+    test(`${language}: top-level await beside return is no error, even when another one follows`, async () => {
+      expect(await compileProgram("const x = await f();\nreturn x +", language)).toEqual({ message: "Unexpected end of the program", line: 2, column: 11 });
     });
   }
 

@@ -1,12 +1,15 @@
 // Programs call other MCP servers' tools and the application's functions: gg.mcp.<server>.<tool>, gg.mcp.call,
 // list, search, describe, gg.app.<name>; typed for --check, judged by approvals like gg's own calls, failing with
 // closed codes.
+import { chmodSync, realpathSync } from "node:fs";
 import { join } from "node:path";
 import { Type } from "typebox";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import type { AppFunction } from "../../bindings/external.ts";
+import { parseConfiguration } from "../../bindings/config.ts";
+import { type AppFunction, createExternals } from "../../bindings/external.ts";
+import { createTools } from "../../bindings/index.ts";
 import { createRuntime, type Runtime } from "../../runtime/index.ts";
-import { fixture, memory } from "../mcp/servers.ts";
+import { filesystem, fixture, memory } from "../mcp/servers.ts";
 import { tempWorkspace } from "../workspace.ts";
 
 describe("gg.mcp in programs", () => {
@@ -47,11 +50,14 @@ describe("gg.mcp in programs", () => {
     expect(await code("gg.mcp.fx.bad_output()")).toMatch(/^tool-error: fx\.bad-output answered against its own outputSchema/);
     expect(await code("gg.mcp.call('fx', 'ecko', {})")).toMatch(/^not-found: MCP server "fx" has no tool "ecko" \(did you mean echo\?\)/);
     expect(await code("gg.mcp.call('fxx', 'echo', {})")).toMatch(/^not-found: No MCP server "fxx" \(did you mean fx\?\)/);
+    // Through the namespaces alike: a name they lack is a not-found, never a TypeError.
+    expect(await code("gg.mcp.fx.ecko({})")).toMatch(/^not-found: MCP server "fx" has no tool "ecko" \(did you mean echo\?\)/);
+    expect(await code("gg.mcp.fxx.echo({})")).toMatch(/^not-found: No MCP server "fxx" \(did you mean fx\?\)/);
   });
 
   test("list, search and describe find the tools without any schema in the prompt", async () => {
     const listed = (await run("return await gg.mcp.list()")) as { server: string; tools: string[]; description?: string }[];
-    expect(listed.map((server) => [server.server, server.tools.length])).toEqual([["fx", 19], ["memory", 9]]);
+    expect(listed.map((server) => [server.server, server.tools.length])).toEqual([["fx", 20], ["memory", 9]]);
     expect(await run("return (await gg.mcp.search('create entities', { limit: 1 }))[0]")).toEqual({ server: "memory", tool: "create_entities", call: "gg.mcp.memory.create_entities", brief: "Create multiple new entities in the knowledge graph" });
     const described = (await run("return await gg.mcp.describe('fx.count')")) as { declaration: string; call: string };
     expect(described.call).toBe("gg.mcp.fx.count");
@@ -65,9 +71,31 @@ describe("gg.mcp in programs", () => {
     expect(await run("return (await gg.mcp.fx.tree({ node: { kids: [{ kids: [] }] } })).text", true)).toBe("called tree");
   });
 
+  test("a stdio server runs in the workspace, whatever gg's own folder", async () => {
+    expect(await run("return (await gg.mcp.fx.cwd()).text")).toBe(realpathSync(ws.root));
+  });
+
   test("a server's new tools reach the next program", async () => {
     await run("await gg.mcp.fx.add_tool()");
     expect(await run("return (await gg.mcp.fx.late()).text")).toBe("called late");
+  });
+});
+
+describe("a server that could not start", () => {
+  test("is tried again at a program 10 s or more later, and its tools then reach programs", async () => {
+    using ws = tempWorkspace();
+    const script = join(ws.root, "later.sh");
+    const runtime = createRuntime({ workspace: ws.root, config: { mcpServers: { later: { command: script } } } });
+    try {
+      expect((await runtime.run("return (await gg.mcp.list())[0].error")).result).toMatch(/did not start/);
+      const entry = fixture();
+      ws.put({ "later.sh": `#!/bin/sh\nexec '${entry.command}' '${entry.args?.[0]}'\n` });
+      chmodSync(script, 0o755);
+      await new Promise((resolve) => setTimeout(resolve, 10_500));
+      expect((await runtime.run("return (await gg.mcp.later.echo({ text: 'up' })).text")).result).toBe("up");
+    } finally {
+      await runtime.close();
+    }
   });
 });
 
@@ -84,6 +112,29 @@ describe("approvals of external tools", () => {
       expect(report.calls.map((call) => call.approval?.by)).toEqual(["default", "rule 1", "person"]);
     } finally {
       runtime.close();
+    }
+  });
+});
+
+describe("path rules on MCP tools", () => {
+  test("judge a tool's path argument as they judge read_file's, in programs and tool calls alike", async () => {
+    using ws = tempWorkspace();
+    ws.put({ "secrets/a.txt": "TOPSECRET", "open/b.txt": "fine" });
+    const config = { mcpServers: { fs: filesystem(ws.root) }, approvals: [{ call: "*", when: { path: "secrets/**" }, verdict: "deny", reason: "secret" }] };
+    const runtime = createRuntime({ workspace: ws.root, config });
+    try {
+      const read = "const out = []; for (const path of ['open/b.txt', 'secrets/a.txt']) { try { out.push(JSON.stringify(await gg.mcp.fs.read_text_file({ path }))) } catch (e) { out.push(e.code) } } return out";
+      expect((await runtime.run(read)).result).toEqual([expect.stringContaining("fine"), "denied"]);
+    } finally {
+      runtime.close();
+    }
+    const externals = createExternals(parseConfiguration(config));
+    try {
+      const external = await externals?.surface();
+      const tools = createTools({ workspace: ws.root, config, ...(external ? { external } : {}) });
+      expect(await tools.call("mcp__fs__read_text_file", { path: "secrets/a.txt" })).toMatchObject({ ok: false, error: { code: "denied" } });
+    } finally {
+      await externals?.close();
     }
   });
 });

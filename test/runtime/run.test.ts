@@ -16,6 +16,14 @@ describe("running a program", () => {
     expect(await ws.run("return [1, 2].map((x) => x * 2)", { language: "js" })).toMatchObject({ ok: true, result: [2, 4] });
   });
 
+  test("JavaScript that V8 compiles runs as written: a function's text keeps its comments, and errors and stacks point at its own lines and columns", async () => {
+    using ws = engineWorkspace();
+    expect(await ws.run("const f = function () { /* as written */ return 1; };\nreturn String(f);", { language: "js" })).toMatchObject({ ok: true, result: "function () { /* as written */ return 1; }" });
+    const report = await ws.run("console.log(new Error('here').stack);\n  throw new RangeError('bad');", { language: "js" });
+    expect(report.logs.map((entry) => entry.text)).toEqual(["Error: here\n    at program.js:1:13"]);
+    expect(report.error).toEqual({ code: "program-error", message: "RangeError: bad", line: 2, column: 9 });
+  });
+
   test("console output is captured in order, with its level", async () => {
     using ws = engineWorkspace();
     const report = await ws.run("console.log('a', 1, { b: 2 }); console.warn('w'); console.error(new Error('e')); console.info('i')");

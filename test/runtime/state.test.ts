@@ -58,10 +58,10 @@ describe("a session's realm", () => {
     expect((await ws.run("return hits.toUpperCase();", check))).toMatchObject({ ok: true, result: "NONE" });
   });
 
-  test("without keepState (gg run) each program starts empty", async () => {
+  test("without keepState (gg run) each program starts empty, and gg.context.state lists nothing", async () => {
     using ws = engineWorkspace();
-    expect(await ws.run("const x = 1;\nreturn x;")).toMatchObject({ ok: true, result: 1 });
-    expect(await ws.run("return typeof x;")).toMatchObject({ ok: true, result: "undefined" });
+    expect(await ws.run("const x = 1;\n(globalThis as any).cache = [1];\nreturn x;")).toMatchObject({ ok: true, result: 1 });
+    expect(await ws.run("return [typeof x, typeof (globalThis as any).cache, await gg.context.state()];")).toMatchObject({ ok: true, result: ["undefined", "undefined", []] });
   });
 
   test("a runner that had to be restarted lost the realm, and the next report says so", async () => {

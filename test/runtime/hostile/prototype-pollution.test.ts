@@ -240,6 +240,16 @@ describe("hostile: prototype pollution", () => {
     expect(next).toMatchObject({ ok: true, result: { calls: 0, map: [2, 4], filter: [2], value: null, files: 0 } });
   });
 
+  test("a program that comes while the restore between programs runs waits for it: nothing the last one piled on survives, and its bindings stay", async () => {
+    using ws = engineWorkspace({ keepState: true });
+    const piled = await ws.run(`const kept = 7;\nfor (let i = 0; i < 20000; i++) (Object.prototype as any)["p" + i] = i;\n(Array.prototype as any).polluted = true;\nreturn "piled";`);
+    expect(piled).toMatchObject({ ok: true, result: "piled" });
+    // One turn of the event loop: the restore has begun on the isolate's thread (20,000 names to take away).
+    await new Promise((resolve) => setImmediate(resolve));
+    const next = await ws.run("return { kept, first: ({} as any).p0 ?? null, last: ({} as any).p19999 ?? null, polluted: ([] as any).polluted ?? null };");
+    expect(next).toMatchObject({ ok: true, result: { kept: 7, first: null, last: null, polluted: null } });
+  });
+
   test("a session's FinalizationRegistry (whose cleanups mark the realm for a restore) behaves as the builtin does", async () => {
     using ws = engineWorkspace({ keepState: true });
     const report = await ws.run(`
