@@ -330,7 +330,6 @@ function superviseRunner(given: RuntimeOptions) {
 /** The Node major isolated-vm 7 has native builds for, and the package's engines name. */
 const NODE_MAJOR = 24;
 
-/** A runtime for one agent: its workspace, configuration and views persist across the programs it runs. */
 /**
  * Options of a runtime: its engine's, and the application's own functions (AppFunctions, or an AI SDK ToolSet's tools),
  * offered to programs as gg.app.<name>.
@@ -339,6 +338,7 @@ export interface RuntimeOptions extends EngineOptions {
   functions?: Functions;
 }
 
+/** A runtime for one agent: its workspace, configuration and views persist across the programs it runs. */
 export function createRuntime(options: RuntimeOptions) {
   // Else the runner dies at start with isolated-vm's "No native build was found for ... node=20".
   if (Number(process.versions.node.split(".")[0]) < NODE_MAJOR) {
