@@ -29,6 +29,8 @@ interface Watchdog {
   guard(): void;
   /** Why the run was stopped, once it was. */
   stopped(): RunError | undefined;
+  /** Stops the run with `error` (a synchronous entry into the isolate that ran out of time, or of memory). */
+  stop(error: RunError): void;
   /** Resolves {@link ABANDONED} when a stopped isolate has not stopped within the grace. */
   abandoned: Promise<typeof ABANDONED>;
   /** The timeout of the synchronous run in milliseconds, and the limit it stands for should it fire. */
@@ -121,7 +123,12 @@ export function watch(isolate: ivm.Isolate, limits: Limits, started: number, can
     guard,
     stopped: () => stopped,
     abandoned,
-    syncLimit: () => ({ timeoutMs: Math.max(1, Math.ceil(Math.min(msLeft(), cpuLimitMs))), error: cpuLimitMs < msLeft() ? cpuStop : overBudget }),
+    stop,
+    // The CPU time left, since a program enters the isolate synchronously at its start and again at each call's answer.
+    syncLimit: () => {
+      const cpuLeft = cpuLimitMs - cpuSpent();
+      return { timeoutMs: Math.max(1, Math.ceil(Math.min(msLeft(), cpuLeft))), error: cpuLeft < msLeft() ? cpuStop : overBudget };
+    },
     cpuSpent,
     pause,
     pausedMs,
