@@ -95,6 +95,8 @@ function callDispatch(env: GgEnv, functions: readonly GgFunction[], slot: { run?
     const origin: CallOrigin = { from: "program", seq };
     const recorded = run?.recorded?.get(ledgerKey(name, clipArgs(text)))?.shift();
     if (recorded) origin.recorded = recorded;
+    /** Whether the call changes the disk or starts a process, once its arguments are read. */
+    let effects = false;
     const reply = (value: unknown, code?: ErrorCode): string => {
       if (run && !run.ending.signal.aborted) {
         if (code && typeof value === "string" && run.failures.size < CALL_RECORDS) run.failures.set(value, code);
@@ -102,7 +104,7 @@ function callDispatch(env: GgEnv, functions: readonly GgFunction[], slot: { run?
         // Past the listed calls, one that changes the disk or starts a process still reaches the observer, which
         // counts it as dropped: a crash report then says something happened that it does not list.
         if (full) run.report.callsDropped++;
-        if (!full || fn?.effects) {
+        if (!full || effects) {
           const entry: CallRecord = { name, args: clipArgs(text), ok: !code, ...(code ? { code } : {}), ms: Math.round(performance.now() - started), ...(origin.approval ? { approval: origin.approval } : {}), ...(origin.sandbox ? { sandbox: origin.sandbox } : {}) };
           if (!full) run.report.calls.push(entry);
           run.observer.onCall?.(entry, seq);
@@ -126,7 +128,8 @@ function callDispatch(env: GgEnv, functions: readonly GgFunction[], slot: { run?
       const args = argumentsObject(fn, given.map((value) => (value === null ? undefined : value)), env.context.config);
       if (!args.ok) return reply(args.message, "invalid-argument");
       const unfinished = (): CallRecord => ({ name, args: clipArgs(text), ok: false, unfinished: true, ms: 0 });
-      if (fn.effects) run.observer.onEffect?.(unfinished(), seq, run.report.calls.length < CALL_RECORDS);
+      effects = typeof fn.effects === "function" ? fn.effects(args.args, env) : fn.effects === true;
+      if (effects) run.observer.onEffect?.(unfinished(), seq, run.report.calls.length < CALL_RECORDS);
       if (inline) {
         try {
           return reply(fn.run(args.args, run.callEnv, origin, true));

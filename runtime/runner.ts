@@ -17,6 +17,9 @@ import type { CallRecord, RunReport } from "./report.ts";
 import type { OpenedView } from "./views.ts";
 import type { ViewContent } from "./window.ts";
 
+/** Milliseconds between two messages of a run's calls and logs, at least. */
+const PROGRESS_MS = 20;
+
 /** Messages from the embedding process. */
 export type ToRunner = { type: "init"; options: EngineOptions; journal: string; firstViewId: number; asks: boolean; app?: readonly ExternalTool[] } | { type: "run"; id: number; source: string; run: RunOptions } | { type: "views" | "opening" | "text-only" | "reset" | "catalog"; id: number }
   | { type: "cancel"; id: number }
@@ -158,17 +161,24 @@ process.on("message", (message: ToRunner) => {
       catalogInForce = catalog;
       active.setCatalog(catalog);
     }
-    // Calls and logs travel in batches: whenever the event loop turns, and before the program waits on a command
-    // (which may be the one that brings this process down), so the embedding process keeps them either way.
+    // Calls and logs travel in batches, one every PROGRESS_MS at most, so a program's quick calls (another MCP
+    // server's, say) cost no message each: a batch goes out that long after its first entry, or before the program
+    // waits on the host (a command may be what brings this process down) once that long has passed since the last.
     let progress: Extract<FromRunner, { type: "progress" }> | undefined;
+    let due: NodeJS.Timeout | undefined;
+    let sentAt = Number.NEGATIVE_INFINITY;
     const flush = (): void => {
-      if (progress) send(progress);
+      clearTimeout(due);
+      if (progress) {
+        send(progress);
+        sentAt = performance.now();
+      }
       progress = undefined;
     };
     const batch = (): Extract<FromRunner, { type: "progress" }> => {
       if (!progress) {
         progress = { type: "progress", id, calls: [], dropped: 0, logs: [] };
-        setImmediate(flush);
+        due = setTimeout(flush, PROGRESS_MS);
       }
       return progress;
     };
@@ -203,13 +213,16 @@ process.on("message", (message: ToRunner) => {
         batch().dropped++;
       },
       onLog: (entry) => batch().logs.push(entry),
-      flush,
+      flush: () => {
+        if (performance.now() - sentAt >= PROGRESS_MS) flush();
+      },
       abandoned: () => {
         lost = true;
       },
       paused: (on) => send({ type: "pause", id, on }),
     }, cancel.signal);
     cancels.delete(id);
+    clearTimeout(due);
     progress = undefined;
     const answer: FromRunner = { type: "report", id, report };
     // A thread still running a stopped program ends only with this process: leave once the report is out.

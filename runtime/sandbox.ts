@@ -290,7 +290,7 @@ async function execute(prepared: Prepared, program: CompiledProgram, how: Sandbo
   /** Resumes the program waiting on call `id` with its reply, here and now, under the run's limits. */
   const wake = (id: number, reply: string): void => {
     if (watchdog.stopped() || isolate.isDisposed) return;
-    const limit = watchdog.syncLimit();
+    const limit = watchdog.entryLimit();
     try {
       prepared.settle.applySync(undefined, [id, reply], { timeout: limit.timeoutMs });
     } catch (error) {
