@@ -168,6 +168,8 @@ const commit = () => {
 // gives the namespace.
 const NAMESPACES = `const spaces = { __proto__: null }, baseSpaces = { __proto__: null }, callIndex = { __proto__: null };
 let spacesVersion = -1;
+// The host's catalog changes only between programs: each program asks for it once, at its first use of gg.mcp or gg.app.
+let spacesAsked = false;
 const ProxyCtor = Proxy;
 // A namespace answers a name it lacks with a function that makes the call anyway, so the host says not-found with the
 // nearest names (never a TypeError); then and symbols stay undefined, so nothing here is thenable.
@@ -208,7 +210,10 @@ for (const module of ["mcp", "app"]) {
   baseSpaces[module] = gg[module];
   spaces[module] = gg[module];
   delete gg[module];
-  defineProperty(gg, module, { __proto__: null, get() { refreshSpaces(); return spaces[module]; }, enumerable: true, configurable: false });
+  defineProperty(gg, module, { __proto__: null, get() {
+    if (!spacesAsked) { spacesAsked = true; refreshSpaces(); }
+    return spaces[module];
+  }, enumerable: true, configurable: false });
 }`;
 
 // An isolate for one program: nothing is kept, so the builtins are not snapshotted (a third of preparing an isolate).
@@ -369,11 +374,13 @@ defineProperty(globalThis, "__gg_settle", fixed((program) => new PromiseCtor((re
       let out;
       try { out = settled(value); } catch (error) { out = threw(error); }
       commit();
+      spacesAsked = false;
       resolve(out);
     },
     (thrown) => {
       const out = threw(thrown);
       commit();
+      spacesAsked = false;
       resolve(out);
     },
   ]);
