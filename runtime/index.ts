@@ -108,8 +108,9 @@ function superviseRunner(given: RuntimeOptions) {
   const { approve, functions, external: _surface, ...rest } = given;
   const config = configurationOf(given);
   const app = appPart(appFunctionsOf(functions) ?? []);
-  /** Whether the runtime has external tools at all: without, asking for its catalog starts no runner. */
-  const external = app.tools.length > 0 || Object.values(config.mcpServers ?? {}).some((entry) => entry.enabled !== false);
+  /** Whether the runner holds MCP servers, which end with it; and whether there are external tools at all. */
+  const servers = Object.values(config.mcpServers ?? {}).some((entry) => entry.enabled !== false);
+  const external = servers || app.tools.length > 0;
   /** Application functions' calls under way for each runner: aborted when it cancels them or dies. */
   const externalCalls = new Map<ChildProcess, Map<number, AbortController>>();
   const options: EngineOptions = { ...rest, runId: given.runId ?? newRunId() };
@@ -208,7 +209,7 @@ function superviseRunner(given: RuntimeOptions) {
     // What the runner asked of the servers is of no use to anyone now.
     for (const control of externalCalls.get(child)?.values() ?? []) control.abort();
     externalCalls.delete(child);
-    if (options.keepState && programs > 0 && !closed) lost = `gg's runner process ended (${signal ?? `exit code ${code}`}) and was restarted, and the realm ended with it`;
+    if (options.keepState && programs > 0 && !closed) lost = `gg's runner process ended (${signal ?? `exit code ${code}`}) and was restarted, and the realm ended with it${servers ? " (the MCP servers were started again, without what they held in memory)" : ""}`;
     programs = 0;
     // The views died with the runner: a question about them gets the answer of a runtime that has none.
     for (const answer of requests.values()) answer(undefined);
@@ -220,7 +221,7 @@ function superviseRunner(given: RuntimeOptions) {
     settle({
       ...report,
       ok: false,
-      error: report.error ?? (closed ? { code: "cancelled", message: "The runtime was closed while the program ran, and the program was stopped with it" } : runnerDeath(code, signal)),
+      error: report.error ?? (closed ? { code: "cancelled", message: "The runtime was closed while the program ran, and the program was stopped with it" } : runnerDeath(code, signal, servers)),
     });
   };
 
@@ -402,9 +403,9 @@ export { DEFAULT_LIMITS, type Limits } from "./limits.ts";
  * Why a runner ended under a program: V8 aborts it (SIGABRT or SIGTRAP) when a heap outgrows what it can hold. The
  * runner turns SIGINT, SIGTERM and SIGHUP into exit code 128 + the signal's number, after stopping its commands.
  */
-function runnerDeath(code: number | null, signal: NodeJS.Signals | null): RunError {
-  const lost =
-    "the calls listed ran before that, except any marked unfinished, which were under way (a write or edit among them may or may not have reached the disk), and the views of earlier programs were lost with the runner";
+function runnerDeath(code: number | null, signal: NodeJS.Signals | null, servers: boolean): RunError {
+  const held = servers ? "; the MCP servers it held were stopped with it, and the next program starts them again, without what they held in memory" : "";
+  const lost = `the calls listed ran before that, except any marked unfinished, which were under way (a write or edit among them may or may not have reached the disk), and the views of earlier programs were lost with the runner${held}`;
   const relayed = code !== null && code > 128 ? Object.entries(constants.signals).find(([, number]) => number === code - 128)?.[0] : undefined;
   const ended = signal ?? relayed;
   if (code === 0 && !signal) return { code: "program-error", message: `The runtime was closed while the program ran; ${lost}` };
