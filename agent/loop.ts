@@ -15,7 +15,7 @@ import { type Configuration, defaultConfiguration, isConfiguration, parseConfigu
 import { errorText } from "../bindings/define.ts";
 import { newRunId } from "../bindings/approval_match.ts";
 import type { Approval, Approve } from "../bindings/gate.ts";
-import { createTools } from "../bindings/index.ts";
+import { createTools, type ToolsOptions } from "../bindings/index.ts";
 import { type AppFunction, createExternals } from "../bindings/external.ts";
 import { countLines, plural } from "../host/lines.ts";
 import { resolvePath } from "../host/paths.ts";
@@ -51,6 +51,8 @@ export interface AgentOptions {
   maxTurns?: number;
   /** Wall-clock seconds of the whole run (default 1800). */
   budgetSecs?: number;
+  /** What searches keep between calls (see createTools' `warm`). */
+  warm?: ToolsOptions["warm"];
   /** The model's context length in tokens, when known: a request estimated over it is not sent. */
   contextLength?: number;
   /**
@@ -496,7 +498,7 @@ async function drive(options: AgentOptions): Promise<Omit<AgentReport, "filesCha
   const clock = { deadline: Date.now() + (options.budgetSecs ?? 1800) * 1000 };
   // The calls of one run share its id and its approver, whether tools or programs make them.
   const approve = options.approve && unchargedWaits(options.approve, clock);
-  const calls = { ...agent, ...(approve ? { approve } : {}), runId: newRunId() };
+  const calls = { ...agent, ...(approve ? { approve } : {}), ...(options.warm === undefined ? {} : { warm: options.warm }), runId: newRunId() };
   const report: Omit<AgentReport, "filesChanged" | "totals"> = { ok: false, turns: [], calls: [], visionEvents: [], wastedRequests: 0 };
   const maxTurns = options.maxTurns ?? 50;
   const specs = (options.specs ?? []).map((path) => ({ path, limit: linesIn(options.workspace, path) }));

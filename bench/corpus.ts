@@ -20,7 +20,7 @@ const FILE_BYTES = 48 * 1024;
 const RARE_MATCHES = 24;
 
 /** A deterministic generator (mulberry32), so every machine builds the same corpus. */
-function random(seed: number): () => number {
+export function random(seed: number): () => number {
   let state = seed >>> 0;
   return () => {
     state = (state + 0x6d2b79f5) >>> 0;

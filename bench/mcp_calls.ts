@@ -3,7 +3,7 @@
 // SDK's Client over StdioClientTransport directly, to a second copy of the server: 1,000 calls each in one session, in
 // alternating batches of 50, each call's round trip being the time between its arrival at the server and the next's
 // (a program has no clock finer than a millisecond, so the server's clock times both callers alike). Goal: gg's
-// median at most 1.2x the SDK's. Then the type-check of a 100-line program in a runtime whose gg global declares 500
+// median at most 1.2x the SDK's; beside it, the same call of a tool not marked read-only, which gg journals. Then the type-check of a 100-line program in a runtime whose gg global declares 500
 // tools of a server (bench/tools_server.ts) against the same check in a runtime with no servers (usage.checkMs).
 // Goal: under 2x.
 // Rerun: `node bench/mcp_calls.ts`; GG_BENCH_BATCHES (default 20) batches of 50.
@@ -43,11 +43,12 @@ const stampOf = (text: string): number => Number(text.split(" ")[1]);
  * Each call's round trip, as the server's clock sees successive calls arrive: from a program (gg.mcp.echo.echo) and
  * from the SDK's client, in alternating batches; and the SDK's calls as timed by the caller, for comparison.
  */
-async function callRound(): Promise<{ gg: number[]; sdk: number[]; timed: number[] }> {
+async function callRound(): Promise<{ gg: number[]; note: number[]; sdk: number[]; timed: number[] }> {
   const server = { command: process.execPath, args: [join(import.meta.dirname, "tools_server.ts"), "echo"] };
   const runtime = createRuntime({ workspace, config: { mcpServers: { echo: server } } });
   const client = new Client({ name: "gg-bench", version: "0" });
-  const program = `const stamps: number[] = [];\nfor (let i = 0; i <= ${BATCH}; i++) stamps.push(Number((await gg.mcp.echo.echo({ text: "hello" })).text.split(" ")[1]));\nreturn stamps;`;
+  const programOf = (tool: string): string => `const stamps: number[] = [];\nfor (let i = 0; i <= ${BATCH}; i++) stamps.push(Number((await gg.mcp.echo.${tool}({ text: "hello" })).text.split(" ")[1]));\nreturn stamps;`;
+  const [program, noted] = [programOf("echo"), programOf("note")];
   const sdkBatch = async (times: number[]): Promise<number[]> => {
     const stamps: number[] = [];
     for (let i = 0; i <= BATCH; i++) {
@@ -63,16 +64,19 @@ async function callRound(): Promise<{ gg: number[]; sdk: number[]; timed: number
     // Warm-ups: the server started and listed, the paths of both callers warm.
     for (let i = 0; i < 3; i++) {
       await ran(runtime, program);
+      await ran(runtime, noted);
       await sdkBatch([]);
     }
     const gg: number[] = [];
+    const note: number[] = [];
     const sdk: number[] = [];
     const timed: number[] = [];
     for (let b = 0; b < BATCHES; b++) {
       gg.push(...intervals((await ran(runtime, program)).result as number[]));
       sdk.push(...intervals(await sdkBatch(timed)));
+      note.push(...intervals((await ran(runtime, noted)).result as number[]));
     }
-    return { gg, sdk, timed };
+    return { gg, note, sdk, timed };
   } finally {
     await client.close();
     runtime.close();
@@ -109,6 +113,7 @@ try {
   console.log(`## a call of a local stdio server's tool from a program, against the SDK's client (${calls.gg.length} calls each, ${BATCHES} alternating batches; goal: gg <= 1.2x)\n`);
   console.log("| caller | median ms per call | p90 ms | ratio of medians |\n| --- | ---: | ---: | ---: |");
   console.log(`| program, gg.mcp.echo.echo | ${ggMs.toFixed(3)} | ${quantile(calls.gg, 0.9).toFixed(3)} | ${(ggMs / sdkMs).toFixed(2)}x |`);
+  console.log(`| program, gg.mcp.echo.note (not marked read-only: journaled) | ${median(calls.note).toFixed(3)} | ${quantile(calls.note, 0.9).toFixed(3)} | ${(median(calls.note) / sdkMs).toFixed(2)}x |`);
   console.log(`| SDK Client over StdioClientTransport | ${sdkMs.toFixed(3)} | ${quantile(calls.sdk, 0.9).toFixed(3)} | 1.00x |`);
   console.log(`\n(the server's clock between successive calls; the SDK's calls timed by their caller: median ${median(calls.timed).toFixed(3)} ms) goal ${ggMs / sdkMs <= 1.2 ? "met" : "not met"}\n`);
 

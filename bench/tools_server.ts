@@ -2,8 +2,9 @@
 // (get, list, create, update, delete) over a hundred resources, each with an input schema (ids, filters, enums,
 // paging, a nested patch) and an output schema (a record under $defs, a page of them). `node bench/tools_server.ts N`
 // serves the first N on stdio; each call answers with a record that fits its tool's output schema.
-// `node bench/tools_server.ts echo` serves one tool instead, `echo`, which answers its text and the microsecond the
-// call reached the server (a clock shared by every caller, so calls from a program can be timed one by one).
+// `node bench/tools_server.ts echo` serves two tools instead, `echo`, which answers its text and the microsecond the
+// call reached the server (a clock shared by every caller, so calls from a program can be timed one by one), and
+// `note`, the same not marked read-only.
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { CallToolRequestSchema, type CallToolResult, ListToolsRequestSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
@@ -108,6 +109,8 @@ const recordOf = (resource: string, id = `${resource}_1`) => ({ id, name: `A ${w
 
 /** The echo that says when it heard: its text, a space, and the server's clock in microseconds. */
 const ECHO: Tool = { name: "echo", description: "Echo the text back, with the microsecond the call arrived.", inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] }, annotations: { readOnlyHint: true } };
+/** The same echo not marked read-only, as a tool that changes something is: gg journals its calls. */
+const NOTE: Tool = { ...ECHO, name: "note", description: "Echo the text back, with the microsecond the call arrived (not marked read-only).", annotations: {} };
 
 /** A generated tool's answer: a record, a page of one, or a deletion, as its output schema says. */
 function generatedAnswer(name: string, args: { id?: string }): CallToolResult {
@@ -121,7 +124,7 @@ if (import.meta.main) {
   const echo = process.argv[2] === "echo";
   const count = echo ? 0 : Number(process.argv[2] ?? 500);
   if (!Number.isInteger(count) || count < 0 || count > MAX_TOOLS) throw new Error(`tools_server.ts: give a tool count from 0 to ${MAX_TOOLS}, or echo, not ${process.argv[2]}`);
-  const tools = echo ? [ECHO] : generatedTools(count);
+  const tools = echo ? [ECHO, NOTE] : generatedTools(count);
   const server = new Server({ name: "company-api", version: "1.0.0" }, { capabilities: { tools: {} }, instructions: "The company's internal API: accounts, billing, projects and operations." });
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
   server.setRequestHandler(CallToolRequestSchema, (request): CallToolResult => {

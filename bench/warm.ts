@@ -5,7 +5,7 @@
 // and the process's RSS after the searches (goal: at most the corpus + 128 MiB).
 // Rerun: `node bench/warm.ts`. Env: GG_BENCH_RUNS (default 9), GG_BENCH_CORPUS.
 import { spawnSync } from "node:child_process";
-import { closeSync, openSync, readdirSync, readFileSync } from "node:fs";
+import { closeSync, openSync } from "node:fs";
 import { loadavg } from "node:os";
 import { invoke } from "../bindings/define.ts";
 import { callContext } from "../bindings/index.ts";
@@ -13,7 +13,7 @@ import { search } from "../bindings/search.ts";
 import { engineBytes } from "../host/regex.ts";
 import { createRuntime } from "../runtime/index.ts";
 import { buildCorpus, corpusSize } from "./corpus.ts";
-import { median } from "./measure.ts";
+import { median, memoryMib, runnerPids } from "./measure.ts";
 
 const CORPUS = buildCorpus();
 const RUNS = Number(process.env.GG_BENCH_RUNS ?? 9);
@@ -50,26 +50,6 @@ const program = (query: string): Promise<number> =>
     const report = await runtime.run(`return (await gg.files.search(${JSON.stringify(query)})).matches.length`);
     if (!report.ok) throw new Error(`bench program failed: ${report.error?.message}`);
   });
-
-/** Resident memory of a process in MiB, from /proc (the runner is a child of this process). */
-function rssMib(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, "utf8");
-  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? Number.NaN) / 1024;
-}
-/** The runtime's runner: the child of this process running runner.{ts,mjs}. */
-function runnerPid(): number | undefined {
-  for (const name of readdirSync("/proc")) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
-      const parent = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-      if (parent === process.pid && readFileSync(`/proc/${name}/cmdline`, "utf8").includes("runner")) return Number(name);
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  return undefined;
-}
 
 /**
  * The pattern kinds, and warm/rg (tool call) for each, measured before literal-first matching (commit
@@ -114,11 +94,11 @@ for (const [name, query, before] of CASES) {
 }
 const held = warm.warm?.heldBytes() ?? 0;
 const kept = warm.warm?.files();
-const runner = runnerPid();
+const runner = runnerPids()[0];
 const memory = process.memoryUsage();
 console.log(
   `after ${searches} warm searches of mixed kinds in each: the tool context's warm state holds ${(held / MIB).toFixed(1)} MiB (${kept?.contents} files with contents, ${kept?.filtersAlone} by their filters alone, filters ${((kept?.filterBytes ?? 0) / MIB).toFixed(1)} MiB); ` +
     `this process's RSS ${(memory.rss / MIB).toFixed(0)} MiB (heap ${(memory.heapUsed / MIB).toFixed(0)} MiB, buffers ${(memory.arrayBuffers / MIB).toFixed(0)} MiB, regex engine ${(engineBytes() / MIB).toFixed(0)} MiB); ` +
-    `the runner's RSS ${runner === undefined ? "n/a" : rssMib(runner).toFixed(0)} MiB; goal at most ${(size.bytes / MIB + 128).toFixed(0)} MiB (corpus + 128 MiB); load average ${loadavg()[0]?.toFixed(1)}`,
+    `the runner's RSS ${runner === undefined ? "n/a" : memoryMib(runner).rss.toFixed(0)} MiB; goal at most ${(size.bytes / MIB + 128).toFixed(0)} MiB (corpus + 128 MiB); load average ${loadavg()[0]?.toFixed(1)}`,
 );
 runtime.close();

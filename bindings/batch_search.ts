@@ -162,6 +162,7 @@ export const batchSearch = defineCall({
         : skipWalk(root.absolute, root.shown, { includeIgnored: include_ignored, deep: true, ...walkOptions(context, batchSearch, args, path) }).entries.filter((entry) => entry.kind === "file");
     const files = candidates.filter((file) => matchesGlob(file.path));
     // Warm: the files' stats are shared with a second thread ahead of the reads (from the cursor's file on).
+    context.warm?.begin();
     const warm = context.warm ? warmSearchHost(context.files, context.warm, files.slice(cursor?.file_index ?? 0).map((file) => file.absolute)) : undefined;
     const host = warm ?? context.files;
 
@@ -281,7 +282,7 @@ export const batchSearch = defineCall({
     } finally {
       finder?.free();
       warm?.finish();
-      context.warm?.filterKept();
+      context.warm?.end();
     }
     return { results, truncated: next !== null, next, skipped };
   },

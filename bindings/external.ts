@@ -1,7 +1,8 @@
 // Tools from outside gg: other MCP servers' (host/mcp_client.ts) and the application's own functions, in one registry
 // from which the tools arm's JSON tools, the program surface (gg.mcp, gg.app), the types, the docs and the approvals are
-// all derived, as gg's own surfaces are from bindings/. A catalog is plain data, so it crosses to the runner process;
-// the tools run where the registry was made, never in a program's process.
+// all derived, as gg's own surfaces are from bindings/. A catalog is plain data, so it crosses between processes; the
+// MCP tools run where the registry was made (a runtime's runner process, beside its programs' isolates), the
+// application's functions in the process that holds them (the registry relays their calls: AppPart).
 import { createHash } from "node:crypto";
 import { resolve } from "node:path";
 import { type Static, type TSchema, Type } from "typebox";
@@ -127,8 +128,8 @@ const toolPart = (tool: string): string => (/^[A-Za-z0-9_-]+$/.test(tool) ? tool
 /** The words a left-out tool's reason gives. */
 const WHY = { collision: "its name comes out the same as another tool's", then: "it is named then, which would make the namespace look like a promise", "no-identifier": "nothing of its name can be an identifier" };
 
-/** The catalog of MCP servers' listings and the application's functions. */
-function catalogOf(listings: Awaited<ReturnType<McpHub["listing"]>>, functions: readonly AppFunction[], version: number): ExternalCatalog {
+/** The catalog of MCP servers' listings and the application's functions' tools. */
+function catalogOf(listings: Awaited<ReturnType<McpHub["listing"]>>, appTools: readonly ExternalTool[], version: number): ExternalCatalog {
   const servers: ServerSummary[] = [];
   const tools: ExternalTool[] = [];
   const serverIds = namespaceOf(listings.map((listing) => listing.server));
@@ -155,21 +156,21 @@ function catalogOf(listings: Awaited<ReturnType<McpHub["listing"]>>, functions: 
       });
     }
   }
-  for (const fn of functions) {
-    tools.push({
-      source: "app",
-      server: APP,
-      tool: fn.name,
-      name: jsonName("app", APP, fn.name),
-      call: `gg.app.${fn.name}`,
-      description: fn.description,
-      inputSchema: JSON.parse(JSON.stringify(fn.input)) as Record<string, unknown>,
-      ...(fn.output ? { outputSchema: JSON.parse(JSON.stringify(fn.output)) as Record<string, unknown> } : {}),
-      readOnly: fn.readOnly === true,
-    });
-  }
-  return withoutClashes({ version, servers, tools });
+  return withoutClashes({ version, servers, tools: [...tools, ...appTools] });
 }
+
+/** An application function's tool. */
+const appTool = (fn: AppFunction): ExternalTool => ({
+  source: "app",
+  server: APP,
+  tool: fn.name,
+  name: jsonName("app", APP, fn.name),
+  call: `gg.app.${fn.name}`,
+  description: fn.description,
+  inputSchema: JSON.parse(JSON.stringify(fn.input)) as Record<string, unknown>,
+  ...(fn.output ? { outputSchema: JSON.parse(JSON.stringify(fn.output)) as Record<string, unknown> } : {}),
+  readOnly: fn.readOnly === true,
+});
 
 /**
  * `catalog` without tools whose JSON names came out the same (a tool's identifier standing in for its name, say): both
@@ -258,31 +259,46 @@ async function runApp(tool: ExternalTool, fn: AppFunction, args: Record<string, 
   }
 }
 
-/** The application's functions alone, as createTools offers them: nothing to start, so nothing to wait for. */
-export function appSurface(functions: readonly AppFunction[]): ExternalSurface {
+/**
+ * The application's functions as a registry holds them: their tools, and the call of one by its JSON name. Plain data
+ * but for `run`, so a runner process holds the tools and relays each call to the process that holds the functions.
+ */
+export interface AppPart {
+  tools: readonly ExternalTool[];
+  run: CallTool;
+}
+
+/** The part of the application's `functions`, checked; their calls run here. */
+export function appPart(functions: readonly AppFunction[]): AppPart {
   checkAppFunctions(functions);
-  const catalog = catalogOf([], functions, 0);
+  const tools = functions.map(appTool);
   const run: CallTool = async (name, args) => {
-    const tool = catalog.tools.find((candidate) => candidate.name === name);
+    const tool = tools.find((candidate) => candidate.name === name);
     const fn = functions.find((candidate) => candidate.name === tool?.tool);
     if (!tool || !fn) throw new GgError("not-found", `No application function ${JSON.stringify(name)}`);
     return runApp(tool, fn, args);
   };
-  return { catalog, declarations: new Map(catalog.tools.map((tool) => [tool.name, externalDeclaration(tool, run)])) };
+  return { tools, run };
+}
+
+/** The application's functions alone, as createTools offers them: nothing to start, so nothing to wait for. */
+export function appSurface(functions: readonly AppFunction[]): ExternalSurface {
+  const app = appPart(functions);
+  const catalog = catalogOf([], app.tools, 0);
+  return { catalog, declarations: new Map(catalog.tools.map((tool) => [tool.name, externalDeclaration(tool, app.run)])) };
 }
 
 /**
- * The registry of `config`'s MCP servers and the application's `functions`; undefined when there are neither. Its stdio
- * servers start in `workspace` (or their entry's cwd, resolved against it).
+ * The registry of `config`'s MCP servers and the application's `functions` (or their part, whose calls run elsewhere);
+ * undefined when there are neither. Its stdio servers start in `workspace` (or their entry's cwd, resolved against it).
  */
-export function createExternals(config: Configuration, functions: readonly AppFunction[] = [], workspace?: string): Externals | undefined {
+export function createExternals(config: Configuration, functions: readonly AppFunction[] | AppPart = [], workspace?: string): Externals | undefined {
   const servers = Object.entries(config.mcpServers ?? {}).filter(([, entry]) => entry.enabled !== false);
-  if (servers.length === 0 && functions.length === 0) return undefined;
-  checkAppFunctions(functions);
+  const app = "run" in functions ? functions : appPart(functions);
+  if (servers.length === 0 && app.tools.length === 0) return undefined;
   // A stdio server starts in the folder served (its entry's cwd resolved against it), whatever gg's own folder is.
   const placed = servers.map(([name, entry]) => [name, entry.url !== undefined || workspace === undefined ? entry : { ...entry, cwd: resolve(workspace, entry.cwd ?? ".") }] as const);
   const hub = createMcpHub(Object.fromEntries(placed));
-  const byName = new Map(functions.map((fn) => [fn.name, fn]));
   let cached: Promise<ExternalCatalog> | undefined;
   let cachedVersion = -1;
   /** Listings made so far: each catalog's version, which changes with its contents. */
@@ -298,7 +314,7 @@ export function createExternals(config: Configuration, functions: readonly AppFu
     retryAt = Number.POSITIVE_INFINITY;
     cached = hub.listing(needs).then((listings) => {
       if (listings.some((listing) => listing.error !== undefined)) retryAt = Date.now() + RETRY_FAILED_MS;
-      return catalogOf(listings, functions, version);
+      return catalogOf(listings, app.tools, version);
     });
     return cached;
   };
@@ -313,7 +329,7 @@ export function createExternals(config: Configuration, functions: readonly AppFu
       const find = (listed: ExternalCatalog) => listed.tools.find((candidate) => candidate.name === name);
       const tool = find(await catalog("")) ?? find(await catalog());
       if (!tool) throw new GgError("not-found", `No external tool ${JSON.stringify(name)}`);
-      if (tool.source === "app") return runApp(tool, byName.get(tool.tool) as AppFunction, args);
+      if (tool.source === "app") return app.run(name, args, signal);
       return mcpOutput(tool, await hub.call(tool.server, tool.tool, args, signal));
     },
     close: () => hub.close(),

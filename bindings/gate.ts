@@ -141,6 +141,21 @@ export async function verdictBeforeAsking(definition: Runnable, args: unknown, c
   return verdict;
 }
 
+/** `request` as a person is asked it: with what asked, why, and the parts of a command line that did. */
+const asked = (request: ApprovalRequest, ask: RuleVerdict): ApprovalRequest => ({
+  ...request,
+  asking: { by: ask.by, ...(ask.reason === undefined ? {} : { reason: ask.reason }), ...(ask.part === undefined ? {} : { part: ask.part }), ...(ask.parts === undefined ? {} : { parts: ask.parts }) },
+});
+
+/**
+ * What a person would be asked about a call before it runs (the request `approve` would get), or undefined when gg
+ * would not ask (its rules and hooks allow or deny it).
+ */
+export async function requestBeforeAsking(definition: Runnable, args: unknown, context: CallContext, origin: CallOrigin): Promise<ApprovalRequest | undefined> {
+  const verdict = await verdictBeforeAsking(definition, args, context, origin);
+  return verdict.verdict === "ask" ? asked(requestOf(definition, args, context, origin), verdict) : undefined;
+}
+
 /** The whole decision: the verdict before asking, then for an ask, the person's. */
 async function decide(definition: Runnable, args: unknown, context: CallContext, origin: CallOrigin): Promise<Approval> {
   const verdict = await verdictBeforeAsking(definition, args, context, origin);
@@ -199,8 +214,7 @@ async function askPerson(ask: RuleVerdict, request: ApprovalRequest, context: Ca
   });
   let answer: ApprovalAnswer | "late" | Error;
   try {
-    const asking = { by: ask.by, ...(ask.reason === undefined ? {} : { reason: ask.reason }), ...(ask.part === undefined ? {} : { part: ask.part }), ...(ask.parts === undefined ? {} : { parts: ask.parts }) };
-    answer = await Promise.race([approve({ ...request, asking }).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error)))), late]);
+    answer = await Promise.race([approve(asked(request, ask)).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error)))), late]);
   } finally {
     clearTimeout(timer);
     resume?.();

@@ -6,7 +6,8 @@ import { createWarmCache, warmFileHost } from "../host/warm.ts";
 import { type Configuration, defaultConfiguration, forAgent, isConfiguration, parseConfiguration } from "./config.ts";
 import { type CallContext, type CallDefinition, type CallResult, checkArguments, holdsCall, parametersOf } from "./define.ts";
 import { newRunId, type RuleVerdict } from "./approval_match.ts";
-import { type Approval, type Approve, invokeApproved, verdictBeforeAsking } from "./gate.ts";
+import { type Approval, type Approve, invokeApproved, requestBeforeAsking, verdictBeforeAsking } from "./gate.ts";
+import { type Question, questionOf } from "./approval_question.ts";
 import { CALLS } from "./calls.ts";
 import { appSurface, type ExternalDeclaration, type ExternalSurface, holdsExternal } from "./external.ts";
 import { appFunctionsOf, type Functions } from "./toolset.ts";
@@ -65,8 +66,10 @@ export interface ToolsOptions {
   /** The run's wall-clock budget in seconds: command timeouts are clamped to what is left of it. */
   budgetSecs?: number;
   /**
-   * What searches and walks keep between calls (listings and file contents, checked by stat before each use): on by
-   * default with a cap of 256 MiB of contents; false for a one-shot call, which gains nothing from it.
+   * What searches and walks keep between calls (listings, ignore files, trigram filters and file contents, each checked
+   * by stat before use): on by default, within `capBytes` bytes (default: a 160th of the machine's memory, 64 MiB to
+   * 1 GiB), past which it keeps the listings and filters first and never evicts what the last searches used (see
+   * docs/performance.md); false for a one-shot call, which gains nothing from it.
    */
   warm?: false | { capBytes?: number };
   /**
@@ -114,6 +117,12 @@ export function createTools(options: ToolsOptions) {
   const calls = new Map<string, CallDefinition | ExternalDeclaration>([...own.map((call) => [call.name, call] as const), ...external.map((declaration) => [declaration.name, declaration] as const)]);
   /** The next call's number in this run. */
   let seq = 0;
+  const given = (args: unknown): unknown => (args === undefined ? {} : args);
+  /** Tool `name` if `args` are arguments its schema takes. */
+  const checkedCall = (name: string, args: unknown): CallDefinition | ExternalDeclaration | undefined => {
+    const call = calls.get(name);
+    return call && !checkArguments(call.name, parametersOf(call, context.config), given(args)) ? call : undefined;
+  };
   return {
     definitions: (): ToolDefinition[] => [...toolDefinitions(context.config), ...external.map(externalDefinition)],
     /** The MCP annotations of tool `name` (read-only, destructive, open-world), from its declaration. */
@@ -130,20 +139,28 @@ export function createTools(options: ToolsOptions) {
       return { ok: true, ...(call && "json" in call && call.json ? call.json(result) : { text: result.text, attachments: result.attachments ?? [] }) };
     },
     /**
-     * Runs tool `name` once its approval is decided (the result carries it); aborting `signal` stops what the call
-     * started (a command, with its process group). A `recorded` approval (a replay's) is its decision, taken as given.
-     */
-    /**
      * gg's verdict on tool `name` with `args` before anyone is asked (the rules', then the approval hook's): an ask is
      * a call gg would put to `approve`. Undefined when the call fails before its approval (no such tool, arguments its
      * schema refuses): `call` says why.
      */
     async verdict(name: string, args: unknown): Promise<RuleVerdict | undefined> {
-      const call = calls.get(name);
-      const given = args === undefined ? {} : args;
-      if (!call || checkArguments(call.name, parametersOf(call, context.config), given)) return undefined;
-      return verdictBeforeAsking(call, given, context, { from: "tool", seq });
+      const call = checkedCall(name, args);
+      return call && verdictBeforeAsking(call, given(args), context, { from: "tool", seq });
     },
+    /**
+     * The question gg would put to a person about tool `name` with `args` (what asked and why, the arguments, every
+     * character that could mislead escaped), for an application that asks through its own means; undefined when gg
+     * would not ask.
+     */
+    async question(name: string, args: unknown): Promise<Question | undefined> {
+      const call = checkedCall(name, args);
+      const request = call && (await requestBeforeAsking(call, given(args), context, { from: "tool", seq }));
+      return request && questionOf(request);
+    },
+    /**
+     * Runs tool `name` once its approval is decided (the result carries it); aborting `signal` stops what the call
+     * started (a command, with its process group). A `recorded` approval (a replay's) is its decision, taken as given.
+     */
     async call(name: string, args: unknown, signal?: AbortSignal, recorded?: Approval): Promise<CallResult> {
       const call = calls.get(name);
       if (!call) {

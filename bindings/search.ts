@@ -37,6 +37,7 @@ export const SearchResult = Type.Object(
     matches: Type.Array(SearchMatch, { description: "Matching lines in path order, then line order." }),
     filesSearched: Type.Integer({ description: "Files read before the search ended (at the limit, or having read them all)." }),
     limitReached: Type.Boolean({ description: "True when the list is exactly limit long: more matches may exist, so narrow the query or the path." }),
+    ignored: Type.Optional(Type.Integer({ description: "When the ignore rules (.gitignore, .ignore, .git/info/exclude, .git) left entries out of the walk before it ended: how many, each counted where the walk met it (an ignored directory once, whatever it holds)." })),
   },
   { $id: "SearchResult", description: "What gg.files.search found." },
 );
@@ -87,20 +88,23 @@ export const search = defineCall({
     });
     let matches: SearchMatch[];
     let filesSearched = 1;
+    const skipped = { ignored: 0 };
     if (root.kind === "file") {
       // An ignored file is not searched even when named: it stays reachable through read_file and the other calls.
-      const ignored = isIgnoredFile(absolute, context.workspace);
-      if (ignored) filesSearched = 0;
-      matches = ignored ? [] : scanFile(scanner, absolute, wanted).map((found) => matched(display, found));
+      if (isIgnoredFile(absolute, context.workspace)) skipped.ignored = 1;
+      filesSearched = 1 - skipped.ignored;
+      matches = skipped.ignored ? [] : scanFile(scanner, absolute, wanted).map((found) => matched(display, found));
     } else {
       const hidden = hiddenBelow(context.config, search, { query, path, limit }, display, context);
-      const walk = walkFiles(walkRoot(absolute, context.workspace, context.warm, hidden));
+      const walk = walkFiles(walkRoot(absolute, context.workspace, context.warm, hidden), skipped);
       const outcome = searchWalk(scanner, walk, wanted, context.warm, context.deadline);
       matches = outcome.matches.map((found) => matched(joinDisplay(path, found.file.relative), found));
       filesSearched = outcome.searched;
     }
-    return { matches, filesSearched, limitReached: matches.length === wanted };
+    return { matches, filesSearched, limitReached: matches.length === wanted, ...(skipped.ignored > 0 ? { ignored: skipped.ignored } : {}) };
   },
-  render: ({ matches, filesSearched }, { query, path }) =>
-    matches.length > 0 ? matches.map(shown).join("\n") : `No matches for ${JSON.stringify(query)} in ${shownPath(path ?? ".")} (${plural(filesSearched, "file")} searched).`,
+  render: ({ matches, filesSearched, ignored }, { query, path }) =>
+    matches.length > 0
+      ? matches.map(shown).join("\n")
+      : `No matches for ${JSON.stringify(query)} in ${shownPath(path ?? ".")} (${plural(filesSearched, "file")} searched${ignored ? `; ${plural(ignored, "ignored entry", "ignored entries")} left out` : ""}).`,
 });

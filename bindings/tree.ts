@@ -43,6 +43,7 @@ export const TreeResult = Type.Object(
     text: Type.String({ description: "The tree as the tree tool renders it." }),
     entries: Type.Array(TreeEntry, { description: "The entries the text shows, in its order." }),
     cut: Type.Boolean({ description: "True when the tree was cut at 1000 lines or 16 KiB: entries past the cut are missing." }),
+    ignored: Type.Optional(Type.Integer({ description: "When the ignore rules (.gitignore, .ignore, .git/info/exclude, .git) left entries out of the directories whose entries the tree shows: how many." })),
   },
   { $id: "TreeResult", description: "What gg.files.tree renders: its text, and the entries it shows as data." },
 );
@@ -60,6 +61,7 @@ function render(root: WalkDir, display: string, depth: number): TreeResult {
     return { text: "(ignored: .gitignore, .ignore or .git/info/exclude excludes this directory, or it is in .git; list_dir still lists it)", entries: [], cut: false };
   }
   const lines: Line[] = [];
+  let ignored = 0;
   let bytes = -1;
   let cut: keyof typeof CUT_NOTE | undefined;
   const emit = (line: Line): boolean => {
@@ -85,6 +87,7 @@ function render(root: WalkDir, display: string, depth: number): TreeResult {
       if (parent) parent.unreadable = code;
       return emit({ text: `${indent}(unreadable: ${code})` });
     }
+    ignored += listing.ignored;
     for (const found of listing.entries) {
       const entry = shown(found, level);
       const name = shownPath(found.name);
@@ -120,7 +123,7 @@ function render(root: WalkDir, display: string, depth: number): TreeResult {
     lines.push({ text: note });
   }
   const entries = lines.flatMap((line) => (line.entry ? [line.entry] : []));
-  return { text: lines.length === 0 ? "(empty directory)" : lines.map((line) => line.text).join("\n"), entries, cut: cut !== undefined };
+  return { text: lines.length === 0 ? "(empty directory)" : lines.map((line) => line.text).join("\n"), entries, cut: cut !== undefined, ...(ignored > 0 ? { ignored } : {}) };
 }
 
 export const tree = defineCall({

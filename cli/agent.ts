@@ -78,6 +78,7 @@ export function agentCommand(io: Io) {
     .addOption(options.catalog())
     .addOption(new Option("--max-turns <n>", "the most model turns before the run stops (default 50)").argParser(positive(true)))
     .addOption(options.budget("wall-clock budget of the whole run (default 1800)"))
+    .addOption(options.warmCap())
     .addOption(new Option("--cache-marks", "mark prompt-cache breakpoints (cache_control) in every request, as Anthropic's models need (default: by the model's id, or the configuration's model.cacheMarks)"))
     .addOption(new Option("--no-cache-marks", "never mark prompt-cache breakpoints"))
     .addOption(new Option("--transcript <file>", "write the run as JSON Lines, for --replay"))

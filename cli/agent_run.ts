@@ -15,7 +15,7 @@ import { apiKeyFor, openAIProvider, scrubberOf, withholdKey } from "../agent/pro
 import { differences, readTranscript, recordedCalls, replayOptions, TranscriptError, type TranscriptEntry, type TranscriptStart, toldTexts, transcriptWriter } from "../agent/transcript.ts";
 import { plural } from "../host/lines.ts";
 import { approverFor, type StandingAnswer } from "./approve.ts";
-import { checkBaseURL, signalWords, UsageError, workspaceOf } from "./command.ts";
+import { checkBaseURL, signalWords, UsageError, warmOf, workspaceOf } from "./command.ts";
 import { retryLine, summaryText, turnLine } from "./summary.ts";
 
 /** What `gg agent` is given, checked by the caller. */
@@ -31,6 +31,8 @@ export interface AgentFlags {
   agent?: string;
   maxTurns?: number;
   budget?: number;
+  /** --warm-cap, in MiB. */
+  warmCap?: number;
   /** Where to write the run as JSON Lines. */
   transcript?: string;
   /** What an ask gets without a terminal (or always, when given). */
@@ -116,6 +118,7 @@ export async function runAgentCommand(flags: AgentFlags, out: (text: string) => 
     ...(flags.agent === undefined ? {} : { agent: flags.agent }),
     ...(flags.maxTurns === undefined ? {} : { maxTurns: flags.maxTurns }),
     ...(flags.budget === undefined ? {} : { budgetSecs: flags.budget }),
+    ...warmOf(flags.warmCap),
     onTurn: (turn) => {
       sofar.turns.push(turn);
       warn(turnLine(turn, flags.arm, performance.now() - started));

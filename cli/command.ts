@@ -1,6 +1,7 @@
 // What every gg command is made of: the streams it writes to, its refusal, the options several commands share, and
 // one way to declare a command (commander's declaration, from which both its parsing and its help come).
 import { readFileSync, statSync } from "node:fs";
+import { totalmem } from "node:os";
 import { resolve } from "node:path";
 import { Command, InvalidArgumentError, Option } from "commander";
 import type { Configuration } from "../bindings/config.ts";
@@ -31,7 +32,22 @@ export const options = {
   catalog: () => new Option("--catalog <file>", "a model catalog file instead of your copy or the shipped one"),
   approve: () => new Option("--approve <answer>", "what a call whose verdict is ask gets when no terminal can ask a person (default deny); given, it answers every ask").choices(["allow", "deny"]),
   arm: () => new Option("--arm <arm>", "tool calls or programs").choices(["tools", "code"]),
+  warmCap: () =>
+    new Option("--warm-cap <mib>", "memory in MiB for what searches keep between calls (listings, filters, contents; default: a 160th of the machine's memory, 64 to 1024); 0 keeps nothing").argParser(warmMib),
 };
+
+/** --warm-cap's parser: 0, or MiB up to the machine's memory (more is a slip of the finger, never a budget). */
+function warmMib(text: string): number {
+  const value = Number(text);
+  const machine = Math.floor(totalmem() / 2 ** 20);
+  if (!(value >= 0) || !Number.isFinite(value)) throw new InvalidArgumentError("it must be 0 (keep nothing) or a number of MiB");
+  if (value > machine) throw new InvalidArgumentError(`it is over this machine's memory, ${machine} MiB`);
+  return value;
+}
+
+/** The warm state's option for a runtime or tools from `--warm-cap` (in MiB): none given keeps the default. */
+export const warmOf = (mib: number | undefined): { warm?: false | { capBytes: number } } =>
+  mib === undefined ? {} : { warm: mib === 0 ? false : { capBytes: Math.round(mib * 2 ** 20) } };
 
 /** What the shared options parse to. */
 export interface Common {

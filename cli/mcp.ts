@@ -1,6 +1,6 @@
 // gg mcp: the agent's tools, run_program, search_docs, the docs and the prompts over MCP on stdio.
 import { Option } from "commander";
-import { agentOf, type Common, defineCommand, type Io, loadConfiguration, options, workspaceOf } from "./command.ts";
+import { agentOf, type Common, defineCommand, type Io, loadConfiguration, options, warmOf, workspaceOf } from "./command.ts";
 
 export function mcpCommand(io: Io) {
   return defineCommand(
@@ -8,7 +8,7 @@ export function mcpCommand(io: Io) {
     "mcp",
     "serve the agent's tools, run_program, search_docs, the docs and the prompts over MCP on stdio",
     ["gg mcp", "gg mcp --workspace . --config examples/text-only-model.json"],
-    async (flags: Common) => {
+    async (flags: Common & { warmCap?: number }) => {
       const config = await loadConfiguration(flags);
       // A folder named is the one served, and refused now when it is not one; without one, the client's roots decide.
       const workspace = workspaceOf(flags.workspace);
@@ -18,11 +18,12 @@ export function mcpCommand(io: Io) {
       const unconfinable = await sandboxWarning([config]);
       if (unconfinable) io.err(unconfinable);
       const onServing = (served: string, why: string): void => io.err(`gg mcp: serving ${served} (${why})\n`);
-      return await serveStdio({ workspace, roots: flags.workspace === undefined, config, ...agentOf(flags.agent), onServing });
+      return await serveStdio({ workspace, roots: flags.workspace === undefined, config, ...agentOf(flags.agent), ...warmOf(flags.warmCap), onServing });
     },
   )
     .addOption(new Option("--workspace <dir>", `the folder served, named in gg's MCP instructions and on stderr: relative paths resolve against it and commands run in it (default: the client's first root when the client lists roots, else the current directory, ${process.cwd()})`))
     .addOption(options.config())
     .addOption(options.mcpConfig())
-    .addOption(options.agent());
+    .addOption(options.agent())
+    .addOption(options.warmCap());
 }

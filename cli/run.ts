@@ -19,6 +19,7 @@ export function runCommand(io: Io) {
     .addOption(options.cpu())
     .addOption(options.memory())
     .addOption(options.check())
+    .addOption(options.warmCap())
     .addOption(options.approve())
     .addOption(options.json("print the run report as one JSON object"));
 }

@@ -10,7 +10,7 @@ import { blankReport } from "../runtime/report.ts";
 import { type RunOptions, runProblems } from "../runtime/limits.ts";
 import type { ViewSummary } from "../runtime/views.ts";
 import { approverFor } from "./approve.ts";
-import { agentOf, type Common, type Io, loadConfiguration, signalWords, UsageError, workspaceOf } from "./command.ts";
+import { agentOf, type Common, type Io, loadConfiguration, signalWords, UsageError, warmOf, workspaceOf } from "./command.ts";
 
 /** What gg run is given, checked by commander. */
 export interface RunFlags extends Common {
@@ -18,6 +18,7 @@ export interface RunFlags extends Common {
   cpu?: number;
   memory?: number;
   check?: boolean;
+  warmCap?: number;
 }
 
 /** gg run FILE: exit 0 when the program finished, 1 when it failed or was stopped. */
@@ -34,7 +35,7 @@ export async function runProgram(file: string, flags: RunFlags, io: Io): Promise
     printLogs(cancelled, shown, io.out);
     io.err(`gg: ${errorText(cancelled.error as RunError)}\n`);
   });
-  const runtime = createRuntime({ workspace, config, ...agentOf(flags.agent), approve: approverFor(flags.approve, io.err) });
+  const runtime = createRuntime({ workspace, config, ...agentOf(flags.agent), approve: approverFor(flags.approve, io.err), ...warmOf(flags.warmCap) });
   try {
     const onProgress = (report: RunReport): void => {
       shown.report = report;

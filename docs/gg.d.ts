@@ -71,6 +71,8 @@ interface TreeResult {
   entries: TreeEntry[];
   /** True when the tree was cut at 1000 lines or 16 KiB: entries past the cut are missing. */
   cut: boolean;
+  /** When the ignore rules (.gitignore, .ignore, .git/info/exclude, .git) left entries out of the directories whose entries the tree shows: how many. */
+  ignored?: number;
 }
 
 /** One entry a tree shows. */
@@ -96,6 +98,8 @@ interface SearchResult {
   filesSearched: number;
   /** True when the list is exactly limit long: more matches may exist, so narrow the query or the path. */
   limitReached: boolean;
+  /** When the ignore rules (.gitignore, .ignore, .git/info/exclude, .git) left entries out of the walk before it ended: how many, each counted where the walk met it (an ignored directory once, whatever it holds). */
+  ignored?: number;
 }
 
 /** One matching line. */

@@ -2,18 +2,19 @@
 // and input schemas `gg tools` prints); under the code arm, one tool run_program. A tool's output is what gg's own loop
 // gives a model, mapped to the SDK's tool output (text, error text, or text and pictures as file parts).
 import type { ModelMessage, Tool, ToolSet } from "ai";
-import { type GgToolsOptions, ggSession, type SessionTool, type ToolAnswer, withClose } from "./session.ts";
+import { type GgToolsOptions, ggSession, type SessionTool, type ToolAnswer, withControls, type SessionControls } from "./session.ts";
 import { peer } from "./peer.ts";
 
-export type { GgToolsOptions, ToolAnswer } from "./session.ts";
+export type { GgToolsOptions, SessionControls, ToolAnswer } from "./session.ts";
+export type { Question } from "../bindings/approval_question.ts";
 
 const ai = await peer("ai", "gg-runtime/ai-sdk", () => import("ai"));
 
 /** What a tool's toModelOutput returns (the SDK exports no name for it). */
 type ToolResultOutput = Awaited<ReturnType<NonNullable<Tool["toModelOutput"]>>>;
 
-/** gg's tools as an AI SDK ToolSet; close() (or `await using`) ends the runtime and every command they started. */
-export type GgToolSet = ToolSet & { close(): Promise<void>; [Symbol.asyncDispose](): Promise<void> };
+/** gg's tools as an AI SDK ToolSet, with {@link SessionControls}: close() and what gg would ask a person about a call. */
+export type GgToolSet = ToolSet & SessionControls;
 
 /**
  * The tools of `options.arm` as an AI SDK ToolSet, for generateText, streamText or an Agent. A call gg would ask about
@@ -24,7 +25,7 @@ export function ggTools(options: GgToolsOptions): GgToolSet {
   const session = ggSession(options);
   const set: Record<string, Tool<unknown, ToolAnswer>> = {};
   for (const tool of session.tools) set[tool.name] = sdkTool(tool, options.approve === undefined);
-  return withClose(set, session.close);
+  return withControls(set, session);
 }
 
 /** One gg tool as the SDK's. */

@@ -3,10 +3,11 @@
 // run_program. needsApproval is gg's approvals: a call gg would ask about interrupts the run, and once approved runs as
 // approved by the application.
 import type { FunctionTool, RunContext } from "@openai/agents";
-import { type GgToolsOptions, ggSession, type SessionTool, type ToolAnswer, withClose } from "./session.ts";
+import { type GgToolsOptions, ggSession, type SessionTool, type ToolAnswer, withControls, type SessionControls } from "./session.ts";
 import { peer } from "./peer.ts";
 
-export type { GgToolsOptions, ToolAnswer } from "./session.ts";
+export type { GgToolsOptions, SessionControls, ToolAnswer } from "./session.ts";
+export type { Question } from "../bindings/approval_question.ts";
 
 const agents = await peer("@openai/agents", "gg-runtime/openai-agents", () => import("@openai/agents"));
 
@@ -19,11 +20,8 @@ type ToolCallDetails = Parameters<FunctionTool["invoke"]>[2];
 /** A JSON Schema as the SDK types a non-strict tool's parameters (gg's have any properties). */
 type NonStrictSchema = { type: "object"; properties: Record<string, never>; required: never[]; additionalProperties: true };
 
-/** gg's tools for an Agent; close() (or `await using`) ends the runtime and every command they started. */
-export type GgAgentTools = ReturnType<typeof functionTool>[] & {
-  close(): Promise<void>;
-  [Symbol.asyncDispose](): Promise<void>;
-};
+/** gg's tools for an Agent, with {@link SessionControls}: close() and what gg would ask a person about a call. */
+export type GgAgentTools = ReturnType<typeof functionTool>[] & SessionControls;
 
 /**
  * The tools of `options.arm` as Agents SDK function tools. A call gg would ask about goes to `options.approve`, or,
@@ -31,9 +29,9 @@ export type GgAgentTools = ReturnType<typeof functionTool>[] & {
  */
 export function ggTools(options: GgToolsOptions): GgAgentTools {
   const session = ggSession(options);
-  return withClose(
+  return withControls(
     session.tools.map((tool) => functionTool(tool, options.approve === undefined)),
-    session.close,
+    session,
   );
 }
 

@@ -5,6 +5,7 @@ import type { TSchema } from "typebox";
 import { programToolDescription, type Arm } from "../agent/prompts.ts";
 import { type ProgramPart, RunProgram, runProgramTool } from "../agent/program_tool.ts";
 import type { Approval, Approve } from "../bindings/approval_match.ts";
+import type { Question } from "../bindings/approval_question.ts";
 import type { Configuration } from "../bindings/config.ts";
 import { checkArguments, errorText } from "../bindings/define.ts";
 import { appSurface, heldCatalog } from "../bindings/external.ts";
@@ -60,6 +61,8 @@ export interface SessionTool {
   parameters: TSchema;
   /** Whether gg would ask someone before running this call (its rules and hook say ask); none when `approve` is given. */
   needsApproval(args: unknown, callId?: string): Promise<boolean>;
+  /** The question gg would put to a person about this call (see createTools' `question`); none for run_program. */
+  question(args: unknown): Promise<Question | undefined>;
   run(args: unknown, control?: RunControl): Promise<ToolAnswer>;
 }
 
@@ -108,6 +111,7 @@ export function ggSession(options: GgToolsOptions) {
         if (callId !== undefined) decided.set(callId, { verdict: verdict.verdict, by: verdict.by, ...(verdict.reason === undefined ? {} : { reason: verdict.reason }) });
         return false;
       },
+      question: (args) => calls.question(definition.name, args),
       async run(args, control = {}) {
         const before = control.callId === undefined ? undefined : decided.get(control.callId);
         if (control.callId !== undefined) decided.delete(control.callId);
@@ -141,6 +145,7 @@ export function ggSession(options: GgToolsOptions) {
       parameters: RunProgram,
       // A program's calls are judged as it makes them, and asked of `approve`: the SDK cannot pause a program.
       needsApproval: async () => false,
+      question: async () => undefined,
       async run(args, control = {}) {
         const refused = checkArguments("run_program", RunProgram, args);
         if (refused) return failed(refused);
@@ -171,9 +176,22 @@ export function ggSession(options: GgToolsOptions) {
   return { tools, close };
 }
 
-/** Gives `target` close() and [Symbol.asyncDispose], not enumerable: an SDK that walks the set sees its tools only. */
-export function withClose<T extends object>(target: T, close: () => Promise<void>): T & { close(): Promise<void>; [Symbol.asyncDispose](): Promise<void> } {
-  Object.defineProperty(target, "close", { value: close, enumerable: false });
-  Object.defineProperty(target, Symbol.asyncDispose, { value: close, enumerable: false });
-  return target as T & { close(): Promise<void>; [Symbol.asyncDispose](): Promise<void> };
+/** What both SDKs' tool sets carry beside their tools. */
+export interface SessionControls {
+  /** Ends the runtime and every command the tools started. */
+  close(): Promise<void>;
+  [Symbol.asyncDispose](): Promise<void>;
+  /**
+   * The question gg would put to a person about a call of tool `toolName` with `input` (what asked and why, and the
+   * arguments, every character that could mislead escaped): what an application shows when the SDK asks for approval.
+   * Undefined when gg would not ask (run_program's calls are asked of `approve` as the program makes them).
+   */
+  question(toolName: string, input: unknown): Promise<Question | undefined>;
+}
+
+/** Gives `target` the {@link SessionControls} of `session`, not enumerable: an SDK that walks the set sees its tools only. */
+export function withControls<T extends object>(target: T, session: ReturnType<typeof ggSession>): T & SessionControls {
+  const question = async (toolName: string, input: unknown) => session.tools.find((tool) => tool.name === toolName)?.question(input);
+  for (const [key, value] of [["close", session.close], [Symbol.asyncDispose, session.close], ["question", question]] as const) Object.defineProperty(target, key, { value, enumerable: false });
+  return target as T & SessionControls;
 }

@@ -82,19 +82,20 @@ export interface FileHost {
   /**
    * Reads a file for a search into `scratch` when it fits, else into a new buffer; the result lives until the next
    * call. Bounded: a regular file is read up to its stat's size, one that stats as empty up to 16 MiB, anything else
-   * refused; a binary file (a NUL in its first 8 KiB) comes back as its first read alone.
+   * refused; a binary file (a NUL in its first 8 KiB) comes back as its first read alone. `stated` gets the stat of
+   * the open file, taken before the read.
    */
-  readFileInto(path: string, scratch: Buffer): Buffer;
+  readFileInto(path: string, scratch: Buffer, stated?: (stats: Stats) => void): Buffer;
   /**
    * Reads a file for a search as readFileInto does, but one larger than `scratch` in pieces of whole lines through it
    * so that it takes no fresh memory: `each` gets each piece, and whether it is the last, until it returns false; the
    * first piece of a binary file is its head alone. Returns the buffer to use next (larger when a line outgrew it).
    */
-  readPieces?(path: string, scratch: Buffer, each: (piece: Buffer, last: boolean) => boolean): Buffer;
+  readPieces?(path: string, scratch: Buffer, each: (piece: Buffer, last: boolean) => boolean, stated?: (stats: Stats) => void): Buffer;
   /** True when readFileInto may return a buffer the host keeps (a warm cache's): it must not become a scratch. */
   keepsReads?: boolean;
-  /** A whole file as readFileInto reads it, or undefined when what the host keeps shows it lacks one of `grams`. */
-  readScreened?(path: string, grams: GramQuery): Buffer | undefined;
+  /** False when what the host keeps shows the file lacks one of `grams`: a search skips it unread. */
+  mayHold?(path: string, grams: GramQuery): boolean;
   /** Reads at most `bytes` bytes from the start of a file. */
   readHead(path: string, bytes: number): Buffer;
   /** Reads lines `first`..`first + count - 1` (to the end when `count` is undefined), at most `maxBytes` bytes. */
@@ -343,29 +344,36 @@ function readLines(fd: number, path: string, first: number, count: number | unde
 }
 
 /**
- * A file as a search reads it (see readSearched), errors typed; opened without blocking, so a FIFO put in a file's
- * place is refused rather than waited on.
+ * Opens `path` for a search's read: without blocking, so a FIFO put in a file's place is refused rather than waited on;
+ * `use` gets the open file and its stat (which `stated` is told first), errors typed.
  */
-export const readSearchedFile = (path: string, scratch?: Buffer): Buffer =>
-  withFd(path, "read", (fd) => readSearched(fd, path, scratch), constants.O_RDONLY | constants.O_NONBLOCK);
-
-/** {@link FileHost.readPieces} on the real file system. */
-const readSearchedPieces = (path: string, scratch: Buffer, each: (piece: Buffer, last: boolean) => boolean): Buffer =>
+const searchedFd = <T>(path: string, stated: ((stats: Stats) => void) | undefined, use: (fd: number, stats: Stats) => T): T =>
   withFd(
     path,
     "read",
     (fd) => {
       const stats = fstatSync(fd);
-      // A file that fits is read whole, as readFileInto reads it (also one that stats as empty: procfs).
-      if (!stats.isFile() || stats.size <= scratch.length) {
-        const bytes = readSearched(fd, path, scratch, stats);
-        each(bytes, true);
-        return bytes.buffer === scratch.buffer ? scratch : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.buffer.byteLength - bytes.byteOffset);
-      }
-      return readInPieces(fd, stats.size, scratch, each);
+      stated?.(stats);
+      return use(fd, stats);
     },
     constants.O_RDONLY | constants.O_NONBLOCK,
   );
+
+/** A file as a search reads it (see readSearched), errors typed. */
+export const readSearchedFile = (path: string, scratch?: Buffer, stated?: (stats: Stats) => void): Buffer =>
+  searchedFd(path, stated, (fd, stats) => readSearched(fd, path, scratch, stats));
+
+/** {@link FileHost.readPieces} on the real file system. */
+const readSearchedPieces = (path: string, scratch: Buffer, each: (piece: Buffer, last: boolean) => boolean, stated?: (stats: Stats) => void): Buffer =>
+  searchedFd(path, stated, (fd, stats) => {
+    // A file that fits is read whole, as readFileInto reads it (also one that stats as empty: procfs).
+    if (!stats.isFile() || stats.size <= scratch.length) {
+      const bytes = readSearched(fd, path, scratch, stats);
+      each(bytes, true);
+      return bytes.buffer === scratch.buffer ? scratch : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.buffer.byteLength - bytes.byteOffset);
+    }
+    return readInPieces(fd, stats.size, scratch, each);
+  });
 
 /** Bytes a file name may take (NAME_MAX on Linux and the common file systems). */
 const NAME_MAX = 255;
@@ -656,7 +664,7 @@ export const nodeFileHost: FileHost = {
     }
   },
   readFile: (path) => withFd(path, "read", readAll),
-  readFileInto: (path, scratch) => readSearchedFile(path, scratch),
+  readFileInto: readSearchedFile,
   readPieces: readSearchedPieces,
   readHead: (path, bytes) =>
     withFd(path, "read", (fd) => {

@@ -10,23 +10,42 @@ import ignore, { type Ignore } from "ignore";
 type Kind = "ignore" | "gitignore" | "exclude";
 const KINDS: readonly Kind[] = ["ignore", "gitignore", "exclude"];
 
+/** The rules of one ignore file, as a walk tests paths against them, and the file's text. */
+interface Rules {
+  test(path: string): { ignored: boolean; unignored: boolean };
+  text: string;
+}
+
 interface Level {
   /** Rules of each kind found in this directory. */
-  rules: Partial<Record<Kind, Ignore>>;
+  rules: Partial<Record<Kind, Rules>>;
   /** Prefix that turns a path relative to the walk root into one relative to this directory. */
   prefix: string;
   /** Characters of the walk-relative path to drop first (levels below the root). */
   cut: number;
+  /** What decides its verdicts: its rule files' texts, prefix and cut. */
+  key: string;
 }
 
 /** The ignore rules in force in one directory of a walk: its own files plus every enclosing directory's. */
 export interface IgnoreScope {
   readonly levels: readonly Level[];
+  /**
+   * What decides its verdicts (its levels' rule texts, prefixes and cuts): two scopes of one key ignore the same
+   * entries, so what a walk made of a directory under one holds for the next walk under the other.
+   */
+  readonly key: string;
   /** The walk's root is itself ignored: nothing beneath it is scanned or shown. */
   readonly hidden?: boolean;
 }
 
-function readRules(file: string, warm?: WarmCache): Ignore | undefined {
+/**
+ * Tests of one matcher before it starts afresh: the `ignore` package keeps the result of every path it has tested (and
+ * of each one's parents), so one matcher for a walk of a million files would hold a million results.
+ */
+const TESTS_PER_MATCHER = 1 << 16;
+
+function readRules(file: string, warm?: WarmCache): Rules | undefined {
   let text: string;
   try {
     // Read as a search reads a file: bounded, and a FIFO in its place refused rather than waited on.
@@ -35,7 +54,19 @@ function readRules(file: string, warm?: WarmCache): Ignore | undefined {
     return undefined;
   }
   // Case matters, as it does to git on a case-sensitive filesystem: `build/` does not hide `Build/`.
-  return ignore({ allowRelativePaths: true, ignorecase: false }).add(text);
+  const matcher = (): Ignore => ignore({ allowRelativePaths: true, ignorecase: false }).add(text);
+  let rules = matcher();
+  let tests = 0;
+  return {
+    text,
+    test(path) {
+      if (++tests > TESTS_PER_MATCHER) {
+        rules = matcher();
+        tests = 1;
+      }
+      return rules.test(path);
+    },
+  };
 }
 
 function isDirectory(path: string): boolean {
@@ -67,7 +98,8 @@ function levelAt(dir: string, present: RuleFiles, prefix: string, cut: number, w
   if (dotIgnore) rules.ignore = dotIgnore;
   if (gitignore) rules.gitignore = gitignore;
   if (exclude) rules.exclude = exclude;
-  return dotIgnore || gitignore || exclude ? { rules, prefix, cut } : undefined;
+  const key = [prefix, cut, dotIgnore?.text, gitignore?.text, exclude?.text].join("\0");
+  return dotIgnore || gitignore || exclude ? { rules, prefix, cut, key } : undefined;
 }
 
 /**
@@ -106,13 +138,13 @@ export function rootScope(given: string, workspaceGiven: string): IgnoreScope {
   }
   // .git is never scanned, however it is reached.
   const inGit = within(root) && root.slice(workspace.length).split("/").includes(".git");
-  const outer: IgnoreScope = { levels: above };
+  const outer = scopeOf(above);
   if (!inGit && (above.length === 0 || !isIgnored(outer, "", true))) return outer;
   // The root is ignored. Rules from above the workspace that hide it would hide the project itself, so they are
   // dropped; the workspace's own rules hide an ignored folder from tree and search even when it is named as the root
   // (a file under it stays reachable through the other calls).
-  const ownScope: IgnoreScope = { levels: own };
-  return inGit || (own.length > 0 && isIgnored(ownScope, "", true)) ? { levels: [], hidden: true } : ownScope;
+  const ownScope = scopeOf(own);
+  return inGit || (own.length > 0 && isIgnored(ownScope, "", true)) ? { levels: [], hidden: true, key: "hidden" } : ownScope;
 }
 
 /** Whether tree and search skip the file at `path` (absolute), the rules of its own directory included. */
@@ -122,6 +154,8 @@ export function isIgnoredFile(path: string, workspace: string): boolean {
   if (scope.hidden) return true;
   return isIgnored(enterScope(scope, dir, "", probeRuleFiles(dir)), path.slice(path.lastIndexOf("/") + 1), false);
 }
+
+const scopeOf = (levels: Level[]): IgnoreScope => ({ levels, key: levels.map((level) => level.key).join("\u0001") });
 
 function canonical(path: string): string {
   try {
@@ -135,7 +169,7 @@ function canonical(path: string): string {
 export function enterScope(scope: IgnoreScope, dir: string, relative: string, present: RuleFiles, warm?: WarmCache): IgnoreScope {
   if (!present.ignore && !present.gitignore && !present.git) return scope;
   const level = levelAt(dir, present, "", relative === "" ? 0 : relative.length + 1, warm);
-  return level ? { levels: [...scope.levels, level] } : scope;
+  return level ? { levels: [...scope.levels, level], key: `${scope.key}\u0001${level.key}` } : scope;
 }
 
 /** Whether the entry at `relative` (to the walk root) is skipped by tree and search. */

@@ -298,11 +298,19 @@ export function createMcpHub(servers: Readonly<Record<string, McpServerEntry>>):
     async call(server, tool, args, signal) {
       const live = await connection(server);
       const { tools } = await toolsOf(server);
+      // The SDK keeps its listener on the signal after the answer: a signal of its own, let go of then, so that a run's
+      // signal (aborted when the run ends) cancels the calls under way, not every call the run made.
+      const own = signal && new AbortController();
+      const abort = (): void => own?.abort(signal?.reason);
+      signal?.addEventListener("abort", abort, { once: true });
+      if (signal?.aborted) abort();
       let result: CallToolResult;
       try {
-        result = (await live.client.callTool({ name: tool, arguments: args }, undefined, { timeout: timeoutMs(server), ...(signal ? { signal } : {}) })) as CallToolResult;
+        result = (await live.client.callTool({ name: tool, arguments: args }, undefined, { timeout: timeoutMs(server), ...(own ? { signal: own.signal } : {}) })) as CallToolResult;
       } catch (error) {
         throw callFailure(server, tool, error, live, timeoutMs(server));
+      } finally {
+        signal?.removeEventListener("abort", abort);
       }
       checkOutput(live, server, tools.find((listed) => listed.name === tool), result);
       return result;

@@ -59,10 +59,7 @@ export const createScanner = (query: string, files: FileHost, clipChars: number,
 export function scanFile(scanner: Scanner, absolute: string, max: number): LineMatch[] {
   if (scanner.ruledOut?.(absolute)) return [];
   const { files, matcher } = scanner;
-  if (matcher.grams && files.readScreened) {
-    const bytes = files.readScreened(absolute, matcher.grams);
-    return bytes ? scanWhole(scanner, bytes, max) : [];
-  }
+  if (matcher.grams && files.mayHold && !files.mayHold(absolute, matcher.grams)) return [];
   if (!files.readPieces) return scanWhole(scanner, files.readFileInto(absolute, scanner.scratch), max);
   let found: LineMatch[] = [];
   const lines = { before: 0 };
@@ -156,8 +153,10 @@ const BATCH_FILES = [512, 8192];
 
 /**
  * {@link searchFiles} over a walk, `files` taken a batch at a time, each shared with the second thread: it stats the
- * files of a batch `warm` mostly keeps, and screens the others (the files skipped unread are then filtered for the
- * next searches). A search that has its matches early stops walking, as it would alone.
+ * files of a batch `warm` nearly all answers from what it keeps (contents, or filters that rule the pattern out), and
+ * screens the others (the files skipped unread are then
+ * filtered for the next searches, as far as there is room). A search that has its matches early stops walking, as it
+ * would alone.
  */
 export function searchWalk<File extends { absolute: string }>(scanner: Scanner, files: Iterable<File>, max: number, warm: WarmCache | undefined, deadline?: number): SearchOutcome<File> {
   const outcome: SearchOutcome<File> = { matches: [], searched: 0 };
@@ -165,8 +164,8 @@ export function searchWalk<File extends { absolute: string }>(scanner: Scanner, 
   let size = BATCH_FILES[0] as number;
   const scan = (): void => {
     const paths = batch.map((file) => file.absolute);
-    const { screen } = scanner.matcher;
-    const statted = !screen || (warm?.keepsMost(paths) ?? false);
+    const { screen, grams } = scanner.matcher;
+    const statted = !screen || (warm?.servesNearlyAll(paths, grams) ?? false);
     const shared = warm ? warmSearchHost(scanner.files, warm, statted ? paths : []) : undefined;
     const screened = !statted && screen ? secondThread.screenAhead(paths, screen) : undefined;
     const ruledOut = (path: string): boolean => {
@@ -185,6 +184,8 @@ export function searchWalk<File extends { absolute: string }>(scanner: Scanner, 
     batch.length = 0;
     size = Math.min(size * 2, BATCH_FILES[1] as number);
   };
+  // From its first listing to its last file: the thread builds filters while the runtime is idle, never meanwhile.
+  warm?.begin();
   try {
     for (const file of files) {
       batch.push(file);
@@ -195,7 +196,6 @@ export function searchWalk<File extends { absolute: string }>(scanner: Scanner, 
     if (batch.length > 0) scan();
     return outcome;
   } finally {
-    // One request for the whole search: the thread builds the filters of what it kept while the runtime is idle.
-    warm?.filterKept();
+    warm?.end();
   }
 }

@@ -7,12 +7,14 @@
 //   read, the search reads itself, so its answer and its errors are its own.
 // - Trigram filters of the files a search kept or skipped, built between searches from the files on disk (the
 //   contents stay on the main thread), each with the stat it was built under: the owner attaches one only to the
-//   version it keeps. Filter work pauses while a search runs, so it never takes the core the search needs.
+//   version it keeps, and names the bytes it has room for, past which the thread builds no more. Filter work pauses
+//   while a search runs (from its walk's first listing to its last file: {@link secondThread.hold}), so it never
+//   takes the core the search needs.
 // One thread serves the whole process (a search runs to its end before the next starts); it is unref'd, never keeping
 // a process alive, and started by the first search large enough to use it, which does not wait for it.
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from "node:worker_threads";
 import { BINARY_HEAD_BYTES } from "./files.ts";
-import { gramBits } from "./grams.ts";
+import { gramBits, halveBits } from "./grams.ts";
 import { lineHolding, type Screen, screening } from "./regex.ts";
 
 /** Files a search must have before it uses the second thread: fewer are done sooner than they are handed over. */
@@ -26,12 +28,14 @@ const GRAM_SLICE_FILES = 256;
 
 // Plain CommonJS, evaluated as the worker's script: nothing to bundle. Stat and screen jobs: control[0] counts files
 // done from the end, control[1] is set by the search when it is over; stamps hold five numbers a file (NaN when the
-// stat failed), verdicts 1 for a file that cannot match, 2 for one the search must read. busy[0] is set while a search
-// runs. Filter jobs answer on results slice by slice, a file left out when it no longer matches the stamp it was
-// asked for.
+// stat failed), verdicts 1 for a file that cannot match, 2 for one the search must read. busy[0] counts the searches
+// and jobs under way. Filter jobs answer on results slice by slice, a file left out when it no longer matches the
+// stamp it was asked for; a job ends early once its filters (each of a file asked for unstamped counted with perNew
+// bytes more, the entry it takes) pass its budget.
 const WORKER = `
 const { parentPort, workerData } = require("node:worker_threads");
 const { closeSync, constants, fstatSync, openSync, readSync, statSync } = require("node:fs");
+const halveBits = (${halveBits.toString()});
 const gramBits = (${gramBits.toString()});
 const screening = (${screening.toString()});
 const lineHolding = (${lineHolding.toString()});
@@ -43,6 +47,9 @@ const queue = [];
 // The filters' read buffer keeps the size the largest file needed (at most ${FILTER_MAX_BYTES} bytes): one freed and
 // taken again each job leaves the allocator holding far more than the buffer, growing the process for good.
 let scratch = Buffer.allocUnsafe(${SCREEN_MAX_BYTES});
+// The bits a filter is built in, grown the same way: only the halved filter is allocated anew, so the filters kept
+// are not interleaved with the freed sets they were halved from.
+let bits = new Uint32Array(1 << 15);
 /**
  * The file's filter when it is still the version stamped, else undefined. A file stamped NaN (the search skipped it
  * unread) is stamped here, from its stat before the read, and filtered when it is not too large to screen and its
@@ -63,7 +70,8 @@ function filterOf(path, stamps, i, racyMs) {
     for (let n; read < size && (n = readSync(fd, scratch, read, size - read, read)) > 0; ) read += n;
     // Changed while it was read: its change time moved on.
     if (read !== size || !sameAs(fstatSync(fd), stamps, i)) return undefined;
-    return gramBits(scratch.subarray(0, size));
+    while (bits.length * 32 < size && bits.length < 1 << 19) bits = new Uint32Array(bits.length * 2);
+    return gramBits(scratch.subarray(0, size), bits);
   } catch {
     return undefined;
   } finally {
@@ -75,17 +83,22 @@ function work() {
     if (Atomics.load(paused, 0) !== 0) return void setTimeout(work, 1);
     const job = queue[0];
     const found = [];
-    for (const end = Math.min(job.next + ${GRAM_SLICE_FILES}, job.paths.length); job.next < end && Atomics.load(paused, 0) === 0; job.next++) {
+    for (const end = Math.min(job.next + ${GRAM_SLICE_FILES}, job.paths.length); job.next < end && job.budget > 0 && Atomics.load(paused, 0) === 0; job.next++) {
       const set = filterOf(job.paths[job.next], job.stamps, job.next, job.racyMs);
-      if (set) found.push([job.next, set]);
+      if (!set) continue;
+      found.push([job.next, set]);
+      job.budget -= set.byteLength + (job.asked[job.next] ? 0 : job.perNew);
     }
-    const last = job.next >= job.paths.length;
+    const last = job.next >= job.paths.length || job.budget <= 0;
     if (last) queue.shift();
-    // Each filter its own buffer, moved rather than copied: one kept filter never holds another's memory.
-    const sets = found.map(([, set]) => set);
+    // The slice's filters in one buffer, moved: the owner copies what it keeps, so a kept filter pins no buffer of
+    // this thread's, and each slice is one allocation, freed as a whole.
+    const sizes = Int32Array.from(found, ([, set]) => set.length);
+    const words = new Uint32Array(sizes.reduce((sum, size) => sum + size, 0));
+    found.reduce((at, [, set]) => (words.set(set, at), at + set.length), 0);
     const indices = Int32Array.from(found, ([index]) => index);
     const stamps = Float64Array.from(found.flatMap(([index]) => Array.from(job.stamps.subarray(index * 5, index * 5 + 5))));
-    results.postMessage({ id: job.id, last, indices, sets, stamps }, [indices.buffer, stamps.buffer, ...sets.map((set) => set.buffer)]);
+    results.postMessage({ id: job.id, last, indices, words, sizes, stamps }, [indices.buffer, words.buffer, sizes.buffer, stamps.buffer]);
   }
 }
 // Screens read files of up to ${SCREEN_MAX_BYTES} bytes, never growing this buffer: for a larger file the thread would
@@ -118,7 +131,7 @@ function fromTheEnd(job, each) {
 }
 parentPort.on("message", (job) => {
   if (job.kind === "grams") {
-    queue.push({ ...job, paths: job.joined.split("\\0"), next: 0 });
+    queue.push({ ...job, paths: job.joined.split("\\0"), asked: Array.from({ length: job.stamps.length / 5 }, (_, i) => !Number.isNaN(job.stamps[i * 5])), next: 0 });
     if (queue.length === 1) setImmediate(work);
   } else if (job.kind === "screen") {
     const passes = screening(job.screen);
@@ -171,8 +184,8 @@ export interface ScreenJob {
 }
 
 /**
- * What a filter job hands back, a slice at a time: the filter of each file, and the stamp of the version it was built
- * from; `last` with the job's last slice.
+ * What a filter job hands back, a slice at a time: the filter of each file (a view of the slice's one buffer: copy
+ * what is kept), and the stamp of the version it was built from; `last` with the job's last slice.
  */
 export type OnFilters = (filters: { index: number; filter: Uint32Array; stamp: TakenStat }[], last: boolean) => void;
 
@@ -184,6 +197,20 @@ function stampAt(floats: Float64Array, index: number): TakenStat | undefined {
   const at = index * 5;
   const size = floats[at] as number;
   return Number.isNaN(size) ? undefined : { size, mtimeMs: floats[at + 1] as number, ctimeMs: floats[at + 2] as number, ino: floats[at + 3] as number, dev: floats[at + 4] as number };
+}
+
+/** Hands one slice of filters to its owner. */
+function deliver(message: unknown): void {
+  const { id, last, indices, words, sizes, stamps } = message as { id: number; last: boolean; indices: Int32Array; words: Uint32Array; sizes: Int32Array; stamps: Float64Array };
+  const owner = owners.get(id);
+  if (last) owners.delete(id);
+  let at = 0;
+  // Each filter comes with the stamp it was built under, never NaN.
+  const filters = Array.from(indices, (index, k) => {
+    const filter = words.subarray(at, (at += sizes[k] as number));
+    return { index, filter, stamp: stampAt(stamps, k) as TakenStat };
+  });
+  owner?.(filters, last);
 }
 
 let worker: Worker | undefined;
@@ -206,6 +233,10 @@ function start(): void {
     online = true;
   });
   results = channel.port1;
+  // Filters are handed over as they come while the process is idle, so they wait in no queue; and at once when a
+  // search starts (collect). The port never keeps the process alive.
+  results.on("message", deliver);
+  results.unref();
   // Jobs posted before the thread is up wait for it; the search never does, so it may take them at once.
   ready = true;
   // A thread that fails is not restarted: searches stat on their own and filter nothing, as before it started.
@@ -227,7 +258,7 @@ function fromTheEnd(paths: string[], job: Record<string, unknown>) {
   if (!worker) start();
   if (!ready || !worker) return undefined;
   const control = new Int32Array(new SharedArrayBuffer(8));
-  Atomics.store(busy, 0, 1);
+  const release = secondThread.hold();
   // One string, not thousands: it crosses to the thread as one copy (a path holds no NUL).
   worker.postMessage({ ...job, joined: paths.join("\0"), control: control.buffer });
   let next = 0;
@@ -244,13 +275,25 @@ function fromTheEnd(paths: string[], job: Record<string, unknown>) {
     },
     finish() {
       Atomics.store(control, 1, 1);
-      Atomics.store(busy, 0, 0);
+      release();
     },
   };
 }
 
 /** The process's second thread. */
 export const secondThread = {
+  /**
+   * Pauses the thread's filter work until the returned function is called (once; later calls do nothing): a search
+   * holds it from its first listing to its last file, so the filters never take the core the search needs.
+   */
+  hold(): () => void {
+    Atomics.add(busy, 0, 1);
+    let held = true;
+    return () => {
+      if (held) Atomics.sub(busy, 0, 1);
+      held = false;
+    };
+  },
   /** Starts the thread ahead of the search that will use it (it takes tens of milliseconds); resolves once it is up. */
   prestart(): Promise<void> {
     if (!worker) start();
@@ -261,6 +304,8 @@ export const secondThread = {
       worker.once("exit", () => resolve());
     });
   },
+  /** Whether the thread is there to take jobs. */
+  running: (): boolean => ready && worker !== undefined,
   /** Starts statting `paths` from the last, or returns undefined when the second thread is not (yet) there. */
   statAhead(paths: string[]): StatJob | undefined {
     const stamps = new Float64Array(new SharedArrayBuffer(paths.length * 5 * 8));
@@ -289,30 +334,21 @@ export const secondThread = {
   },
   /**
    * Asks for the filters of `paths`, each as of its stamp (undefined: as the file is now, if it last changed more than
-   * `racyMs` before the read); they reach `onFilters` from a later {@link collect}. False when there is no second
-   * thread: the files stay unfiltered.
+   * `racyMs` before the read); they reach `onFilters` as they come (or from {@link collect}). The thread stops once the filters'
+   * bytes, each of a file asked for unstamped counted with `room.perNew` more, pass `room.bytes`: what the owner has
+   * room to keep. False when there is no second thread: the files stay unfiltered.
    */
-  filter(paths: string[], stamps: (TakenStat | undefined)[], racyMs: number, onFilters: OnFilters): boolean {
+  filter(paths: string[], stamps: (TakenStat | undefined)[], racyMs: number, room: { bytes: number; perNew: number }, onFilters: OnFilters): boolean {
     if (!ready || !worker || paths.length === 0) return false;
     const flat = Float64Array.from(stamps.flatMap(flatten));
     const id = ++lastJob;
     owners.set(id, onFilters);
-    worker.postMessage({ kind: "grams", id, joined: paths.join("\0"), stamps: flat, racyMs });
+    worker.postMessage({ kind: "grams", id, joined: paths.join("\0"), stamps: flat, racyMs, budget: room.bytes, perNew: room.perNew });
     return true;
   },
   /** Hands the filters built so far to their owners; synchronous, so a search takes them as it starts. */
   collect(): void {
     if (!results) return;
-    for (let message = receiveMessageOnPort(results); message; message = receiveMessageOnPort(results)) {
-      const { id, last, indices, sets, stamps } = message.message as { id: number; last: boolean; indices: Int32Array; sets: Uint32Array[]; stamps: Float64Array };
-      const owner = owners.get(id);
-      if (last) owners.delete(id);
-      if (!owner) continue;
-      // Each filter comes with the stamp it was built under, never NaN.
-      owner(
-        Array.from(indices, (index, k) => ({ index, filter: sets[k] as Uint32Array, stamp: stampAt(stamps, k) as TakenStat })),
-        last,
-      );
-    }
+    for (let message = receiveMessageOnPort(results); message; message = receiveMessageOnPort(results)) deliver(message.message);
   },
 };

@@ -33,6 +33,17 @@ export interface SkipWalk {
   skipped: number;
 }
 
+/**
+ * The failure of a walk past {@link WALK_MAX_ENTRIES}: what its root holds that the walk leaves out, and narrower
+ * paths (the root's own directories).
+ */
+function tooLarge(shown: string, top: { walked: string[]; skipped: string[] }): GgError {
+  const some = (paths: string[]): string => paths.slice(0, 6).join(", ") + (paths.length > 6 ? `, and ${paths.length - 6} more` : "");
+  const left = top.skipped.length > 0 ? `, besides ${some(top.skipped)} (on the skip list, left out)` : "";
+  const narrower = top.walked.length > 0 ? `, such as one of its directories: ${some(top.walked)}` : "";
+  return new GgError("over-cap", `Cannot walk ${shown || "the working directory"}: it holds more than ${grouped(WALK_MAX_ENTRIES)} entries, the most one walk visits${left}; pass a narrower path${narrower}`);
+}
+
 const kindOf = (stats: { isFile(): boolean; isDirectory(): boolean }): "file" | "dir" | "other" => (stats.isFile() ? "file" : stats.isDirectory() ? "dir" : "other");
 
 /**
@@ -42,6 +53,8 @@ const kindOf = (stats: { isFile(): boolean; isDirectory(): boolean }): "file" | 
 export function skipWalk(absolute: string, shown: string, options: { includeIgnored: boolean; deep: boolean; warm?: WarmCache; hidden?: (relative: string) => boolean }): SkipWalk {
   const entries: SkipWalkEntry[] = [];
   let skipped = 0;
+  /** The root's own directories, walked and skipped: what the failure of a walk too large names. */
+  const top = { walked: [] as string[], skipped: [] as string[] };
   // `below` is the directory's path below the root ("" for the root), as `hidden` takes it.
   const visit = (dir: string, prefix: string, below: string): void => {
     let listed;
@@ -50,6 +63,13 @@ export function skipWalk(absolute: string, shown: string, options: { includeIgno
     } catch {
       // A directory that cannot be listed below the root shows as an empty one, as ls -R goes on past it.
       return;
+    }
+    if (below === "") {
+      for (const dirent of listed.dirents) {
+        if (!dirent.isDirectory() || options.hidden?.(dirent.name)) continue;
+        const path = prefix === "" ? dirent.name : `${prefix}/${dirent.name}`;
+        (options.includeIgnored || !SKIPPED_DIRS.includes(dirent.name) ? top.walked : top.skipped).push(path);
+      }
     }
     for (const [i, dirent] of listed.dirents.entries()) {
       const path = prefix === "" ? dirent.name : `${prefix}/${dirent.name}`;
@@ -72,9 +92,7 @@ export function skipWalk(absolute: string, shown: string, options: { includeIgno
         continue;
       }
       // The bound is the recursive walks': one directory's own entries are paged, however many.
-      if (options.deep && entries.length === WALK_MAX_ENTRIES) {
-        throw new GgError("over-cap", `Cannot walk ${shown || "the working directory"}: it holds more than ${grouped(WALK_MAX_ENTRIES)} entries, the most one walk visits; pass a narrower path`);
-      }
+      if (options.deep && entries.length === WALK_MAX_ENTRIES) throw tooLarge(shown, top);
       entries.push(entry);
       if (entry.kind === "dir" && options.deep) visit(child, path, relative);
     }

@@ -33,10 +33,12 @@ export interface WalkDir {
   hidden?: (relative: string) => boolean;
 }
 
-/** A listed directory: its visible entries, and the rules in force inside it. */
+/** A listed directory: its visible entries, the rules in force inside it, and how many entries they left out. */
 export interface Listing {
   entries: WalkEntry[];
   scope: IgnoreScope;
+  /** Entries the ignore rules left out (not those `hidden` hides, which are not said to exist). */
+  ignored: number;
 }
 
 /** The root of a walk at `absolute`, with the ignore rules of its enclosing directories, leaving out what `hidden` hides. */
@@ -51,17 +53,26 @@ export const walkRoot = (absolute: string, workspace: string, warm?: WarmCache, 
 
 /** Lists `dir`: entries that are not ignored, in path order. Throws the system error when it cannot be read. */
 export function listDir(dir: WalkDir): Listing {
-  if (dir.inherited.hidden) return { entries: [], scope: dir.inherited };
-  const { dirents, paths } = listing(dir.absolute, dir.warm);
+  // Only a walk's root is ever entered ignored (it was named): it is the one entry left out.
+  if (dir.inherited.hidden) return { entries: [], scope: dir.inherited, ignored: 1 };
+  const listed = listing(dir.absolute, dir.warm);
+  const { dirents, paths } = listed;
   // The listing itself says which rule files exist, so no directory costs a failed open.
   const present = { ignore: false, gitignore: false, git: false };
+  let links = false;
   for (const dirent of dirents) {
     if (dirent.name === ".ignore") present.ignore = true;
     else if (dirent.name === ".gitignore") present.gitignore = true;
     else if (dirent.name === ".git") present.git = dirent.isDirectory();
+    links ||= dirent.isSymbolicLink();
   }
   const scope = enterScope(dir.inherited, dir.absolute, dir.relative, present, dir.warm);
+  // What the last walk made of a kept listing holds while the rules in force and the path it is reached by are the
+  // same (and no link's target, which may change, decided an entry's kind).
+  const key = dir.hidden || links ? undefined : `${scope.key}\u0002${dir.relative}`;
+  if (key !== undefined && listed.memo?.key === key) return { ...(listed.memo.value as Omit<Listing, "scope">), scope };
   const entries: WalkEntry[] = [];
+  let ignored = 0;
   for (const [i, dirent] of dirents.entries()) {
     const symlink = dirent.isSymbolicLink();
     let directory = dirent.isDirectory();
@@ -77,10 +88,16 @@ export function listDir(dir: WalkDir): Listing {
       }
     }
     const relative = dir.relative === "" ? dirent.name : `${dir.relative}/${dirent.name}`;
-    if (isIgnored(scope, relative, directory) || dir.hidden?.(relative)) continue;
+    if (dir.hidden?.(relative)) continue;
+    if (isIgnored(scope, relative, directory)) {
+      ignored++;
+      continue;
+    }
     entries.push({ name: dirent.name, relative, absolute, directory, file, symlink });
   }
-  return { entries, scope };
+  // An entry and its relative path: about 100 bytes and the path's.
+  if (key !== undefined) dir.warm?.remember(dir.absolute, key, { entries, ignored }, entries.reduce((sum, entry) => sum + 96 + entry.relative.length, 64));
+  return { entries, scope, ignored };
 }
 
 /** The directory of `entry`, listed from directory `from`, whose rules are `scope`. */
@@ -92,17 +109,21 @@ export const enter = (scope: IgnoreScope, entry: WalkEntry, from: WalkDir): Walk
   ...(from.hidden ? { hidden: from.hidden } : {}),
 });
 
-/** Every regular, non-ignored file under `dir` in path order; unreadable directories are skipped. */
-export function* walkFiles(dir: WalkDir): Generator<WalkEntry> {
+/**
+ * Every regular, non-ignored file under `dir` in path order; unreadable directories are skipped. `skipped` counts the
+ * entries the ignore rules left out (an ignored directory once, whatever it holds) as the walk meets them.
+ */
+export function* walkFiles(dir: WalkDir, skipped: { ignored: number } = { ignored: 0 }): Generator<WalkEntry> {
   let listing: Listing;
   try {
     listing = listDir(dir);
   } catch {
     return;
   }
+  skipped.ignored += listing.ignored;
   for (const entry of listing.entries) {
     if (entry.symlink) continue;
-    if (entry.directory) yield* walkFiles(enter(listing.scope, entry, dir));
+    if (entry.directory) yield* walkFiles(enter(listing.scope, entry, dir), skipped);
     else if (entry.file) yield entry;
   }
 }

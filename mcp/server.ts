@@ -23,7 +23,7 @@ import { type Arm, programRules, systemPrompt, viewsText } from "../agent/prompt
 import { RunProgram, type RunProgramArgs, runProgramTool } from "../agent/program_tool.ts";
 import { type Configuration, forAgent } from "../bindings/config.ts";
 import { checkArguments, type Attachment, errorText } from "../bindings/define.ts";
-import { createTools, toolAnnotations } from "../bindings/index.ts";
+import { createTools, type ToolsOptions, toolAnnotations } from "../bindings/index.ts";
 import { ggPackage } from "../host/package.ts";
 import { killAllCommands } from "../host/shell.ts";
 import { renderApiDoc, renderDts, searchDocs } from "../runtime/docs.ts";
@@ -41,6 +41,8 @@ export interface McpOptions {
   roots?: boolean;
   config: Configuration;
   agent?: string;
+  /** What searches keep between calls (see createTools' `warm`). */
+  warm?: ToolsOptions["warm"];
   /** Told the folder the session serves once it is settled, and why that one (gg mcp says so on stderr). */
   onServing?: (workspace: string, why: string) => void;
 }
@@ -121,9 +123,10 @@ export function createMcpServer(options: McpOptions) {
   const session = () =>
     (opened ??= settleWorkspace(server, options).then(({ workspace, why }) => {
       options.onServing?.(workspace, why);
-      const tools = createTools({ workspace, config, ...agent, approve });
+      const warm = options.warm === undefined ? {} : { warm: options.warm };
+      const tools = createTools({ workspace, config, ...agent, approve, ...warm });
       // The session's programs share one realm: each one's top-level declarations stay for the next.
-      const runtime = createRuntime({ workspace, config, ...agent, approve, keepState: true });
+      const runtime = createRuntime({ workspace, config, ...agent, approve, keepState: true, ...warm });
       return { tools, held: new Set(tools.names()), runtime };
     }));
   // Settled as soon as the client may be asked for its roots, so the first call does not wait for them.

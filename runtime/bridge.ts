@@ -60,6 +60,8 @@ interface RunState {
   nextSeq: number;
   /** A replay's recorded approvals, which the calls take instead of being decided. */
   recorded?: Ledger;
+  /** Settles waiting call `id` with `reply` in the isolate, where the program goes on at once (sandbox.ts). */
+  wake(id: number, reply: string): void;
 }
 
 /** A fresh isolate with the gg global installed, waiting for its one program. */
@@ -70,6 +72,8 @@ export interface Prepared {
   memoryMb: number;
   resultChars: number;
   slot: { run?: RunState };
+  /** The shim's settle(id, reply): called synchronously, it resumes the program waiting on call `id`. */
+  settle: ivm.Reference;
   /** What the realm held when its last program ended (a session that keeps state). */
   held: HeldName[];
   /** Restores the builtins between a session's programs, so that the next one need not as it starts. */
@@ -91,6 +95,8 @@ function callDispatch(env: GgEnv, functions: readonly GgFunction[], slot: { run?
     const origin: CallOrigin = { from: "program", seq };
     const recorded = run?.recorded?.get(ledgerKey(name, clipArgs(text)))?.shift();
     if (recorded) origin.recorded = recorded;
+    /** Whether the call changes the disk or starts a process, once its arguments are read. */
+    let effects = false;
     const reply = (value: unknown, code?: ErrorCode): string => {
       if (run && !run.ending.signal.aborted) {
         if (code && typeof value === "string" && run.failures.size < CALL_RECORDS) run.failures.set(value, code);
@@ -98,7 +104,7 @@ function callDispatch(env: GgEnv, functions: readonly GgFunction[], slot: { run?
         // Past the listed calls, one that changes the disk or starts a process still reaches the observer, which
         // counts it as dropped: a crash report then says something happened that it does not list.
         if (full) run.report.callsDropped++;
-        if (!full || fn?.effects) {
+        if (!full || effects) {
           const entry: CallRecord = { name, args: clipArgs(text), ok: !code, ...(code ? { code } : {}), ms: Math.round(performance.now() - started), ...(origin.approval ? { approval: origin.approval } : {}), ...(origin.sandbox ? { sandbox: origin.sandbox } : {}) };
           if (!full) run.report.calls.push(entry);
           run.observer.onCall?.(entry, seq);
@@ -110,8 +116,8 @@ function callDispatch(env: GgEnv, functions: readonly GgFunction[], slot: { run?
       isGgError(error) ? reply(forPrograms(error.message), error.code) : reply(clampMessage(`gg.${name} failed on the host: ${error instanceof Error ? error.message : String(error)}`), "io-error");
     try {
       if (!run) return reply("Cannot call gg outside a run", "invalid-argument");
-      // A loop of inline calls keeps this thread too busy for the watchdog's timers: each call checks the budget.
-      if (inline) run.guard();
+      // A loop of calls keeps this thread too busy for the watchdog's timers: each call checks the budget.
+      run.guard();
       // An inline function comes as a promise too when its approval had to wait (see DEFER).
       const known = fn !== undefined && (fn.sync || !inline);
       if (known && typeof unsent === "string") return reply(unsendable(name, unsent), "invalid-argument");
@@ -122,7 +128,8 @@ function callDispatch(env: GgEnv, functions: readonly GgFunction[], slot: { run?
       const args = argumentsObject(fn, given.map((value) => (value === null ? undefined : value)), env.context.config);
       if (!args.ok) return reply(args.message, "invalid-argument");
       const unfinished = (): CallRecord => ({ name, args: clipArgs(text), ok: false, unfinished: true, ms: 0 });
-      if (fn.effects) run.observer.onEffect?.(unfinished(), seq, run.report.calls.length < CALL_RECORDS);
+      effects = typeof fn.effects === "function" ? fn.effects(args.args, env) : fn.effects === true;
+      if (effects) run.observer.onEffect?.(unfinished(), seq, run.report.calls.length < CALL_RECORDS);
       if (inline) {
         try {
           return reply(fn.run(args.args, run.callEnv, origin, true));
@@ -174,7 +181,16 @@ export async function prepare(env: GgEnv, memoryMb: number, resultChars: number,
   const functions = ggFunctions(env.context.config, env.external?.()?.catalog);
   const slot: { run?: RunState } = {};
   const dispatch = callDispatch(env, functions, slot);
-  const dispatcher = new ivm.Reference(async (index: unknown, argsJson: unknown, unsent: unknown) => dispatch(index, argsJson, unsent, false));
+  // A call that waits: started now, settled by its number when done (unless its run is over by then).
+  const dispatcher = new ivm.Reference((id: unknown, index: unknown, argsJson: unknown, unsent: unknown): string => {
+    const run = slot.run;
+    const reply = dispatch(index, argsJson, unsent, false);
+    if (typeof reply === "string") return reply;
+    void reply.then((answer) => {
+      if (run && slot.run === run && typeof id === "number") run.wake(id, answer);
+    });
+    return "";
+  });
   const dispatcherSync = new ivm.Reference((index: unknown, argsJson: unknown, unsent: unknown) => dispatch(index, argsJson, unsent, true));
   const emit = new ivm.Callback(
     log(slot),
@@ -183,28 +199,30 @@ export async function prepare(env: GgEnv, memoryMb: number, resultChars: number,
   );
   const context = await isolate.createContext();
   const layout = JSON.stringify(functions.map((fn) => [fn.module, fn.name, fn.sync]));
-  const prepared: Prepared = { isolate, context, dispatchers: [dispatcher, dispatcherSync], memoryMb, resultChars, slot, held: [] };
+  const prepared: Omit<Prepared, "settle"> & { settle?: ivm.Reference } = { isolate, context, dispatchers: [dispatcher, dispatcherSync], memoryMb, resultChars, slot, held: [] };
   const args = [dispatcher, dispatcherSync, emit, layout, resultChars];
   // The namespaces of the external tools, asked for by the version the guest holds: "" while it is the one in force.
   const namespaces = new ivm.Callback((known: unknown) => {
     const external = env.external?.();
     return !external || external.catalog.version === known ? "" : JSON.stringify(namespaceLayout(external));
   }, { sync: true });
-  if (!keeps) {
-    await context.evalClosure(SHIM, [...args, null, namespaces]);
-    return prepared;
-  }
-  const held = new ivm.Callback((json: unknown) => {
-    prepared.held = readHeld(json);
-  }, { sync: true });
-  prepared.restoreIdle = (await context.evalClosure(REALM_SHIM, [...args, held, namespaces], { result: { reference: true } })) as ivm.Reference;
-  return prepared;
+  const held = keeps
+    ? new ivm.Callback((json: unknown) => {
+        prepared.held = readHeld(json);
+      }, { sync: true })
+    : null;
+  const made = (await context.evalClosure(keeps ? REALM_SHIM : SHIM, [...args, held, namespaces], { result: { reference: true } })) as ivm.Reference;
+  const settle = made.getSync(0, { reference: true }) as ivm.Reference;
+  if (keeps) prepared.restoreIdle = made.getSync(1, { reference: true }) as ivm.Reference;
+  made.release();
+  return Object.assign(prepared, { settle });
 }
 
 /** Retires a prepared isolate: its bridge serves no run, its dispatchers are released, and it is disposed. */
 export function discard(prepared: Prepared): void {
   prepared.slot.run = undefined;
   for (const dispatcher of prepared.dispatchers) dispatcher.release();
+  prepared.settle.release();
   prepared.restoreIdle?.release();
   if (!prepared.isolate.isDisposed) prepared.isolate.dispose();
 }

@@ -75,6 +75,12 @@ function callExternal(env: GgEnv, tool: ExternalTool | undefined, input: unknown
   });
 }
 
+/** The MCP tool a gg.mcp.call names, if the catalog in force has it. */
+const mcpToolOf = (args: Record<string, unknown>, env: GgEnv): ExternalTool | undefined =>
+  externalOf(env).catalog.tools.find((candidate) => candidate.source === "mcp" && candidate.server === args.server && candidate.tool === args.tool);
+/** The application function a gg.app.call names, if there is one. */
+const appToolOf = (args: Record<string, unknown>, env: GgEnv): ExternalTool | undefined => externalOf(env).catalog.tools.find((candidate) => candidate.source === "app" && candidate.tool === args.name);
+
 const mcpCall: GgFunction = {
   module: "mcp",
   name: "call",
@@ -85,12 +91,11 @@ const mcpCall: GgFunction = {
   result: Type.Unknown(),
   errors: ["not-found", "tool-error", "unavailable", "timeout", "denied"],
   sync: false,
-  effects: true,
+  // A tool marked read-only changes nothing gg can see: its calls are not journaled (a call of an unknown one runs nothing).
+  effects: (args, env) => mcpToolOf(args, env)?.readOnly === false,
   run: (args, env, origin) => {
     const { server, tool, input } = args as { server: string; tool: string; input?: unknown };
-    const catalog = externalOf(env).catalog;
-    const found = catalog.tools.find((candidate) => candidate.source === "mcp" && candidate.server === server && candidate.tool === tool);
-    return callExternal(env, found, input, origin, () => unknownExternal(catalog, server, tool));
+    return callExternal(env, mcpToolOf(args, env), input, origin, () => unknownExternal(externalOf(env).catalog, server, tool));
   },
 };
 
@@ -101,11 +106,10 @@ const appCall: GgFunction = {
   positional: ["name", "input"],
   parameters: () => Type.Object({ name: Type.String({ description: "The function's name." }), input: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: "Its input object." })) }, { additionalProperties: false }),
   errors: ["invalid-argument", "not-found", "tool-error", "denied"],
+  effects: (args, env) => appToolOf(args, env)?.readOnly === false,
   run: (args, env, origin) => {
     const { name, input } = args as { name: string; input?: unknown };
-    const catalog = externalOf(env).catalog;
-    const found = catalog.tools.find((candidate) => candidate.source === "app" && candidate.tool === name);
-    return callExternal(env, found, input, origin, () => unknownExternal(catalog, "app", name));
+    return callExternal(env, appToolOf(args, env), input, origin, () => unknownExternal(externalOf(env).catalog, "app", name));
   },
 };
 

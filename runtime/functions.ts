@@ -45,8 +45,11 @@ export interface GgFunction {
   errors: readonly string[];
   /** True when `run` completes before it returns (no process to wait on): the sandbox calls it inline. */
   sync: boolean;
-  /** True when it changes the disk or starts a process: recorded before it runs, so a runner's death cannot hide it. */
-  effects?: boolean;
+  /**
+   * True when it changes the disk or starts a process: recorded before it runs, so a runner's death cannot hide it. A
+   * function whose calls differ (an external tool marked read-only does neither) says so of each call's arguments.
+   */
+  effects?: boolean | ((args: Record<string, unknown>, env: GgEnv) => boolean);
   /**
    * Runs with arguments already checked against `parameters`, through the approval gate for what the agent's calls
    * can do (the gate writes its decision into `origin`); returns a promise only when not `sync` or not `inline`. Run

@@ -11,7 +11,7 @@ import type { ApprovalAnswer, ApprovalRequest } from "../bindings/gate.ts";
 import { endSupervised, killGroups } from "../host/shell.ts";
 import type { EngineOptions } from "./engine.ts";
 import type { ExternalOutcome, FromRunner, ToRunner } from "./runner.ts";
-import { createExternals, type ExternalCatalog, heldCatalog } from "../bindings/external.ts";
+import { appPart, type ExternalCatalog, heldCatalog } from "../bindings/external.ts";
 import { appFunctionsOf, type Functions } from "../bindings/toolset.ts";
 import { configurationOf } from "../bindings/index.ts";
 import { isGgError } from "../host/errors.ts";
@@ -67,9 +67,11 @@ const COMPILE_CACHE = `data:text/javascript,${encodeURIComponent('import module 
  */
 function spawnRunner(init: Extract<ToRunner, { type: "init" }>, onMessage: (message: RunnerMessage) => void, onExit: (code: number | null, signal: NodeJS.Signals | null) => void): { child: ChildProcess; ready: Promise<void> } {
   // The runner gets none of this process's Node flags (an --input-type or a test runner's loader would break it), only
-  // V8's compile cache, turned on before its modules load: a fifth of its start. Its stdout is this process's stderr:
-  // stdout may be a protocol channel (gg mcp) that nothing else may write to.
-  const child = fork(runnerPath, [], { stdio: ["ignore", 2, "inherit", "ipc"], serialization: "advanced", execArgv: ["--import", COMPILE_CACHE] });
+  // V8's compile cache, turned on before its modules load: a fifth of its start; and a young generation of 16 MiB
+  // rather than the 64 V8 gives a machine of this size, which a search's walk fills with garbage and keeps resident
+  // (a runner that searched ten copies of the bench corpus held 150 MiB less, searching as fast). Its stdout is this
+  // process's stderr: stdout may be a protocol channel (gg mcp) that nothing else may write to.
+  const child = fork(runnerPath, [], { stdio: ["ignore", 2, "inherit", "ipc"], serialization: "advanced", execArgv: ["--import", COMPILE_CACHE, "--max-semi-space-size=8"] });
   const groups = new Set<number>();
   const ready = new Promise<void>((resolve) => {
     child.on("message", (message: FromRunner) => {
@@ -103,13 +105,15 @@ function spawnRunner(init: Extract<ToRunner, { type: "init" }>, onMessage: (mess
  */
 function superviseRunner(given: RuntimeOptions) {
   // `approve` stays here (a function cannot cross to the runner): the runner puts its asks to this process. So do the
-  // external tools: the servers and the application's functions run here, and the runner puts their calls to them.
+  // application's functions: they run here, and the runner, which holds the registry and the MCP servers, relays their
+  // calls.
   const { approve, functions, external: _surface, ...rest } = given;
   const config = configurationOf(given);
-  const externals = createExternals(config, appFunctionsOf(functions), given.cwd ?? given.workspace);
-  /** The catalog the current runner holds. */
-  let sentCatalog: ExternalCatalog | undefined;
-  /** External calls under way for each runner, by that runner's id: aborted when it cancels them or dies. */
+  const app = appPart(appFunctionsOf(functions) ?? []);
+  /** Whether the runner holds MCP servers, which end with it; and whether there are external tools at all. */
+  const servers = Object.values(config.mcpServers ?? {}).some((entry) => entry.enabled !== false);
+  const external = servers || app.tools.length > 0;
+  /** Application functions' calls under way for each runner: aborted when it cancels them or dies. */
   const externalCalls = new Map<ChildProcess, Map<number, AbortController>>();
   const options: EngineOptions = { ...rest, runId: given.runId ?? newRunId() };
   let runner: ChildProcess | undefined;
@@ -131,48 +135,30 @@ function superviseRunner(given: RuntimeOptions) {
   /** Answers awaited from the runner for `ask`, by request id. */
   const requests = new Map<number, (answer: unknown) => void>();
 
-  /** Starts the runner, the catalog in force for `program` (see connected) sent with it. */
-  const start = async (program: string): Promise<void> => {
-    // The first use of a runtime with external tools starts their servers: programs are built against their tools.
-    sentCatalog = await externals?.catalog(program);
-    // Closed while the servers started: no runner is made.
-    if (closed) return;
+  const start = (): Promise<void> => {
     journal.remove();
     const own = openJournal();
     journal = own;
     // View ids go on from where the last runner's stopped (by a million a runner), so they name one view each for
     // the runtime's life.
-    const init = { type: "init" as const, options: textOnly ? { ...options, textOnly } : options, journal: own.path, firstViewId: generation++ * 1_000_000 + 1, asks: approve !== undefined, ...(sentCatalog ? { catalog: sentCatalog } : {}) };
+    const init = { type: "init" as const, options: textOnly ? { ...options, textOnly } : options, journal: own.path, firstViewId: generation++ * 1_000_000 + 1, asks: approve !== undefined, ...(app.tools.length > 0 ? { app: app.tools } : {}) };
     const spawned = spawnRunner(init, onMessage, (code, signal) => onExit(spawned.child, own, code, signal));
     runner = spawned.child;
     ready = spawned.ready;
     return ready;
   };
 
-  /**
-   * Waits for the runner, started if there is none, and for the servers `program` could name (none for a question
-   * about views): a server slow to start delays only the programs that use it.
-   */
-  const connected = async (program = ""): Promise<void> => {
-    if (!runner) await start(program);
-    else await ready;
-    // A server's tools changed since the runner was told: it hears of it before the next program.
-    const catalog = await externals?.catalog(program);
-    if (catalog && catalog !== sentCatalog && runner) {
-      sentCatalog = catalog;
-      const message: ToRunner = { type: "catalog", catalog };
-      runner.send(message);
-    }
-  };
+  /** Waits for the runner, started if there is none (it lists the external tools before it is ready). */
+  const connected = (): Promise<void> => (runner ? (ready as Promise<void>) : start());
 
-  /** Runs an external tool the runner asked for, and sends back what it came to; a failure is data, never a throw. */
+  /** Runs an application function the runner asked for, and sends back what it came to; a failure is data, never a throw. */
   const runExternal = (id: number, name: string, args: Record<string, unknown>): void => {
     const child = runner;
     if (!child) return;
     const control = new AbortController();
     const calls = externalCalls.get(child) ?? new Map<number, AbortController>();
     externalCalls.set(child, calls.set(id, control));
-    void (externals ? externals.run(name, args, control.signal) : Promise.reject(new Error("this runtime has no external tools")))
+    void app.run(name, args, control.signal)
       .then(
         (output): ExternalOutcome => ({ ok: true, output }),
         (error: unknown): ExternalOutcome => ({ ok: false, error: isGgError(error) ? { code: error.code, message: error.message } : { code: "tool-error", message: error instanceof Error ? error.message : String(error) } }),
@@ -225,10 +211,10 @@ function superviseRunner(given: RuntimeOptions) {
     // What the runner asked of the servers is of no use to anyone now.
     for (const control of externalCalls.get(child)?.values() ?? []) control.abort();
     externalCalls.delete(child);
-    if (options.keepState && programs > 0 && !closed) lost = `gg's runner process ended (${signal ?? `exit code ${code}`}) and was restarted, and the realm ended with it`;
+    if (options.keepState && programs > 0 && !closed) lost = `gg's runner process ended (${signal ?? `exit code ${code}`}) and was restarted, and the realm ended with it${servers ? " (the MCP servers were started again, without what they held in memory)" : ""}`;
     programs = 0;
     // The views died with the runner: a question about them gets the answer of a runtime that has none.
-    for (const answer of requests.values()) answer([]);
+    for (const answer of requests.values()) answer(undefined);
     requests.clear();
     if (pending && own.path) mergeJournal(pending, own.path);
     if (runner === undefined) journal.remove();
@@ -237,7 +223,7 @@ function superviseRunner(given: RuntimeOptions) {
     settle({
       ...report,
       ok: false,
-      error: report.error ?? (closed ? { code: "cancelled", message: "The runtime was closed while the program ran, and the program was stopped with it" } : runnerDeath(code, signal)),
+      error: report.error ?? (closed ? { code: "cancelled", message: "The runtime was closed while the program ran, and the program was stopped with it" } : runnerDeath(code, signal, servers)),
     });
   };
 
@@ -257,7 +243,7 @@ function superviseRunner(given: RuntimeOptions) {
   const execute = async (source: string, run: RunOptions, signal: AbortSignal | undefined, watch?: (report: RunReport) => void): Promise<RunReport> => {
     const closedFirst: RunReport = { ...blankReport(), error: { code: "cancelled", message: "The runtime was closed before the program started; nothing ran" } };
     if (closed) return closedFirst;
-    await connected(source);
+    await connected();
     // Closed while its servers started.
     if (closed || !runner) return closedFirst;
     const id = nextId++;
@@ -284,18 +270,22 @@ function superviseRunner(given: RuntimeOptions) {
     return said && !report.stateLost ? { ...report, stateLost: stateLostNote(said) } : report;
   };
 
-  /** Asks the runner about its views; `startRunner` starts a runner there is none of (else: the answer of none). */
-  const ask = async <T>(question: "views" | "opening" | "text-only" | "reset", startRunner: boolean): Promise<T> => {
-    if (closed || (!runner && !startRunner)) return [] as T;
+  /**
+   * Asks the runner about its views or its catalog; `startRunner` starts a runner there is none of. `none` is the answer
+   * of a runtime without one (closed, not started, or ended before it answered).
+   */
+  const ask = async <T>(question: "views" | "opening" | "text-only" | "reset" | "catalog", startRunner: boolean, none: T): Promise<T> => {
+    if (closed || (!runner && !startRunner)) return none;
     await connected();
-    if (closed || !runner) return [] as T;
+    if (closed || !runner) return none;
     const child = runner;
     const id = nextId++;
-    return new Promise((answer) => {
-      requests.set(id, answer as (value: unknown) => void);
+    const answer = await new Promise<T | undefined>((resolve) => {
+      requests.set(id, resolve as (value: unknown) => void);
       const message: ToRunner = { type: question, id };
       child?.send(message);
     });
+    return answer ?? none;
   };
 
   return {
@@ -303,7 +293,7 @@ function superviseRunner(given: RuntimeOptions) {
     ask,
     /** The external tools' catalog, their servers started if they were not (undefined when the runtime has none). */
     catalog: async (): Promise<ExternalCatalog | undefined> => {
-      const catalog = await externals?.catalog();
+      const catalog = external ? await ask<ExternalCatalog | undefined>("catalog", true, undefined) : undefined;
       return catalog && heldCatalog(catalog, config);
     },
     /** From now on runners describe pictures. */
@@ -314,17 +304,17 @@ function superviseRunner(given: RuntimeOptions) {
     close(): Promise<void> {
       closed = true;
       for (const calls of externalCalls.values()) for (const control of calls.values()) control.abort();
-      const serversClosed = externals?.close();
       const child = runner;
       // Seen after spawnRunner's own exit listener has killed the command groups the runner left.
       const exited = child && child.exitCode === null && child.signalCode === null ? new Promise<void>((done) => child.once("exit", () => done())) : undefined;
       child?.disconnect();
-      // A runner busy in a program cannot see the disconnect: it is stopped after the grace, with its commands.
+      // The runner shuts its MCP servers down and exits. One busy in a program cannot see the disconnect: it is stopped
+      // after the grace, with its commands and servers.
       if (child) setTimeout(() => child.kill("SIGKILL"), RUNNER_GRACE_SECS * 1000).unref();
       runner = undefined;
       // Now, not when the runner's exit is seen: the embedding process may be gone by then.
       journal.remove();
-      return Promise.all([exited, serversClosed]).then(() => {});
+      return Promise.resolve(exited);
     },
   };
 }
@@ -332,7 +322,6 @@ function superviseRunner(given: RuntimeOptions) {
 /** The Node major isolated-vm 7 has native builds for, and the package's engines name. */
 const NODE_MAJOR = 24;
 
-/** A runtime for one agent: its workspace, configuration and views persist across the programs it runs. */
 /**
  * Options of a runtime: its engine's, and the application's own functions (AppFunctions, or an AI SDK ToolSet's tools),
  * offered to programs as gg.app.<name>.
@@ -341,6 +330,7 @@ export interface RuntimeOptions extends EngineOptions {
   functions?: Functions;
 }
 
+/** A runtime for one agent: its workspace, configuration and views persist across the programs it runs. */
 export function createRuntime(options: RuntimeOptions) {
   // Else the runner dies at start with isolated-vm's "No native build was found for ... node=20".
   if (Number(process.versions.node.split(".")[0]) < NODE_MAJOR) {
@@ -371,20 +361,20 @@ export function createRuntime(options: RuntimeOptions) {
      * What the open views put in front of the model (each view's text, and its picture while it is current), after
      * every run asked for so far: what an agent loop sends with its next request.
      */
-    views: (): Promise<ViewContent[]> => serially(() => supervisor.ask<ViewContent[]>("views", false)),
+    views: (): Promise<ViewContent[]> => serially(() => supervisor.ask<ViewContent[]>("views", false, [])),
     /**
      * Opens the window a code agent meets before its first turn, as the configuration's openingTurn sets it: a view
      * of the workspace's tree and one of each held module's docs. Returns the views opened, with their costs: what an
      * embedder sends as its first messages.
      */
-    openingTurn: (): Promise<OpenedView[]> => serially(() => supervisor.ask<OpenedView[]>("opening", true)),
+    openingTurn: (): Promise<OpenedView[]> => serially(() => supervisor.ask<OpenedView[]>("opening", true, [])),
     /**
      * For a model found unable to see pictures: from now on reads describe them, and the open views give theirs up,
      * each leaving a note where it was. A runner started later keeps to it.
      */
     textOnly: async (): Promise<void> => {
       supervisor.describePictures();
-      await serially(() => supervisor.ask<void>("text-only", false));
+      await serially(() => supervisor.ask<void>("text-only", false, undefined));
     },
     /**
      * The other MCP servers' tools and the application's functions that programs can call (gg.mcp, gg.app), as one
@@ -393,7 +383,7 @@ export function createRuntime(options: RuntimeOptions) {
     catalog: (): Promise<ExternalCatalog | undefined> => supervisor.catalog(),
     /** Ends the realm of a runtime whose programs keep state (keepState): the next program starts empty. */
     reset: async (): Promise<void> => {
-      await serially(() => supervisor.ask<void>("reset", false));
+      await serially(() => supervisor.ask<void>("reset", false, undefined));
     },
     /**
      * Stops the runner process (a busy one after the grace) and the MCP servers it started, and refuses further runs;
@@ -415,9 +405,9 @@ export { DEFAULT_LIMITS, type Limits } from "./limits.ts";
  * Why a runner ended under a program: V8 aborts it (SIGABRT or SIGTRAP) when a heap outgrows what it can hold. The
  * runner turns SIGINT, SIGTERM and SIGHUP into exit code 128 + the signal's number, after stopping its commands.
  */
-function runnerDeath(code: number | null, signal: NodeJS.Signals | null): RunError {
-  const lost =
-    "the calls listed ran before that, except any marked unfinished, which were under way (a write or edit among them may or may not have reached the disk), and the views of earlier programs were lost with the runner";
+function runnerDeath(code: number | null, signal: NodeJS.Signals | null, servers: boolean): RunError {
+  const held = servers ? "; the MCP servers it held were stopped with it, and the next program starts them again, without what they held in memory" : "";
+  const lost = `the calls listed ran before that, except any marked unfinished, which were under way (a write or edit among them may or may not have reached the disk), and the views of earlier programs were lost with the runner${held}`;
   const relayed = code !== null && code > 128 ? Object.entries(constants.signals).find(([, number]) => number === code - 128)?.[0] : undefined;
   const ended = signal ?? relayed;
   if (code === 0 && !signal) return { code: "program-error", message: `The runtime was closed while the program ran; ${lost}` };

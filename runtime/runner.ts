@@ -1,25 +1,31 @@
 // The runner process: hosts the isolates, so a program that brings V8 down (a hard out-of-memory aborts the
 // process) takes this process with it and never the embedding one. It runs what createRuntime sends, one at a
-// time, and streams each call and log entry back as it happens so they survive a crash.
+// time, and streams each call and log entry back as it happens so they survive a crash. It holds the runtime's
+// registry of external tools too: the MCP servers' connections, so that a program's call reaches its server with no
+// other process in between (their process groups are reported like commands', so they end with this process
+// whatever ends it); the application's functions stay in the embedding process, which runs their calls.
 import { ftruncateSync, openSync, writeSync } from "node:fs";
 import { stopCommandsOnSignals, watchCommandGroups } from "../host/shell.ts";
 import { compileProgram } from "./compile.ts";
 import { createEngine, type EngineOptions } from "./engine.ts";
 import type { RunOptions } from "./limits.ts";
 import type { ApprovalAnswer, ApprovalRequest } from "../bindings/gate.ts";
-import type { CallTool, ExternalCatalog, ExternalOutput } from "../bindings/external.ts";
+import { type CallTool, createExternals, type ExternalCatalog, type ExternalOutput, type Externals, type ExternalTool } from "../bindings/external.ts";
+import { configurationOf } from "../bindings/index.ts";
 import { type CallError, GgError } from "../host/errors.ts";
 import type { CallRecord, RunReport } from "./report.ts";
 import type { OpenedView } from "./views.ts";
 import type { ViewContent } from "./window.ts";
 
+/** Milliseconds between two messages of a run's calls and logs, at least. */
+const PROGRESS_MS = 20;
+
 /** Messages from the embedding process. */
-export type ToRunner = { type: "init"; options: EngineOptions; journal: string; firstViewId: number; asks: boolean; catalog?: ExternalCatalog } | { type: "run"; id: number; source: string; run: RunOptions } | { type: "views" | "opening" | "text-only" | "reset"; id: number }
+export type ToRunner = { type: "init"; options: EngineOptions; journal: string; firstViewId: number; asks: boolean; app?: readonly ExternalTool[] } | { type: "run"; id: number; source: string; run: RunOptions } | { type: "views" | "opening" | "text-only" | "reset" | "catalog"; id: number }
   | { type: "cancel"; id: number }
   | { type: "approval"; id: number; answer: ApprovalAnswer }
-  | { type: "catalog"; catalog: ExternalCatalog }
   | { type: "external-answer"; id: number; outcome: ExternalOutcome };
-/** What a call of an external tool came to, in the embedding process. */
+/** What a call of an application function came to, in the embedding process. */
 export type ExternalOutcome = { ok: true; output: ExternalOutput } | { ok: false; error: CallError };
 /** Messages to the embedding process. */
 export type FromRunner =
@@ -27,14 +33,15 @@ export type FromRunner =
   | { type: "progress"; id: number; calls: { seq: number; record: CallRecord }[]; dropped: number; logs: RunReport["logs"] }
   | { type: "report"; id: number; report: RunReport }
   | { type: "group"; pgid: number; live: boolean }
-  | { type: "answer"; id: number; answer: ViewContent[] | OpenedView[] }
+  | { type: "answer"; id: number; answer: ViewContent[] | OpenedView[] | ExternalCatalog | undefined }
   | { type: "approve"; id: number; request: ApprovalRequest }
   | { type: "pause"; id: number; on: boolean }
   | { type: "external"; id: number; name: string; args: Record<string, unknown> }
   | { type: "external-cancel"; id: number };
 
+// Nothing is sent once the embedding process has let go (the servers' groups end after that, as the runner closes).
 const send = (message: FromRunner): void => {
-  process.send?.(message);
+  if (process.connected) process.send?.(message);
 };
 
 // Commands die with this process; the embedding process learns of each group, to kill them should it be SIGKILLed.
@@ -59,10 +66,10 @@ const askEmbedder = (request: ApprovalRequest): Promise<ApprovalAnswer> =>
     send({ type: "approve", id, request });
   });
 
-/** Calls of external tools put to the embedding process and not yet answered, by id. */
+/** Calls of application functions put to the embedding process and not yet answered, by id. */
 const externalCalls = new Map<number, (outcome: ExternalOutcome) => void>();
 let nextExternal = 1;
-/** Runs an external tool in the embedding process, which holds the servers and the application's functions. */
+/** Runs an application function in the embedding process, which holds the functions. */
 const callEmbedder: CallTool = (name, args, signal) =>
   new Promise((resolve, reject) => {
     const id = nextExternal++;
@@ -86,17 +93,39 @@ function journalWrite(line: string): void {
   }
 }
 
+/** The external tools: the configured MCP servers, and the application's functions by their tools. */
+let externals: Externals | undefined;
+/** The catalog the engine was given: a newer one (a server's tools changed) is given before the next program. */
+let catalogInForce: ExternalCatalog | undefined;
+
+/**
+ * Starts the engine of `init`, its servers started beside it: each program waits for those it could name (their tools
+ * type it), so a server slow to start delays only the programs that use it.
+ */
+async function start(init: Extract<ToRunner, { type: "init" }>): Promise<void> {
+  try {
+    journal = openSync(init.journal, "a");
+  } catch {
+    journal = undefined;
+  }
+  const { options } = init;
+  externals = createExternals(configurationOf(options), init.app ? { tools: init.app, run: callEmbedder } : [], options.cwd ?? options.workspace);
+  // Start esbuild's service (TypeScript's compiler) now, beside the servers' start, rather than in the first program's time.
+  void compileProgram("0", "ts");
+  catalogInForce = await externals?.catalog("");
+  engine = createEngine(options, init.firstViewId, init.asks ? askEmbedder : undefined, catalogInForce && externals && { catalog: catalogInForce, callTool: externals.run });
+  send({ type: "ready" });
+}
+
 process.on("message", (message: ToRunner) => {
   if (message.type === "init") {
-    try {
-      journal = openSync(message.journal, "a");
-    } catch {
-      journal = undefined;
-    }
-    engine = createEngine(message.options, message.firstViewId, message.asks ? askEmbedder : undefined, message.catalog && { catalog: message.catalog, callTool: callEmbedder });
-    // Start esbuild's service (TypeScript's compiler) now rather than in the first program's time.
-    void compileProgram("0", "ts");
-    send({ type: "ready" });
+    void start(message);
+    return;
+  }
+  if (message.type === "catalog") {
+    // At once, not after the queue: a runtime's catalog is asked for while programs run.
+    const { id } = message;
+    void Promise.resolve(externals?.catalog()).then((answer) => send({ type: "answer", id, answer }));
     return;
   }
   if (message.type === "approval") {
@@ -118,12 +147,6 @@ process.on("message", (message: ToRunner) => {
     else cancelledEarly.add(message.id);
     return;
   }
-  if (message.type === "catalog") {
-    // Between programs, in order: the next one sees the servers' tools as they are now.
-    const { catalog } = message;
-    queue = queue.then(() => active.setCatalog(catalog));
-    return;
-  }
   if (message.type !== "run") {
     const { id, type } = message;
     queue = queue.then(() => {
@@ -135,17 +158,30 @@ process.on("message", (message: ToRunner) => {
   }
   queue = queue.then(async () => {
     const { id } = message;
-    // Calls and logs travel in batches: whenever the event loop turns, and before the program waits on a command
-    // (which may be the one that brings this process down), so the embedding process keeps them either way.
+    // A server's tools changed since the last program, or one it could name was still starting: it sees them as they are now.
+    const catalog = await externals?.catalog(message.source);
+    if (catalog && catalog !== catalogInForce) {
+      catalogInForce = catalog;
+      active.setCatalog(catalog);
+    }
+    // Calls and logs travel in batches, one every PROGRESS_MS at most, so a program's quick calls (another MCP
+    // server's, say) cost no message each: a batch goes out that long after its first entry, or before the program
+    // waits on the host (a command may be what brings this process down) once that long has passed since the last.
     let progress: Extract<FromRunner, { type: "progress" }> | undefined;
+    let due: NodeJS.Timeout | undefined;
+    let sentAt = Number.NEGATIVE_INFINITY;
     const flush = (): void => {
-      if (progress) send(progress);
+      clearTimeout(due);
+      if (progress) {
+        send(progress);
+        sentAt = performance.now();
+      }
       progress = undefined;
     };
     const batch = (): Extract<FromRunner, { type: "progress" }> => {
       if (!progress) {
         progress = { type: "progress", id, calls: [], dropped: 0, logs: [] };
-        setImmediate(flush);
+        due = setTimeout(flush, PROGRESS_MS);
       }
       return progress;
     };
@@ -180,13 +216,16 @@ process.on("message", (message: ToRunner) => {
         batch().dropped++;
       },
       onLog: (entry) => batch().logs.push(entry),
-      flush,
+      flush: () => {
+        if (performance.now() - sentAt >= PROGRESS_MS) flush();
+      },
       abandoned: () => {
         lost = true;
       },
       paused: (on) => send({ type: "pause", id, on }),
     }, cancel.signal);
     cancels.delete(id);
+    clearTimeout(due);
     progress = undefined;
     const answer: FromRunner = { type: "report", id, report };
     // A thread still running a stopped program ends only with this process: leave once the report is out.
@@ -194,4 +233,8 @@ process.on("message", (message: ToRunner) => {
     else send(answer);
   });
 });
-process.on("disconnect", () => process.exit(0));
+// The runtime closed: the servers are shut down as the spec says (stdin closed, then their groups signalled), then
+// this process exits. A runner busy in a program cannot see this; the embedding process kills it and their groups.
+process.on("disconnect", () => {
+  void Promise.resolve(externals?.close()).finally(() => process.exit(0));
+});

@@ -151,7 +151,8 @@ const commit = () => {
   if (kept === null) return;
   const entries = kept;
   kept = null;
-  generation++;
+  // Calls left waiting by the program that ended are never settled.
+  for (const id of keys(waiting)) delete waiting[id];
   try {
     for (let i = 0; i < entries.length; i++) {
       const entry = entries[i], name = entry[0], get = entry[1], set = entry[2];
@@ -167,6 +168,8 @@ const commit = () => {
 // gives the namespace.
 const NAMESPACES = `const spaces = { __proto__: null }, baseSpaces = { __proto__: null }, callIndex = { __proto__: null };
 let spacesVersion = -1;
+// The host's catalog changes only between programs: each program asks for it once, at its first use of gg.mcp or gg.app.
+let spacesAsked = false;
 const ProxyCtor = Proxy;
 // A namespace answers a name it lacks with a function that makes the call anyway, so the host says not-found with the
 // nearest names (never a TypeError); then and symbols stay undefined, so nothing here is thenable.
@@ -207,7 +210,10 @@ for (const module of ["mcp", "app"]) {
   baseSpaces[module] = gg[module];
   spaces[module] = gg[module];
   delete gg[module];
-  defineProperty(gg, module, { __proto__: null, get() { refreshSpaces(); return spaces[module]; }, enumerable: true, configurable: false });
+  defineProperty(gg, module, { __proto__: null, get() {
+    if (!spacesAsked) { spacesAsked = true; refreshSpaces(); }
+    return spaces[module];
+  }, enumerable: true, configurable: false });
 }`;
 
 // An isolate for one program: nothing is kept, so the builtins are not snapshotted (a third of preparing an isolate).
@@ -215,12 +221,12 @@ const FRESH = `const commit = () => {};
 const restoreIdle = undefined;`;
 
 /**
- * The shim's source, run once per isolate before the program with $0 to $6: the two dispatchers, the console
- * callback, the gg functions' layout as JSON, the result limit in characters, the callback told what the realm
- * holds after each program of a session that keeps state (null in an isolate for one program), and the one that gives
- * the external tools' namespaces. It captures what it
- * needs, then never exposes the dispatchers. It returns the function that restores the builtins between a session's
- * programs, in an isolate that `keeps` state (REALM); undefined in one for a single program.
+ * The shim's source, run once per isolate before the program with $0 to $6: the two dispatchers (one starts the calls
+ * that wait, one makes those that do not), the console callback, the gg functions' layout as JSON, the result limit in
+ * characters, the callback told what the realm holds after each program of a session that keeps state (null in an
+ * isolate for one program), and the one that gives the external tools' namespaces. It captures what it needs, then
+ * never exposes the dispatchers. It returns the function that settles a waiting call, and the one that restores the
+ * builtins between a session's programs in an isolate that `keeps` state (REALM; undefined in one for a single program).
  */
 const shim = (keeps: boolean): string => `'use strict';
 const dispatch = $0, dispatchSync = $1, emit = $2, layout = JSON.parse($3), resultLimit = $4, held = $5, namespaces = $6;
@@ -256,7 +262,6 @@ setPrototypeOf(FixedArrayBuffer, getPrototypeOf(NativeArrayBuffer));
 defineProperty(FixedArrayBuffer, "isView", { value: NativeArrayBuffer.isView, writable: true, configurable: true });
 defineProperty(FixedArrayBuffer, Symbol.species, { get() { return this; }, configurable: true });
 replaceBuiltin("ArrayBuffer", NativeArrayBuffer, FixedArrayBuffer);
-const options = freeze({ __proto__: null, arguments: freeze({ __proto__: null, copy: true }), result: freeze({ __proto__: null, promise: true, copy: true }) });
 const syncOptions = freeze({ __proto__: null, arguments: freeze({ __proto__: null, copy: true }), result: freeze({ __proto__: null, copy: true }) });
 const format = (value) => {
   if (typeof value === "string") return value;
@@ -295,12 +300,27 @@ const callSync = async (index, args) => {
   const reply = parse(dispatchSync.applySync(undefined, send(index, args), syncOptions));
   return reply.defer === true ? callAsync(index, args) : answer(reply);
 };
-// A reply that comes after its program ended (a session's realm lives on) never resumes it: it was dropped.
-let generation = 0;
-const callAsync = async (index, args) => {
-  const mine = generation;
-  const reply = await dispatch.apply(undefined, send(index, args), options);
-  return mine === generation ? answer(parse(reply)) : new PromiseCtor(() => {});
+// A call that waits is started by a synchronous call too, under a number; the host settles it by that number with a
+// synchronous call into this isolate (settle), so the program goes on in the host's own thread: no hop between threads
+// each way, which is most of a fast call's time. "" from the host means started; anything else is the reply already.
+const waiting = { __proto__: null };
+let nextWait = 0;
+const finish = (resolve, reject, reply) => {
+  try { resolve(answer(parse(reply))); } catch (error) { reject(error); }
+};
+const callAsync = (index, args) => new PromiseCtor((resolve, reject) => {
+  const id = nextWait++;
+  const sent = send(index, args);
+  const reply = dispatch.applySync(undefined, [id, sent[0], sent[1], sent[2]], syncOptions);
+  if (reply === "") waiting[id] = record({ resolve, reject });
+  else finish(resolve, reject, reply);
+});
+// A reply the host gives after its program ended (a session's realm lives on) never comes: the host drops it.
+const settle = (id, reply) => {
+  const wait = waiting[id];
+  if (wait === undefined) return;
+  delete waiting[id];
+  finish(wait.resolve, wait.reject, reply);
 };
 const gg = {};
 layout.forEach(([module, name, sync], index) => {
@@ -354,17 +374,19 @@ defineProperty(globalThis, "__gg_settle", fixed((program) => new PromiseCtor((re
       let out;
       try { out = settled(value); } catch (error) { out = threw(error); }
       commit();
+      spacesAsked = false;
       resolve(out);
     },
     (thrown) => {
       const out = threw(thrown);
       commit();
+      spacesAsked = false;
       resolve(out);
     },
   ]);
 })));
-// What the host calls between a session's programs.
-return restoreIdle;
+// What the host calls: each waiting call's settle, and between a session's programs, restoreIdle.
+return [settle, restoreIdle];
 `;
 
 /** The shim of an isolate that runs one program. */

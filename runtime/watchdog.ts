@@ -8,6 +8,9 @@ import type { RunError, RunReport } from "./report.ts";
 
 /** Milliseconds a stopped program's isolate has to stop before the run is reported without it. */
 const STOP_GRACE_MS = 1000;
+/** Milliseconds between reckonings of the deadline the program's synchronous entries share, and past it, their slack. */
+const ENTRY_RECKON_MS = 100;
+const ENTRY_SLACK_MS = 2;
 /** What {@link Watchdog.abandoned} resolves to. */
 export const ABANDONED = Symbol("abandoned");
 
@@ -29,10 +32,14 @@ interface Watchdog {
   guard(): void;
   /** Why the run was stopped, once it was. */
   stopped(): RunError | undefined;
+  /** Stops the run with `error` (a synchronous entry into the isolate that ran out of time, or of memory). */
+  stop(error: RunError): void;
   /** Resolves {@link ABANDONED} when a stopped isolate has not stopped within the grace. */
   abandoned: Promise<typeof ABANDONED>;
   /** The timeout of the synchronous run in milliseconds, and the limit it stands for should it fire. */
   syncLimit(): { timeoutMs: number; error: RunError };
+  /** The same for each synchronous entry that resumes the program with a call's answer (see entryLimit). */
+  entryLimit(): { timeoutMs: number; error: RunError };
   /** CPU milliseconds of the run so far: the isolate's thread and the host work of its calls. */
   cpuSpent(): number;
   /**
@@ -84,6 +91,24 @@ export function watch(isolate: ivm.Isolate, limits: Limits, started: number, can
   cancel?.addEventListener("abort", onCancel, { once: true });
   // Aborted while the isolate was being taken: stopped before it starts.
   if (cancel?.aborted) onCancel();
+  // The CPU time left counts, since a program enters the isolate synchronously at its start and again at each answer.
+  const syncLimit = (): { timeoutMs: number; error: RunError } => {
+    const cpuLeft = cpuLimitMs - cpuSpent();
+    return { timeoutMs: Math.max(1, Math.ceil(Math.min(msLeft(), cpuLeft))), error: cpuLeft < msLeft() ? cpuStop : overBudget };
+  };
+  // isolated-vm gives a timeout a thread of its own unless a thread it has waits for an earlier one, and that thread
+  // sleeps until the deadline even when the entry ended long before: a deadline that shrinks with each entry would
+  // start a thread at each. So entries share one deadline, a little after the limit, reckoned again (with the CPU
+  // time, a system call) at most every ENTRY_RECKON_MS.
+  let entry: { at: number; deadline: number; error: RunError } | undefined;
+  const entryLimit = (): { timeoutMs: number; error: RunError } => {
+    const now = performance.now();
+    if (!entry || now - entry.at > ENTRY_RECKON_MS) {
+      const limit = syncLimit();
+      entry = { at: now, deadline: now + limit.timeoutMs, error: limit.error };
+    }
+    return { timeoutMs: Math.max(1, Math.ceil(entry.deadline - now) + ENTRY_SLACK_MS), error: entry.error };
+  };
   let guarded = 0;
   const guard = (): void => {
     if (pauses === 0 && msLeft() < 0) stop(overBudget);
@@ -121,7 +146,9 @@ export function watch(isolate: ivm.Isolate, limits: Limits, started: number, can
     guard,
     stopped: () => stopped,
     abandoned,
-    syncLimit: () => ({ timeoutMs: Math.max(1, Math.ceil(Math.min(msLeft(), cpuLimitMs))), error: cpuLimitMs < msLeft() ? cpuStop : overBudget }),
+    stop,
+    syncLimit,
+    entryLimit,
     cpuSpent,
     pause,
     pausedMs,

@@ -107,6 +107,11 @@ describe("glob and list", () => {
     const error = await refusal(ws, "glob", { patterns: ["d/1"] });
     expect(error.code).toBe("over-cap");
     expect(error.message).toMatch(/more than 10,000 entries.*narrower path/);
+    // It says what the root holds that the walk leaves out, and which narrower paths there are.
+    ws.put({ "node_modules/m/index.js": "", "e/x.js": "" });
+    expect((await refusal(ws, "glob", { patterns: ["d/1"] })).message).toBe(
+      "Cannot walk the working directory: it holds more than 10,000 entries, the most one walk visits, besides node_modules (on the skip list, left out); pass a narrower path, such as one of its directories: d, e",
+    );
   });
 
   test("a name beginning with .. is a name inside the working directory, not the way out of it", async () => {

@@ -140,6 +140,15 @@ describe("search", () => {
     expect(await ws.text("search", { query: "é" })).toBe(`u.txt:1:${"é".repeat(200)} (50 more chars...)`);
   });
 
+  test("says how many entries the ignore rules left out, an ignored directory once whatever it holds", async () => {
+    using ws = tempWorkspace();
+    ws.put({ ".gitignore": "node_modules/\ndist/\n", "node_modules/p/a.js": "needle", "node_modules/q/b.js": "needle", "pkg/.gitignore": "*.log\n", "pkg/dist/c.js": "needle", "pkg/x.log": "needle", "pkg/src/d.ts": "hay" });
+    expect(await ws.text("search", { query: "needle" })).toBe('No matches for "needle" in . (3 files searched; 3 ignored entries left out).');
+    const [all, narrow] = [await ws.call("search", { query: "needle" }), await ws.call("search", { query: "needle", path: "pkg/src" })];
+    expect(all.ok && all.data).toMatchObject({ matches: [], filesSearched: 3, ignored: 3 });
+    expect(narrow.ok && narrow.data).not.toHaveProperty("ignored");
+  });
+
   test("a file with a NUL byte is skipped", async () => {
     using ws = tempWorkspace();
     ws.put({ "bin.dat": Buffer.from("needle\0rest\n"), "text.txt": "needle\n" });

@@ -78,6 +78,9 @@ describe("tree", () => {
     using ws = tempWorkspace();
     ws.put({ ".gitignore": "node_modules/\n*.log\n", "node_modules/p/i.js": "", "app.log": "", ".git/HEAD": "", "src/a.ts": "" });
     expect(await ws.text("tree")).toBe([".gitignore", "src/", "  a.ts"].join("\n"));
+    // As data, how many entries the rules left out of what the tree shows: node_modules, app.log and .git.
+    const data = await ws.call("tree");
+    expect(data.ok && data.data).toMatchObject({ ignored: 3 });
   });
 
   test("a tree over 1000 lines is cut at 1000 lines, ending with a note", async () => {

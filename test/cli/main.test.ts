@@ -137,6 +137,16 @@ describe("gg run", () => {
     expect(gg(["run", "loop.js", "--budget", "1e12"], ws.root).stderr).not.toMatch(/budgetSecs|cpuSecs|--cpu/);
   });
 
+  test("--warm-cap sets what a run's searches keep (0 keeps nothing); a value that is not a size, or over the machine's memory, exits 2", () => {
+    using ws = tempWorkspace();
+    ws.put({ "src/a.txt": "needle\n", "src/b.txt": "hay\n" });
+    writeFileSync(join(ws.root, "twice.js"), "const first = await gg.files.search('needle', { path: 'src' });\nconst second = await gg.files.search('needle', { path: 'src' });\nreturn [first.matches.length, second.matches.length];\n");
+    for (const cap of ["0", "1", "64.5"]) expect(gg(["run", "twice.js", "--warm-cap", cap, "--json"], ws.root)).toMatchObject({ status: 0, stdout: expect.stringContaining('"result":[1,1]') });
+    expect(gg(["run", "twice.js", "--warm-cap", "-1"], ws.root)).toMatchObject({ status: 2, stderr: expect.stringContaining("--warm-cap") });
+    expect(gg(["run", "twice.js", "--warm-cap", "lots"], ws.root)).toMatchObject({ status: 2, stderr: expect.stringContaining("it must be 0 (keep nothing) or a number of MiB") });
+    expect(gg(["mcp", "--warm-cap", "1e12"], ws.root)).toMatchObject({ status: 2, stderr: expect.stringContaining("it is over this machine's memory") });
+  });
+
   test("gg run --check reports every type error with its position and runs nothing; without it the program runs", () => {
     using ws = tempWorkspace();
     writeFileSync(join(ws.root, "typed.ts"), "await gg.files.writeFile('ran.txt', 'x');\nconst n: number = 'two';\nreturn (await gg.files.listDir()).entries.length;\n");

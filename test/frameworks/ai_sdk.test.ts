@@ -65,6 +65,13 @@ describe("gg-runtime/ai-sdk", () => {
     const first = await generateText({ model: modelAt(server.baseURL), tools, stopWhen: isStepCount(3), messages });
     const request = first.content.find((part) => part.type === "tool-approval-request");
     expect(request).toMatchObject({ toolCall: { toolName: "shell", input: { command: "echo two > two.txt" } } });
+    // What the application shows the person: gg's question, as a terminal shows it; none for a call gg would not ask about.
+    const { toolName, input } = (request as { toolCall: { toolName: string; input: unknown } }).toolCall;
+    expect(await tools.question(toolName, input)).toEqual({ why: "rule 2 (commands need a person)", parts: ["echo two"], label: "command line", shown: "echo two > two.txt", length: 18 });
+    expect(await tools.question("shell", { command: "echo \u202etxt.exe > x" })).toMatchObject({ shown: "echo \\u202etxt.exe > x" });
+    expect(await tools.question("read_file", { path: "a.txt" })).toBeUndefined();
+    expect(await tools.question("write_file", { path: "secret/key", content: "x" })).toBeUndefined();
+    expect(await tools.question("no_such_tool", {})).toBeUndefined();
     expect(existsSync(join(ws.root, "two.txt"))).toBe(false);
     messages.push(...first.responseMessages, { role: "tool", content: [{ type: "tool-approval-response", approvalId: (request as { approvalId: string }).approvalId, approved: true }] });
     const second = await generateText({ model: modelAt(server.baseURL), tools, stopWhen: isStepCount(3), messages });

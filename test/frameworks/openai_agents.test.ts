@@ -56,6 +56,7 @@ describe("gg-runtime/openai-agents", () => {
     expect(existsSync(join(ws.root, "yes.txt"))).toBe(false);
     const [yes, no] = first.interruptions;
     if (!yes || !no) throw new Error("two interruptions expected");
+    expect(await tools.question(yes.name ?? "", JSON.parse(yes.arguments ?? "{}"))).toMatchObject({ why: "rule 2 (commands need a person)", label: "command line", shown: "echo yes > yes.txt" });
     first.state.approve(yes);
     first.state.reject(no);
     const second = await runner.run(agent, first.state);

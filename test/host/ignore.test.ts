@@ -95,8 +95,8 @@ describe("ignore rules", () => {
     ws.put({ ".gitignore": "node_modules/\n", "node_modules/pkg/index.js": "needle\n", ".git/config": "needle\n" });
     expect(files(`${ws.root}/node_modules/pkg`, ws.root)).toEqual([]);
     expect(files(`${ws.root}/.git`, ws.root)).toEqual([]);
-    expect(await ws.text("search", { query: "needle", path: "node_modules" })).toBe('No matches for "needle" in node_modules (0 files searched).');
-    expect(await ws.text("search", { query: "needle", path: "node_modules/pkg/index.js" })).toBe('No matches for "needle" in node_modules/pkg/index.js (0 files searched).');
+    expect(await ws.text("search", { query: "needle", path: "node_modules" })).toBe('No matches for "needle" in node_modules (0 files searched; 1 ignored entry left out).');
+    expect(await ws.text("search", { query: "needle", path: "node_modules/pkg/index.js" })).toBe('No matches for "needle" in node_modules/pkg/index.js (0 files searched; 1 ignored entry left out).');
     expect(await ws.text("tree", { path: "node_modules" })).toMatch(/^\(ignored: /);
     expect(await ws.text("list_dir", { path: "node_modules" })).toBe("pkg/");
   });
@@ -115,7 +115,7 @@ describe("ignore rules", () => {
     ws.put({ ".gitignore": "secret.txt\n", "secret.txt": "needle\n" });
     expect(await ws.text("search", { query: "needle" })).toMatch(/^No matches/);
     expect(await ws.text("read_file", { path: "secret.txt" })).toBe("needle\n");
-    expect(await ws.text("search", { query: "needle", path: "secret.txt" })).toBe('No matches for "needle" in secret.txt (0 files searched).');
+    expect(await ws.text("search", { query: "needle", path: "secret.txt" })).toBe('No matches for "needle" in secret.txt (0 files searched; 1 ignored entry left out).');
     expect(await ws.text("list_dir")).toBe(".gitignore\nsecret.txt");
     await ws.text("edit_file", { path: "secret.txt", old: "needle", new: "thread" });
     expect(await ws.text("read_file", { path: "secret.txt" })).toBe("thread\n");

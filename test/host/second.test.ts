@@ -58,10 +58,10 @@ describe("the second thread's filters", () => {
     const paths = ["a.txt", "b.txt", "gone.txt"].map((name) => join(ws.root, name));
     const { gramBits } = await import("../../host/grams.ts");
     await secondThread.prestart();
-    const ask = async (racyMs: number) => {
-      let got: Parameters<Parameters<typeof secondThread.filter>[3]>[0] = [];
+    const ask = async (racyMs: number, room = { bytes: 1 << 30, perNew: 0 }) => {
+      let got: Parameters<Parameters<typeof secondThread.filter>[4]>[0] = [];
       let done = false;
-      expect(secondThread.filter(paths, [undefined, undefined, undefined], racyMs, (filters, last) => {
+      expect(secondThread.filter(paths, [undefined, undefined, undefined], racyMs, room, (filters, last) => {
         got = [...got, ...filters];
         done = last;
       })).toBe(true);
@@ -82,5 +82,7 @@ describe("the second thread's filters", () => {
       const now = statSync(path);
       expect(stamp).toEqual({ size: now.size, mtimeMs: now.mtimeMs, ctimeMs: now.ctimeMs, ino: now.ino, dev: now.dev });
     }
+    // No more than there is room for: the first filter spends the room, and the thread builds no other.
+    expect((await ask(0, { bytes: 1, perNew: 0 })).map((found) => found.index)).toEqual([0]);
   });
 });

@@ -3,9 +3,11 @@
 // window in which a second change could share a timestamp tick), so the first search keeps them.
 import { renameSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { beforeAll, describe, expect, test } from "vitest";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { parseConfiguration } from "../../bindings/config.ts";
 import { createTools } from "../../bindings/index.ts";
+import { readSearchedFile } from "../../host/files.ts";
+import { createWarmCache, type WarmCache } from "../../host/warm.ts";
 import { tempWorkspace } from "../workspace.ts";
 
 /** A tool call's result without its approval, to compare with a call run outside the gate (invoke). */
@@ -125,8 +127,113 @@ describe("the cap", () => {
   });
 });
 
+/** Waits while the second thread builds filters, which contents wait for. */
+async function indexed(cache: WarmCache): Promise<void> {
+  for (let wait = 0; wait < 250 && cache.files().indexing; wait++) await new Promise((resolve) => setTimeout(resolve, 20));
+  expect(cache.files().indexing).toBe(false);
+}
+
+/** One search of `paths` at the warm state's level: each file's kept contents, or undefined for one read from disk. */
+function searchOnce(cache: WarmCache, paths: string[]): (Buffer | undefined)[] {
+  cache.begin();
+  try {
+    return paths.map((path) => {
+      const kept = cache.readContents(path);
+      if (!kept) readSearchedFile(path, undefined, (stats) => cache.seen(path, stats));
+      return kept;
+    });
+  } finally {
+    cache.end();
+  }
+}
+
+describe("past the budget", () => {
+  // Six files of 64 KiB, each one trigram (a filter of 64 bytes); the budget holds every file's entry and filter and
+  // the contents of three.
+  const KIB64 = "x".repeat(1 << 16);
+  const names = ["a", "b", "c", "d", "e", "f"];
+  const cap = 6 * (256 + 64) + 3 * ((1 << 16) + 128) + 64;
+  // One workspace, settled once: the six files, a directory of 40 entries, and 600 small files in nine directories.
+  const ws = tempWorkspace();
+  const paths = names.map((name) => join(ws.root, `${name}.txt`));
+  beforeAll(async () => {
+    ws.put(Object.fromEntries(names.map((name) => [`${name}.txt`, KIB64])));
+    ws.put(Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`dir/entry-with-a-long-name-${i}.txt`, ""])));
+    const many: Record<string, string> = {};
+    for (let i = 0; i < 600; i++) many[`many/d${i % 9}/f${String(i).padStart(4, "0")}.txt`] = `line ${i} ${"filler ".repeat(i % 50)}\n${i % 97 === 0 ? "needle\n" : ""}`;
+    ws.put(many);
+    await settle();
+  });
+  afterAll(() => ws[Symbol.dispose]());
+
+  test("a search of more than fits keeps the same files search after search, and reads the rest as a cold one does", async () => {
+    const cache = createWarmCache(cap);
+    // A file's first read keeps its stamp alone; its second, its contents, while they fit.
+    expect(searchOnce(cache, paths)).toEqual(paths.map(() => undefined));
+    await indexed(cache);
+    const second = searchOnce(cache, paths);
+    expect(second.map((kept) => kept !== undefined)).toEqual([true, true, true, false, false, false]);
+    await indexed(cache);
+    const third = searchOnce(cache, paths);
+    // Nothing evicted for what the search read after: the same buffers, and the rest still read from disk.
+    for (const [i, kept] of second.entries()) expect(third[i]).toBe(kept);
+    expect(cache.files().declined).toBe(3);
+    expect(cache.heldBytes()).toBeLessThanOrEqual(cap);
+  });
+
+  test("what two searches left unused gives way to what the searches after them read", async () => {
+    const cache = createWarmCache(cap);
+    const [first, last] = [paths.slice(0, 3), paths.slice(3)];
+    for (let round = 0; round < 2; round++) {
+      searchOnce(cache, first);
+      await indexed(cache);
+    }
+    const kept = first.map((path) => cache.readContents(path));
+    expect(kept.every((bytes) => bytes !== undefined)).toBe(true);
+    // Read once (stamps alone), then again: by then the first three are two searches old.
+    expect(searchOnce(cache, last)).toEqual([undefined, undefined, undefined]);
+    await indexed(cache);
+    const now = searchOnce(cache, last);
+    expect(now.every((bytes) => bytes !== undefined)).toBe(true);
+    expect(searchOnce(cache, last).map((bytes, i) => bytes === now[i])).toEqual([true, true, true]);
+    expect(cache.heldBytes()).toBeLessThanOrEqual(cap);
+  });
+
+  test("searches of a workspace many times the budget, the second thread's filters included, never hold more than it", async () => {
+    const cap = 32 << 10;
+    const root = join(ws.root, "many");
+    const { same } = surfaces(root, cap);
+    const { callContext } = await import("../../bindings/index.ts");
+    const { invoke } = await import("../../bindings/define.ts");
+    const { search } = await import("../../bindings/search.ts");
+    const context = callContext({ workspace: root, warm: { capBytes: cap } });
+    for (let round = 0; round < 3; round++) {
+      expect((await same("search", { query: "needle", limit: 200 })).split("\n")).toHaveLength(7);
+      await invoke(search, { query: "needle" }, context);
+      await indexed(context.warm as WarmCache);
+      expect(context.warm?.heldBytes()).toBeLessThanOrEqual(cap);
+    }
+    expect(context.warm?.files().declined).toBeGreaterThan(0);
+  });
+
+  test("the index goes before contents: a listing with no room takes the place of a file's contents", async () => {
+    const three = paths.slice(0, 3);
+    const cache = createWarmCache(cap - 3 * (256 + 64));
+    for (let round = 0; round < 2; round++) {
+      searchOnce(cache, three);
+      await indexed(cache);
+    }
+    const before = three.map((path) => cache.readContents(path));
+    expect(before.every((bytes) => bytes !== undefined)).toBe(true);
+    const listed = cache.readdir(join(ws.root, "dir"));
+    expect(cache.readdir(join(ws.root, "dir")).dirents).toBe(listed.dirents);
+    expect(three.map((path, i) => cache.readContents(path) === before[i])).toContain(false);
+    expect(cache.heldBytes()).toBeLessThanOrEqual(cap);
+  });
+});
+
 describe("what the warm state holds", () => {
-  test.each(["needle", "(?i)NEEDLE", "\\w+\\s*=\\s*\\d{4,}", "^\\S"])("a search for %s keeps the files it read, whatever the pattern requires of them", async (query) => {
+  test.each(["needle", "(?i)NEEDLE", "\\w+\\s*=\\s*\\d{4,}", "^\\S"])("a search for %s keeps the files it read twice, whatever the pattern requires of them", async (query) => {
     using ws = tempWorkspace();
     ws.put({ "a.txt": "needle = 12345\n", "b.txt": "x = 99999\n", "sub/c.txt": "Needle = 2026\n" });
     await settle();
@@ -135,39 +242,38 @@ describe("what the warm state holds", () => {
     const { search } = await import("../../bindings/search.ts");
     const context = callContext({ workspace: ws.root });
     expect(await invoke(search, { query }, context)).toMatchObject({ ok: true });
-    expect(context.warm?.files().contents).toBe(3);
+    expect(context.warm?.files().contents).toBe(0);
+    await indexed(context.warm as WarmCache);
+    expect(await invoke(search, { query }, context)).toMatchObject({ ok: true });
+    // Each file by its contents, or by its filter alone when the filter ruled the pattern out unread.
+    const { contents, filtersAlone } = context.warm?.files() ?? { contents: 0, filtersAlone: 0 };
+    expect([contents + filtersAlone, contents > 0]).toEqual([3, true]);
   });
 
-  test("a directory deleted, or replaced by a file of its name, takes what was kept below it; a full cap drops the least used", async () => {
+  test("a directory deleted, or replaced by a file of its name, takes what was kept below it", async () => {
     using ws = tempWorkspace();
     const mib = "x".repeat(1 << 20);
-    ws.put({ "sub/big.txt": mib, "other/big.txt": mib, "a.txt": mib, "b.txt": mib, "c.txt": mib, "cold/d.txt": mib });
+    ws.put({ "sub/big.txt": mib, "other/big.txt": mib, "a.txt": mib, "b.txt": mib, "c.txt": mib });
     await settle();
-    const { createWarmCache } = await import("../../host/warm.ts");
     const { invoke } = await import("../../bindings/define.ts");
     const { callContext } = await import("../../bindings/index.ts");
     const { search } = await import("../../bindings/search.ts");
     const context = callContext({ workspace: ws.root });
-    await invoke(search, { query: "nothing" }, context);
+    // Contents are kept from a file's second read on, once the index (its filter) is built; a pattern with no
+    // trigram to look up reads every file.
+    for (let round = 0; round < 50 && (context.warm?.heldBytes() ?? 0) < 5 << 20; round++) {
+      await invoke(search, { query: "^y" }, context);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
     const full = context.warm?.heldBytes() ?? 0;
     expect(full).toBeGreaterThan(5 << 20);
     rmSync(join(ws.root, "sub"), { recursive: true });
-    await invoke(search, { query: "nothing" }, context);
+    await invoke(search, { query: "^y" }, context);
     expect(context.warm?.heldBytes()).toBeLessThan(full - (1 << 20));
     rmSync(join(ws.root, "other"), { recursive: true });
     writeFileSync(join(ws.root, "other"), "now a file\n");
-    await invoke(search, { query: "nothing" }, context);
+    await invoke(search, { query: "^y" }, context);
     expect(context.warm?.heldBytes()).toBeLessThan(full - (2 << 20));
-    // A cap of three files: a fourth is kept all the same, in place of the least recently used.
-    const cache = createWarmCache(3 * (1 << 20) + 1024);
-    const read = (name: string): Buffer => cache.readFile(join(ws.root, name));
-    const [a, b] = [read("a.txt"), read("b.txt"), read("c.txt")];
-    expect(read("a.txt")).toBe(a);
-    const d = read("cold/d.txt");
-    expect(read("cold/d.txt")).toBe(d);
-    expect(read("a.txt")).toBe(a);
-    expect(read("b.txt")).not.toBe(b);
-    expect(cache.heldBytes()).toBeLessThanOrEqual(3 * (1 << 20) + 1024);
   });
 
   test("a directory whose own listing was evicted still takes the files kept below it when it goes", async () => {
@@ -192,11 +298,15 @@ describe("what the warm state holds", () => {
     cache.readdir(at("a"));
     cache.readdir(at("a/b"));
     cache.readFile(at("a/b/c.txt"));
-    // Used again, so the clock passes them over: it drops a/b's listing, the oldest unused entry, for other.txt.
+    // Two searches later, what the last of them used is kept; a/b's listing, unused since, gives way to other.txt.
+    cache.begin();
+    cache.end();
+    cache.begin();
     cache.readFile(at("a/b/c.txt"));
     cache.readdir(ws.root);
     cache.readdir(at("a"));
     cache.readFile(at("other.txt"));
+    cache.end();
     expect(cache.heldBytes()).toBe(root + a + c + other);
     rmSync(at("a"), { recursive: true });
     cache.readdir(ws.root);

@@ -10,6 +10,7 @@ import { type AppFunction, createExternals, serversNamed } from "../../bindings/
 import { createTools } from "../../bindings/index.ts";
 import { createRuntime, type Runtime } from "../../runtime/index.ts";
 import { filesystem, fixture, memory } from "../mcp/servers.ts";
+import { alive, within } from "../processes.ts";
 import { tempWorkspace } from "../workspace.ts";
 
 describe("gg.mcp in programs", () => {
@@ -81,6 +82,46 @@ describe("gg.mcp in programs", () => {
   test("a server's new tools reach the next program", async () => {
     await run("await gg.mcp.fx.add_tool()");
     expect(await run("return (await gg.mcp.fx.late()).text")).toBe("called late");
+  });
+});
+
+describe("servers held by the runner process", () => {
+  test("a runner that dies takes its servers' whole groups with it; the next program starts them again, without their state", async () => {
+    using ws = tempWorkspace();
+    const runtime = createRuntime({ workspace: ws.root, config: { mcpServers: { fx: fixture() } } });
+    try {
+      const started = await runtime.run("await gg.mcp.fx.add_tool(); return (await gg.mcp.fx.spawn_child()).text");
+      const child = Number(started.result);
+      expect(alive(child)).toBe(true);
+      const killed = await runtime.run("await gg.shell.shell('kill -9 $PPID; sleep 5')");
+      expect(killed.error?.message).toMatch(/MCP servers it held were stopped/);
+      expect(await within(10, () => !alive(child))).toBe(true);
+      // A fresh server: the tool the old one added is gone with its state.
+      expect((await runtime.run("return [(await gg.mcp.fx.echo({ text: 'again' })).text, (await gg.mcp.list())[0].tools.includes('late')]")).result).toEqual(["again", false]);
+    } finally {
+      await runtime.close();
+    }
+  });
+
+  test("closing the runtime shuts its servers down: nothing they started outlives close()", async () => {
+    using ws = tempWorkspace();
+    const runtime = createRuntime({ workspace: ws.root, config: { mcpServers: { fx: fixture() } } });
+    const child = Number((await runtime.run("return (await gg.mcp.fx.spawn_child()).text")).result);
+    expect(alive(child)).toBe(true);
+    await runtime.close();
+    expect(await within(10, () => !alive(child))).toBe(true);
+  });
+
+  test("a call of a server's tool under way when the runner is killed is listed unfinished", async () => {
+    using ws = tempWorkspace();
+    const runtime = createRuntime({ workspace: ws.root, config: { mcpServers: { fx: fixture() } } });
+    try {
+      const report = await runtime.run("await gg.mcp.fx.echo({ text: 'read' }); const slow = gg.mcp.fx.slow({ ms: 60000 }); await gg.shell.shell('sleep 0.3; kill -9 $PPID'); await slow;");
+      expect(report.ok).toBe(false);
+      expect(report.calls.find((call) => call.name === "mcp.call" && call.args.includes("slow"))).toMatchObject({ ok: false, unfinished: true });
+    } finally {
+      await runtime.close();
+    }
   });
 });
 

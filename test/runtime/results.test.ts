@@ -163,9 +163,10 @@ describe("typed results", () => {
         ],
         filesSearched: 1106,
         limitReached: false,
+        ignored: 1,
       },
       two: { matches: [{ path: "src/a.ts", line: 2, text: "// TODO one" }, { path: "src/deep/er/b.ts", line: 1, text: "// todo two" }], filesSearched: 2, limitReached: true },
-      none: { matches: [], filesSearched: 1106, limitReached: false },
+      none: { matches: [], filesSearched: 1106, limitReached: false, ignored: 1 },
     });
   });
 
