@@ -4,7 +4,8 @@
 // registry of external tools too: the MCP servers' connections, so that a program's call reaches its server with no
 // other process in between (their process groups are reported like commands', so they end with this process
 // whatever ends it); the application's functions stay in the embedding process, which runs their calls.
-import { ftruncateSync, openSync, writeSync } from "node:fs";
+import { ftruncateSync, openSync, rmSync, writeSync } from "node:fs";
+import { dirname } from "node:path";
 import { stopCommandsOnSignals, watchCommandGroups } from "../host/shell.ts";
 import { compileProgram } from "./compile.ts";
 import { createEngine, type EngineOptions } from "./engine.ts";
@@ -53,8 +54,9 @@ let queue = Promise.resolve();
 /** The runs under way or queued, by id, and those cancelled before they started. */
 const cancels = new Map<number, AbortController>();
 const cancelledEarly = new Set<number>();
-/** The journal file's descriptor, when it could be opened. */
+/** The journal file's descriptor, when it could be opened, and its path. */
 let journal: number | undefined;
+let journalPath = "";
 /** Asks put to the embedding process's `approve` and not yet answered, by id. */
 const asks = new Map<number, (answer: ApprovalAnswer) => void>();
 let nextAsk = 1;
@@ -103,6 +105,7 @@ let catalogInForce: ExternalCatalog | undefined;
  * type it), so a server slow to start delays only the programs that use it.
  */
 async function start(init: Extract<ToRunner, { type: "init" }>): Promise<void> {
+  journalPath = init.journal;
   try {
     journal = openSync(init.journal, "a");
   } catch {
@@ -233,8 +236,11 @@ process.on("message", (message: ToRunner) => {
     else send(answer);
   });
 });
-// The runtime closed: the servers are shut down as the spec says (stdin closed, then their groups signalled), then
-// this process exits. A runner busy in a program cannot see this; the embedding process kills it and their groups.
+// The runtime closed, or the embedding process died (killed, it could not remove the journal's folder): the servers
+// are shut down as the spec says (stdin closed, then their groups signalled), the journal, which no one will read now,
+// is removed, and this process exits. A runner busy in a program cannot see this; the embedding process kills it.
 process.on("disconnect", () => {
+  // A runtime that closes removes it too, at once: only a process that died cannot.
+  if (journalPath !== "") rmSync(dirname(journalPath), { recursive: true, force: true });
   void Promise.resolve(externals?.close()).finally(() => process.exit(0));
 });

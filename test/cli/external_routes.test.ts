@@ -2,7 +2,7 @@
 // in both arms against the local fake provider, and gg mcp's run_program through the SDK's client; nothing outlives
 // gg, whatever ends it.
 import { spawn, spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { connectGg, resultText } from "../mcp/client.ts";
@@ -89,7 +89,10 @@ describe("MCP tools on every route", () => {
   test.each(["SIGTERM", "SIGKILL"] as const)("gg run stopped by %s mid-call leaves no server process behind, nor what a server started", async (signal) => {
     using ws = tempWorkspace();
     const config = mcpConfig(ws);
-    const child = spawn(process.execPath, [bin, "run", "-", "--mcp-config", config, "--workspace", ws.root], { stdio: ["pipe", "pipe", "pipe"] });
+    // A temp folder of its own, to see that the runner's journal goes too.
+    const temp = join(ws.root, "tmp");
+    mkdirSync(temp);
+    const child = spawn(process.execPath, [bin, "run", "-", "--mcp-config", config, "--workspace", ws.root], { stdio: ["pipe", "pipe", "pipe"], env: { ...process.env, TMPDIR: temp } });
     child.stdin.end("const pid = (await gg.mcp.fx.spawn_child()).text; console.log('started ' + pid); await gg.mcp.fx.slow({ ms: 60000 });");
     let out = "";
     child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
@@ -100,5 +103,6 @@ describe("MCP tools on every route", () => {
     child.kill(signal);
     await new Promise((resolve) => child.on("close", resolve));
     await expect.poll(() => running(tagOf(ws)).length + (alive(sleeper) ? 1 : 0), { timeout: 10_000 }).toBe(0);
+    await expect.poll(() => readdirSync(temp).filter((name) => name.startsWith("gg-runner-")), { timeout: 10_000 }).toEqual([]);
   });
 });
