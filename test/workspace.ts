@@ -14,11 +14,14 @@ export interface TempWorkspace extends Disposable {
   call(name: string, args?: unknown, config?: unknown): ReturnType<ReturnType<typeof createTools>["call"]>;
   /** Calls a tool and returns its text, failing the test if the call failed. */
   text(name: string, args?: unknown, config?: unknown): Promise<string>;
+  /** A path named `name` outside the workspace (a transcript, a configuration), removed with it. */
+  outside(name: string): string;
 }
 
 /** Creates a temp workspace; declare it with `using` so it is deleted after the test. */
 export function tempWorkspace(): TempWorkspace {
   const root = mkdtempSync(join(tmpdir(), "gg-test-"));
+  const beside = `${root}-outside`;
   const tools = (config?: unknown) =>
     createTools({ workspace: root, config: config === undefined ? undefined : (parseConfiguration(config) as Configuration) });
   const workspace: TempWorkspace = {
@@ -40,8 +43,13 @@ export function tempWorkspace(): TempWorkspace {
       if (!result.ok) throw new Error(`${name} failed: error[${result.error.code}]: ${result.error.message}`);
       return result.text;
     },
+    outside(name) {
+      mkdirSync(beside, { recursive: true });
+      return join(beside, name);
+    },
     [Symbol.dispose]() {
       rmSync(root, { recursive: true, force: true });
+      rmSync(beside, { recursive: true, force: true });
     },
   };
   return workspace;

@@ -68,7 +68,7 @@ test("the configuration's model.cacheMarks decides over the model's id, and gg a
   expect(server.requests.map((request) => marks(request.messages))).toEqual([[0, 1], []]);
   expect(() => parseConfiguration({ model: { cacheMarks: "yes", speed: 1 } })).toThrow(/"model" has an unknown field "speed"; its fields are "vision", "cacheMarks"[\s\S]*"model.cacheMarks" is "yes"; use true or false/);
   // The command line's word goes in the configuration a transcript records, so a replay marks the same way.
-  const transcript = join(ws.root, "..", `cache-marks-${process.pid}.jsonl`);
+  const transcript = ws.outside(`cache-marks-${process.pid}.jsonl`);
   const agent = spawn(process.execPath, [join(import.meta.dirname, "../../bin/gg.js"), "agent", "--model", "anthropic/claude-sonnet-4.5", "--arm", "tools", "--task", "Nothing.", "--base-url", server.baseURL, "--workspace", ws.root, "--no-cache-marks", "--transcript", transcript]);
   expect(await new Promise((resolve) => agent.on("exit", resolve))).toBe(0);
   expect(marks(server.requests[2]?.messages ?? [])).toEqual([]);

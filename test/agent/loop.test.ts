@@ -275,7 +275,7 @@ describe("transcripts and replay", () => {
       { content: "Done." },
     ]);
     const bin = join(import.meta.dirname, "../../bin/gg.js");
-    const file = join(ws.root, "..", `transcript-${process.pid}-${Date.now()}.jsonl`);
+    const file = ws.outside(`transcript-${process.pid}-${Date.now()}.jsonl`);
     const child = spawn(process.execPath, [bin, "agent", "--model", "m", "--arm", "tools", "--task", "Finalise.", "--base-url", server.baseURL, "--workspace", ws.root, "--transcript", file]);
     expect(await new Promise((resolve) => child.on("exit", resolve))).toBe(0);
     const lines = readFileSync(file, "utf8").trim().split("\n").map((line) => JSON.parse(line) as { type: string });
@@ -305,7 +305,7 @@ describe("transcripts and replay", () => {
     ws.put({ "notes.txt": "alpha\nbeta\ndelta\n" });
     await using server = await fakeModel([{ tool_calls: [call("a", "read_file", { path: "notes.txt" })] }, { content: "Read." }]);
     const bin = join(import.meta.dirname, "../../bin/gg.js");
-    const file = join(ws.root, "..", `transcript-${process.pid}-${Date.now()}-ws.jsonl`);
+    const file = ws.outside(`transcript-${process.pid}-${Date.now()}-ws.jsonl`);
     using elsewhere = tempWorkspace();
     const gg = (...args: string[]) => spawnSync(process.execPath, [bin, ...args], { encoding: "utf8", cwd: elsewhere.root });
     // Not spawnSync: the model answers from this process.

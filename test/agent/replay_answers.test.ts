@@ -59,7 +59,7 @@ describe("gg agent --replay takes the recorded answer", () => {
     test(`of ${by}: the write allowed then runs again, with no one to ask`, async () => {
       using ws = tempWorkspace();
       using again = tempWorkspace();
-      const file = join(ws.root, "..", `${ws.root.split("/").pop()}-${by}.jsonl`);
+      const file = ws.outside(`${ws.root.split("/").pop()}-${by}.jsonl`);
       await record(ws, file);
       const recorded = readFileSync(file, "utf8");
       expect(recorded).toContain(`"approval":{"verdict":"allow","by":"${by}"`);

@@ -120,7 +120,7 @@ describe("gg agent for a person", () => {
       { tool_calls: [call("a", "shell", { command: 'echo "[$GG_API_KEY]"' }), call("b", "read_file", { path: "leak.txt" })] },
       { content: `The token is ${key}.` },
     ], BILLED);
-    const transcript = join(ws.root, "..", `transcript-${process.pid}-${Date.now()}.jsonl`);
+    const transcript = ws.outside(`transcript-${process.pid}-${Date.now()}.jsonl`);
     const done = await gg(["agent", "--model", "m", "--arm", "tools", "--task", "Find the token.", "--base-url", server.baseURL, "--workspace", ws.root, "--catalog", catalogFile(ws.put, ws.root), "--transcript", transcript], { GG_API_KEY: key });
     expect(server.headers.map((headers) => headers.authorization)).toEqual([`Bearer ${key}`, `Bearer ${key}`]);
     expect({ status: done.status, stdout: done.stdout }).toEqual({ status: 0, stdout: "The token is [API key].\n" });

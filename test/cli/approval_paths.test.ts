@@ -102,7 +102,7 @@ describe("gg agent --replay of a transcript edited to allow what its rules deny"
     test(`${arm} arm: the call is refused as tampered, nothing of it written, the replay names it and exits 1`, async () => {
       using ws = tempWorkspace();
       ws.put({ "secrets/": "", "notes.md": "" });
-      const file = join(ws.root, "..", `transcript-${process.pid}-${arm}-tampered.jsonl`);
+      const file = ws.outside(`transcript-${process.pid}-${arm}-tampered.jsonl`);
       const transcript = transcriptWriter(file, { model: "m", arm, task: "t", config: DENY_SECRETS });
       await using model = await fakeModel([...REPLIES[arm]]);
       const report = await runAgent({ provider: model.provider, model: "m", arm, task: "t", workspace: ws.root, config: DENY_SECRETS, onRecord: transcript.onRecord });
