@@ -281,13 +281,11 @@ async function execute(prepared: Prepared, program: CompiledProgram, how: Sandbo
   };
   if (env.context.approvals) callContext.approvals = { ...env.context.approvals, pause };
   const callEnv = { ...env, context: callContext };
-  // What a synchronous entry into the isolate threw that is not a limit: a rejection the program left unhandled.
-  let rejected = (_error: unknown): void => {};
-  const unhandled = new Promise<never>((_, reject) => {
-    rejected = reject;
-  });
-  unhandled.catch(() => {});
-  /** Resumes the program waiting on call `id` with its reply, here and now, under the run's limits. */
+  /**
+   * Resumes the program waiting on call `id` with its reply, here and now, under the run's limits. What else the entry
+   * throws is a rejection left unhandled at its end (isolated-vm judges each entry on its own), which the program may
+   * still handle after a later answer (awaiting calls in order): it does not fail the run.
+   */
   const wake = (id: number, reply: string): void => {
     if (watchdog.stopped() || isolate.isDisposed) return;
     const limit = watchdog.entryLimit();
@@ -297,7 +295,6 @@ async function execute(prepared: Prepared, program: CompiledProgram, how: Sandbo
       const message = error instanceof Error ? error.message : String(error);
       if (/execution timed out/i.test(message)) watchdog.stop(limit.error);
       else if (/memory limit/i.test(message) || isolate.isDisposed) watchdog.stop(limitErrors(limits).memoryLimit);
-      else rejected(error);
     }
   };
   prepared.slot.run = { report, program, guard: watchdog.guard, failures: new Map(), inFlight: frame.inFlight, observer, callEnv, ending, logBytes: 0, logLimit: limits.logBytes, nextSeq: 0, wake, ...(how.recorded ? { recorded: recordedLedger(how.recorded) } : {}) };
@@ -308,7 +305,7 @@ async function execute(prepared: Prepared, program: CompiledProgram, how: Sandbo
     // Synchronous up to the program's first wait on a call; each call's answer resumes it synchronously (wake).
     const running: Promise<unknown> = script.runSync(context, { timeout: sync.timeoutMs, promise: true, copy: true });
     running.catch(() => {});
-    const settled = await Promise.race([running, watchdog.abandoned, unhandled]);
+    const settled = await Promise.race([running, watchdog.abandoned]);
     const stopped = watchdog.stopped();
     if (settled === ABANDONED && stopped) {
       observer.abandoned?.();
