@@ -48,6 +48,15 @@ describe("hostile: unhandled rejections", () => {
     expect(wrapped).toMatchObject({ ok: true, result: [0, "timeout"] });
   });
 
+  test("a rejection whose message reads like isolated-vm's limits is the program's error: no limit is reported and the realm stays", async () => {
+    using ws = engineWorkspace({ keepState: true });
+    await ws.run("globalThis.kept = 'still';");
+    for (const message of ["Script execution timed out.", "Isolate was disposed during execution due to memory limit"]) {
+      expect(await ws.run(`Promise.reject(new Error(${JSON.stringify(message)}));\nreturn 1;`)).toMatchObject({ ok: false, error: { code: "program-error", message } });
+      expect(await ws.run(`await gg.shell.shell('true');\nPromise.reject(new Error(${JSON.stringify(message)}));\nawait gg.shell.shell('true');\nreturn kept;`)).toMatchObject({ ok: true, result: "still" });
+    }
+  });
+
   test("an unhandled rejection of a value that is not an Error (a Proxy, a symbol, a function) is reported as program-error", async () => {
     using ws = engineWorkspace({ keepState: true });
     for (const value of ["new Proxy({}, { get() { throw new Error('trap'); }, getPrototypeOf() { throw new Error('trap'); } })", "Symbol('s')", "() => 1", "{ get message() { throw new Error('x'); } }"]) {
