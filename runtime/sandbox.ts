@@ -3,6 +3,7 @@
 // (shim.ts), the host side of its calls the bridge (bridge.ts), the limits the watchdog (watchdog.ts). The guest
 // sees plain functions only, arguments and results cross as JSON strings, and errors are rebuilt in the guest, so no
 // host object ever reaches the program.
+import type ivm from "isolated-vm";
 import { CALL_ERROR_CODES, clampMessage, type ErrorCode } from "../host/errors.ts";
 import { plural } from "../host/lines.ts";
 import type { GgEnv } from "./api.ts";
@@ -62,6 +63,18 @@ function typeError({ problems, total }: CheckOutcome): RunError {
     column: first.column,
     problems,
   };
+}
+
+/**
+ * The limit that ended a synchronous entry into `isolate` which threw `error` after `ms` of its `timeoutMs`, if one
+ * did: told by the isolate's state and the time spent, not by the message, which a rejection the program left
+ * unhandled can copy.
+ */
+function limitHit(error: unknown, isolate: ivm.Isolate, ms: number, timeoutMs: number): "timeout" | "memory" | undefined {
+  // Past its memory limit isolated-vm disposes the isolate.
+  if (isolate.isDisposed) return "memory";
+  // A timer may fire a millisecond early.
+  return error instanceof Error && error.message === "Script execution timed out." && ms >= timeoutMs - 1 ? "timeout" : undefined;
 }
 
 /** How one program runs in the sandbox. */
@@ -281,34 +294,33 @@ async function execute(prepared: Prepared, program: CompiledProgram, how: Sandbo
   };
   if (env.context.approvals) callContext.approvals = { ...env.context.approvals, pause };
   const callEnv = { ...env, context: callContext };
-  // What a synchronous entry into the isolate threw that is not a limit: a rejection the program left unhandled.
-  let rejected = (_error: unknown): void => {};
-  const unhandled = new Promise<never>((_, reject) => {
-    rejected = reject;
-  });
-  unhandled.catch(() => {});
-  /** Resumes the program waiting on call `id` with its reply, here and now, under the run's limits. */
+  /**
+   * Resumes the program waiting on call `id` with its reply, here and now, under the run's limits. What else the entry
+   * throws is a rejection left unhandled at its end (isolated-vm judges each entry on its own), which the program may
+   * still handle after a later answer (awaiting calls in order): it does not fail the run.
+   */
   const wake = (id: number, reply: string): void => {
     if (watchdog.stopped() || isolate.isDisposed) return;
     const limit = watchdog.entryLimit();
+    const entered = performance.now();
     try {
       prepared.settle.applySync(undefined, [id, reply], { timeout: limit.timeoutMs });
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      if (/execution timed out/i.test(message)) watchdog.stop(limit.error);
-      else if (/memory limit/i.test(message) || isolate.isDisposed) watchdog.stop(limitErrors(limits).memoryLimit);
-      else rejected(error);
+      const hit = limitHit(error, isolate, performance.now() - entered, limit.timeoutMs);
+      if (hit === "timeout") watchdog.stop(limit.error);
+      else if (hit === "memory") watchdog.stop(limitErrors(limits).memoryLimit);
     }
   };
   prepared.slot.run = { report, program, guard: watchdog.guard, failures: new Map(), inFlight: frame.inFlight, observer, callEnv, ending, logBytes: 0, logLimit: limits.logBytes, nextSeq: 0, wake, ...(how.recorded ? { recorded: recordedLedger(how.recorded) } : {}) };
   // The synchronous run's own timeout, and the limit it stands for should it fire.
   const sync = watchdog.syncLimit();
+  const entered = performance.now();
   try {
     const script = isolate.compileScriptSync(`__gg_settle(${program.code.trimEnd().replace(/;$/, "")})`, { filename: PROGRAM_FILE });
     // Synchronous up to the program's first wait on a call; each call's answer resumes it synchronously (wake).
     const running: Promise<unknown> = script.runSync(context, { timeout: sync.timeoutMs, promise: true, copy: true });
     running.catch(() => {});
-    const settled = await Promise.race([running, watchdog.abandoned, unhandled]);
+    const settled = await Promise.race([running, watchdog.abandoned]);
     const stopped = watchdog.stopped();
     if (settled === ABANDONED && stopped) {
       observer.abandoned?.();
@@ -326,10 +338,10 @@ async function execute(prepared: Prepared, program: CompiledProgram, how: Sandbo
     const stopped = watchdog.stopped();
     if (stopped) return stop(stopped);
     const message = error instanceof Error ? error.message : String(error);
+    const hit = limitHit(error, isolate, performance.now() - entered, sync.timeoutMs);
     // The synchronous run's own timeout: the program never waited, so the watchdog could not run.
-    if (/execution timed out/i.test(message)) return stop(sync.error);
-    // Past the memory limit isolated-vm disposes the isolate: the program's promise is then "abandoned".
-    if (/memory limit/i.test(message) || isolate.isDisposed) return stop(limitErrors(limits).memoryLimit);
+    if (hit === "timeout") return stop(sync.error);
+    if (hit === "memory") return stop(limitErrors(limits).memoryLimit);
     // A rejection nothing handled (isolated-vm copies its message and stack, not a gg error's code), a syntax
     // error V8 finds that esbuild did not, or the isolate failing under us.
     const stack = error instanceof Error && typeof error.stack === "string" ? error.stack : "";

@@ -38,6 +38,25 @@ describe("hostile: unhandled rejections", () => {
     expect(report).toMatchObject({ ok: true, result: 1 });
   });
 
+  test("a call's rejection handled after another call's answer is not reported: awaited in order, or through an async function", async () => {
+    using ws = engineWorkspace({ keepState: true });
+    // The failing command times out while the program waits for the slower one: nothing handles it yet.
+    const calls = "const slow = () => gg.shell.shell('sleep 0.6'); const failing = () => gg.shell.shell('sleep 5', { timeoutSecs: 0.2 });";
+    const inOrder = await ws.run(`${calls}\nconst a = slow(); const b = failing(); await a;\ntry { await b; } catch (e) { return 'caught ' + e.code; }`);
+    expect(inOrder).toMatchObject({ ok: true, result: "caught timeout" });
+    const wrapped = await ws.run(`${calls}\nconst tasks = [slow, failing].map(async (call) => (await call()).exitCode);\nconst out = [];\nfor (const task of tasks) { try { out.push(await task); } catch (e) { out.push(e.code); } }\nreturn out;`);
+    expect(wrapped).toMatchObject({ ok: true, result: [0, "timeout"] });
+  });
+
+  test("a rejection whose message reads like isolated-vm's limits is the program's error: no limit is reported and the realm stays", async () => {
+    using ws = engineWorkspace({ keepState: true });
+    await ws.run("globalThis.kept = 'still';");
+    for (const message of ["Script execution timed out.", "Isolate was disposed during execution due to memory limit"]) {
+      expect(await ws.run(`Promise.reject(new Error(${JSON.stringify(message)}));\nreturn 1;`)).toMatchObject({ ok: false, error: { code: "program-error", message } });
+      expect(await ws.run(`await gg.shell.shell('true');\nPromise.reject(new Error(${JSON.stringify(message)}));\nawait gg.shell.shell('true');\nreturn kept;`)).toMatchObject({ ok: true, result: "still" });
+    }
+  });
+
   test("an unhandled rejection of a value that is not an Error (a Proxy, a symbol, a function) is reported as program-error", async () => {
     using ws = engineWorkspace({ keepState: true });
     for (const value of ["new Proxy({}, { get() { throw new Error('trap'); }, getPrototypeOf() { throw new Error('trap'); } })", "Symbol('s')", "() => 1", "{ get message() { throw new Error('x'); } }"]) {
