@@ -194,8 +194,10 @@ describe("createRuntime", () => {
       expect((await runtime.run("for (;;) {}", { budget: 60 }, { signal: busy.signal })).error).toMatchObject({ code: "cancelled", message: expect.stringContaining("did not stop, so its runner was stopped") });
       // Busy after a call's answer: the program's code runs on the runner's thread there too (docs/programs.md).
       const busyAfter = new AbortController();
-      setTimeout(() => busyAfter.abort(), 500);
-      expect((await runtime.run("await gg.shell.shell('true'); for (;;) {}", { budget: 60 }, { signal: busyAfter.signal })).error).toMatchObject({ code: "cancelled", message: expect.stringContaining("did not stop, so its runner was stopped") });
+      const looping = runtime.run("await gg.shell.shell('true'); await gg.files.writeFile('looping.txt', 'x'); for (;;) {}", { budget: 60 }, { signal: busyAfter.signal });
+      await waitFor(() => (existsSync(join(ws.root, "looping.txt")) ? true : undefined));
+      busyAfter.abort();
+      expect((await looping).error).toMatchObject({ code: "cancelled", message: expect.stringContaining("did not stop, so its runner was stopped") });
       const early = new AbortController();
       early.abort();
       expect((await runtime.run("return 1", {}, { signal: early.signal })).error).toMatchObject({ code: "cancelled", message: expect.stringContaining("nothing ran") });
