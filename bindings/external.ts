@@ -98,6 +98,8 @@ export interface Externals {
    * slow to start delays only the programs that use it.
    */
   catalog(program?: string): Promise<ExternalCatalog>;
+  /** The catalog with `server` waited for (a program reached it without naming it), the others as far as they got. */
+  settle(server: string): Promise<ExternalCatalog>;
   /** The catalog with each tool's declaration, for createTools' `external`. */
   surface(): Promise<ExternalSurface>;
   /** Runs tool `name` (its JSON tool name) with `args` already checked by the gate; throws a GgError. */
@@ -305,8 +307,7 @@ export function createExternals(config: Configuration, functions: readonly AppFu
   let listed = 0;
   /** When a listing with a server that could not be listed is old enough to try that server again. */
   let retryAt = Number.POSITIVE_INFINITY;
-  const catalog = async (program?: string): Promise<ExternalCatalog> => {
-    const needs = program === undefined ? () => true : serversNamed(program, hub.servers);
+  const listing = async (needs: (server: string) => boolean): Promise<ExternalCatalog> => {
     const current = cached && cachedVersion === hub.version && Date.now() < retryAt ? await cached : undefined;
     if (current && !current.servers.some((summary) => summary.starting && needs(summary.server))) return current;
     cachedVersion = hub.version;
@@ -318,8 +319,10 @@ export function createExternals(config: Configuration, functions: readonly AppFu
     });
     return cached;
   };
+  const catalog = (program?: string): Promise<ExternalCatalog> => listing(program === undefined ? () => true : serversNamed(program, hub.servers));
   const externals: Externals = {
     catalog,
+    settle: (server) => listing((name) => name === server),
     async surface() {
       const current = await catalog();
       return { catalog: current, declarations: new Map(current.tools.map((tool) => [tool.name, externalDeclaration(tool, externals.run)])) };

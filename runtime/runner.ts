@@ -113,7 +113,7 @@ async function start(init: Extract<ToRunner, { type: "init" }>): Promise<void> {
   // Start esbuild's service (TypeScript's compiler) now, beside the servers' start, rather than in the first program's time.
   void compileProgram("0", "ts");
   catalogInForce = await externals?.catalog("");
-  engine = createEngine(options, init.firstViewId, init.asks ? askEmbedder : undefined, catalogInForce && externals && { catalog: catalogInForce, callTool: externals.run });
+  engine = createEngine(options, init.firstViewId, init.asks ? askEmbedder : undefined, catalogInForce && externals && { catalog: catalogInForce, callTool: externals.run, settle: externals.settle });
   send({ type: "ready" });
 }
 
