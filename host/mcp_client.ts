@@ -270,7 +270,9 @@ export function createMcpHub(servers: Readonly<Record<string, McpServerEntry>>):
 
   const toolsOf = async (server: string): Promise<{ tools: Tool[]; description?: string }> => {
     const live = await connection(server);
-    live.tools ??= await listTools(live, startMs(entries.get(server)));
+    live.tools ??= await listTools(live, startMs(entries.get(server))).catch((error: unknown) => {
+      throw new Error(withheld(errorMessage(error), live.secrets));
+    });
     return { tools: live.tools, ...(live.description ? { description: live.description } : {}) };
   };
 
@@ -308,7 +310,9 @@ export function createMcpHub(servers: Readonly<Record<string, McpServerEntry>>):
       try {
         result = (await live.client.callTool({ name: tool, arguments: args }, undefined, { timeout: timeoutMs(server), ...(own ? { signal: own.signal } : {}) })) as CallToolResult;
       } catch (error) {
-        throw callFailure(server, tool, error, live, timeoutMs(server));
+        const failure = callFailure(server, tool, error, live, timeoutMs(server));
+        // A server may say back what it was sent (a header's token in a refusal, say): the entry's values are withheld.
+        throw new GgError(failure.code, withheld(failure.message, live.secrets));
       } finally {
         signal?.removeEventListener("abort", abort);
       }
@@ -424,7 +428,7 @@ function callFailure(server: string, tool: string, error: unknown, live: Connect
   if (error instanceof McpError && error.code === McpErrorCode.RequestTimeout) {
     return new GgError("timeout", `Cannot finish ${server}.${tool}: no answer within ${timeoutMs / 1000} s (timeoutSecs of its server's entry), so it was cancelled; it may have done part of its work; ask for less, or raise timeoutSecs`);
   }
-  if (!live.alive || (error instanceof McpError && error.code === McpErrorCode.ConnectionClosed)) return unavailable(server, live.transport.failure ?? `it closed the connection during ${tool} (${errorMessage(error)})`, live.stderr, live.secrets);
+  if (!live.alive || (error instanceof McpError && error.code === McpErrorCode.ConnectionClosed)) return unavailable(server, live.transport.failure ?? `it closed the connection during ${tool} (${errorMessage(error)})`, live.stderr);
   if (error instanceof McpError && /output schema|structured content/i.test(error.message)) {
     return new GgError("tool-error", `${server}.${tool} answered against its own outputSchema: ${error.message}; the server is at fault: call it through gg.mcp.call to see its raw answer, or report it to the server's authors`);
   }

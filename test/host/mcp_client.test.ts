@@ -156,6 +156,34 @@ describe("the MCP client hub", () => {
     }
   });
 
+  test("a server that echoes a ${VAR} header back in a refusal has the value withheld from the call's message", async () => {
+    const http = createServer(async (request, response) => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of request) chunks.push(chunk as Buffer);
+      const body = Buffer.concat(chunks).toString("utf8");
+      if (body.includes('"tools/call"')) {
+        response.writeHead(403).end(`token ${request.headers.authorization} is not allowed`);
+        return;
+      }
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+      await fixtureServer().connect(transport);
+      await transport.handleRequest(request, response, body ? JSON.parse(body) : undefined);
+    });
+    await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
+    process.env.GG_TEST_MCP_TOKEN = "sk-echoed-secret";
+    const hub = createMcpHub({ remote: { url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`, headers: { authorization: "Bearer ${GG_TEST_MCP_TOKEN}" } } });
+    try {
+      const failed = await codeOf(hub.call("remote", "echo", { text: "x" }));
+      expect(failed).toMatch(/^tool-error: .*token Bearer \[withheld\] is not allowed/);
+      expect(failed).not.toContain("sk-echoed-secret");
+    } finally {
+      delete process.env.GG_TEST_MCP_TOKEN;
+      await hub.close();
+      http.closeAllConnections();
+      await new Promise((resolve) => http.close(resolve));
+    }
+  });
+
   test('a server on the older HTTP+SSE transport ("type": "sse") is reached with the entry\'s headers, its answers read by event', async () => {
     const seen: (string | undefined)[] = [];
     const sessions = new Map<string, SSEServerTransport>();
