@@ -54,11 +54,21 @@ function checkServer(where: string, entry: unknown, problems: string[]): McpServ
     ...(enabled === false ? { enabled: false } : {}),
     ...(typeof timeoutSecs === "number" ? { timeoutSecs } : {}),
   };
-  // Checked as it will be started: ${VAR} references expanded (the entry keeps them, its values are read at the start).
+  if (server.enabled !== false) checkExpanded(where, server, problems);
+  return problems.length > before ? undefined : server;
+}
+
+/**
+ * Checks `server` as it will be started: its ${VAR} references expanded (the entry keeps them, their values are read at
+ * the start, and no message here shows one). A server left out is never started, so it needs none of its variables.
+ */
+function checkExpanded(where: string, server: McpServerEntry, problems: string[]): void {
   const expanded = expandEntry(server);
   for (const name of expanded.missing) problems.push(`${where} refers to \${${name}}, which is not set in gg's environment; set it, or give a default as \${${name}:-value}`);
-  if (expanded.missing.length === 0 && server.url !== undefined && !validUrl(expanded.entry.url)) problems.push(badUrl(where, url));
-  return problems.length > before ? undefined : server;
+  for (const text of expanded.nested) problems.push(`${where} has ${show(text)}, a reference in a default, which is not expanded; give the default as plain text`);
+  if (expanded.missing.length > 0) return;
+  if (server.url !== undefined && !validUrl(expanded.entry.url)) problems.push(badUrl(where, server.url));
+  if (expanded.entry.command === "") problems.push(`${where} has command ${show(server.command)}, which comes out empty; it must name the program to start`);
 }
 
 const badUrl = (where: string, url: unknown): string => `${where} has url ${show(url)}; it must be an http:// or https:// address`;

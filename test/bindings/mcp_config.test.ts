@@ -39,6 +39,12 @@ describe("mcpServers", () => {
         'MCP server "a" refers to ${GG_TEST_MCP_UNSET}, which is not set in gg\'s environment; set it, or give a default as ${GG_TEST_MCP_UNSET:-value}',
         'MCP server "b" has url "${GG_TEST_MCP_UNSET:-not a url}"; it must be an http:// or https:// address',
       ]);
+      // A command that comes out empty, and a default holding a reference (not expanded: ${A:-${B}} would give "${B}"),
+      // are refused here rather than at the start; a server left out (enabled: false) needs none of its variables.
+      expect(problems({ mcpServers: { e: { command: "${GG_TEST_MCP_UNSET:-}" }, n: { command: "node", args: ["${GG_TEST_MCP_UNSET:-${GG_TEST_MCP_HOST}}"] }, off: { command: "${GG_TEST_MCP_UNSET}", enabled: false } } })).toEqual([
+        'MCP server "e" has command "${GG_TEST_MCP_UNSET:-}", which comes out empty; it must name the program to start',
+        'MCP server "n" has "${GG_TEST_MCP_UNSET:-${GG_TEST_MCP_HOST}}", a reference in a default, which is not expanded; give the default as plain text',
+      ]);
     } finally {
       delete process.env.GG_TEST_MCP_HOST;
     }
