@@ -61,6 +61,7 @@ describe("mcpServers", () => {
           "9bad": { command: "x" },
           search: { command: "x" },
           ftp: { url: "ftp://host/x" },
+          [`a${"n".repeat(48)}`]: { command: "x" },
         },
       }),
     ).toEqual([
@@ -74,6 +75,7 @@ describe("mcpServers", () => {
       'MCP server "9bad" has a name gg cannot use; a name starts with a letter and holds letters, digits, "_" and "-", and no "__" (it separates server and tool in mcp__<server>__<tool>)',
       'MCP server "search" takes a name gg.mcp uses itself (call, search, describe, list); rename it',
       'MCP server "ftp" has url "ftp://host/x"; it must be an http:// or https:// address',
+      `MCP server "a${"n".repeat(48)}" has a name of 49 characters; a name has at most 48, so that every tool's name (cut to 64 characters) starts with mcp__<server>__ and a rule mcp__<server>__* covers it`,
     ]);
   });
 

@@ -267,6 +267,10 @@ describe("the application's own functions", () => {
     expect(tools.definitions().flatMap((tool) => (tool.name.startsWith("app__") ? [tool.name] : []))).toEqual(names);
     expect(await tools.call(names[0] as string, {})).toMatchObject({ ok: false, error: { code: "denied" } });
     expect(await tools.call(names[1] as string, {})).toMatchObject({ ok: true });
+    // A rule may name it in full, as its author would write it: it is cut as the tool's name is.
+    const written = createTools({ workspace: ws.root, functions, config: { approvals: [{ call: "app__summarize_the_quarterly_revenue_figures_of_every_office_in_the_south", verdict: "deny" }] } });
+    expect(await written.call(names[1] as string, {})).toMatchObject({ ok: false, error: { code: "denied" } });
+    expect(await written.call(names[0] as string, {})).toMatchObject({ ok: true });
     const runtime = createRuntime({ workspace: ws.root, functions, config });
     try {
       const report = await runtime.run(`const out = []; for (const region of ["north", "south"]) { try { out.push(await gg.app["summarize_the_quarterly_revenue_figures_of_every_office_in_the_" + region]()) } catch (e) { out.push(e.code) } } return out`);
