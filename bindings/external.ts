@@ -99,6 +99,8 @@ export interface Externals {
   catalog(program?: string): Promise<ExternalCatalog>;
   /** The catalog with `server` waited for (a program reached it without naming it), the others as far as they got. */
   settle(server: string): Promise<ExternalCatalog>;
+  /** The catalog with every server waited for `ms` at most: one not listed by then is still starting. */
+  within(ms: number): Promise<ExternalCatalog>;
   /** The catalog with each tool's declaration, for createTools' `external`. */
   surface(): Promise<ExternalSurface>;
   /** Runs tool `name` (its JSON tool name) with `args` already checked by the gate; throws a GgError. */
@@ -297,13 +299,14 @@ export function createExternals(config: Configuration, functions: readonly AppFu
   let listed = 0;
   /** When a listing with a server that could not be listed is old enough to try that server again. */
   let retryAt = Number.POSITIVE_INFINITY;
-  const listing = async (needs: (server: string) => boolean): Promise<ExternalCatalog> => {
+  /** The catalog with the servers `needs` names waited for, and (given `graceMs`) every other one for that long. */
+  const listing = async (needs: (server: string) => boolean, graceMs?: number): Promise<ExternalCatalog> => {
     const current = cached && cachedVersion === hub.version && Date.now() < retryAt ? await cached : undefined;
-    if (current && !current.servers.some((summary) => summary.starting && needs(summary.server))) return current;
+    if (current && !current.servers.some((summary) => summary.starting && (graceMs !== undefined || needs(summary.server)))) return current;
     cachedVersion = hub.version;
     const version = ++listed;
     retryAt = Number.POSITIVE_INFINITY;
-    cached = hub.listing(needs).then((listings) => {
+    cached = hub.listing(needs, graceMs).then((listings) => {
       if (listings.some((listing) => listing.error !== undefined)) retryAt = Date.now() + RETRY_FAILED_MS;
       return catalogOf(listings, app.tools, version);
     });
@@ -313,6 +316,7 @@ export function createExternals(config: Configuration, functions: readonly AppFu
   const externals: Externals = {
     catalog,
     settle: (server) => listing((name) => name === server),
+    within: (ms) => listing(() => false, ms),
     async surface() {
       const current = await catalog();
       return { catalog: current, declarations: new Map(current.tools.map((tool) => [tool.name, externalDeclaration(tool, externals.run)])) };

@@ -221,10 +221,10 @@ export interface McpHub {
   readonly servers: readonly string[];
   /**
    * Each server's tools (every page of tools/list), starting what has not started; a server that fails says why. A
-   * server `waitFor` leaves out is not waited for: one not listed within {@link STARTING_GRACE_MS} is STILL_STARTING,
-   * and the hub's version changes when it is listed.
+   * server `waitFor` leaves out is waited for `graceMs` (default {@link STARTING_GRACE_MS}) only: one not listed by
+   * then is STILL_STARTING, and the hub's version changes when it is listed.
    */
-  listing(waitFor?: (server: string) => boolean): Promise<ServerListing[]>;
+  listing(waitFor?: (server: string) => boolean, graceMs?: number): Promise<ServerListing[]>;
   /** Calls `tool` of `server`; fails with unavailable (it cannot start or died), timeout or tool-error. */
   call(server: string, tool: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<CallToolResult>;
   /** Bumped when a server says its tools changed: the next listing asks it again. */
@@ -281,14 +281,14 @@ export function createMcpHub(servers: Readonly<Record<string, McpServerEntry>>):
     get version() {
       return version;
     },
-    listing: (waitFor = () => true) =>
+    listing: (waitFor = () => true, graceMs = STARTING_GRACE_MS) =>
       Promise.all(
         enabled.map(async ([server]): Promise<ServerListing> => {
           try {
             const listed = toolsOf(server);
             if (waitFor(server)) return { server, ...(await listed) };
             let timer: ReturnType<typeof setTimeout> | undefined;
-            const early = await Promise.race([listed, new Promise<undefined>((done) => (timer = setTimeout(() => done(undefined), STARTING_GRACE_MS)))]).finally(() => clearTimeout(timer));
+            const early = await Promise.race([listed, new Promise<undefined>((done) => (timer = setTimeout(() => done(undefined), graceMs)))]).finally(() => clearTimeout(timer));
             if (early) return { server, ...early };
             listed.then(() => version++, () => {});
             return { server, tools: [], error: STILL_STARTING };

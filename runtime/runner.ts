@@ -21,7 +21,7 @@ import type { ViewContent } from "./window.ts";
 const PROGRESS_MS = 20;
 
 /** Messages from the embedding process. */
-export type ToRunner = { type: "init"; options: EngineOptions; journal: string; firstViewId: number; asks: boolean; app?: readonly ExternalTool[] } | { type: "run"; id: number; source: string; run: RunOptions } | { type: "views" | "opening" | "text-only" | "reset" | "catalog"; id: number }
+export type ToRunner = { type: "init"; options: EngineOptions; journal: string; firstViewId: number; asks: boolean; app?: readonly ExternalTool[] } | { type: "run"; id: number; source: string; run: RunOptions } | { type: "views" | "opening" | "text-only" | "reset" | "catalog"; id: number; waitMs?: number }
   | { type: "cancel"; id: number }
   | { type: "approval"; id: number; answer: ApprovalAnswer }
   | { type: "external-answer"; id: number; outcome: ExternalOutcome };
@@ -124,8 +124,8 @@ process.on("message", (message: ToRunner) => {
   }
   if (message.type === "catalog") {
     // At once, not after the queue: a runtime's catalog is asked for while programs run.
-    const { id } = message;
-    void Promise.resolve(externals?.catalog()).then((answer) => send({ type: "answer", id, answer }));
+    const { id, waitMs } = message;
+    void Promise.resolve(waitMs === undefined ? externals?.catalog() : externals?.within(waitMs)).then((answer) => send({ type: "answer", id, answer }));
     return;
   }
   if (message.type === "approval") {
