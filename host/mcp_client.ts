@@ -5,7 +5,7 @@
 import { type ChildProcessByStdio, spawn } from "node:child_process";
 import type { Readable, Writable } from "node:stream";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
+import { SSEClientTransport, SseError } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ReadBuffer, STDIO_DEFAULT_MAX_BUFFER_SIZE, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import type { FetchLike, Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
@@ -179,6 +179,9 @@ const STDIO_LIMIT_MIB = STDIO_DEFAULT_MAX_BUFFER_SIZE / 1024 / 1024;
 /** Why a server's connection ended with an answer over that bound. */
 const OVERSIZE = `its answer was over ${STDIO_LIMIT_MIB} MiB, more than gg reads from a server in one message; ask the tool for less`;
 
+/** Why an SSE server's connection ended with its event stream. */
+const SSE_ENDED = "its event stream ended, and a session of the HTTP+SSE transport cannot be resumed; the calls under way were lost (they may have done part of their work)";
+
 /** One server's connection, made on first use and again after the server died. */
 interface Connection {
   client: Client;
@@ -348,11 +351,13 @@ async function connect(server: string, written: McpServerEntry, changed: () => v
   client.onclose = () => {
     connection.alive = false;
   };
-  // An answer over the bound ends an HTTP server's stream (an SSE client would reconnect and leave the call waiting):
-  // the connection is closed, so the call fails now, saying why.
+  // An answer over the bound ends an HTTP server's stream, and an SSE server's stream may end on its own: its client
+  // would reconnect to a new session, which neither answers the calls under way nor was initialized. The connection
+  // is closed, so those calls fail now, saying why, and the next one starts again.
   client.onerror = (error) => {
-    if (!error.message.includes(OVERSIZE)) return;
-    connection.transport.failure = OVERSIZE;
+    const failure = error.message.includes(OVERSIZE) ? OVERSIZE : error instanceof SseError ? SSE_ENDED : undefined;
+    if (failure === undefined) return;
+    connection.transport.failure = failure;
     void client.close();
   };
   client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
