@@ -489,6 +489,12 @@ function unchargedWaits(approve: Approve, clock: { deadline: number }): Approve 
   };
 }
 
+/**
+ * Seconds the code arm's prompt waits for the MCP servers to list their tools: a local server answers within them, and
+ * one still starting then (npx fetching it, say) is named so in the prompt and waited for by the programs that call it.
+ */
+const PROMPT_WAIT_SECS = 5;
+
 async function drive(options: AgentOptions): Promise<Omit<AgentReport, "filesChanged" | "totals">> {
   const ledger = options.visionLedger ?? PROCESS_VISION;
   const given = options.config === undefined ? defaultConfiguration() : isConfiguration(options.config) ? options.config : parseConfiguration(options.config);
@@ -509,7 +515,9 @@ async function drive(options: AgentOptions): Promise<Omit<AgentReport, "filesCha
   const withExternal = external ? { external } : {};
   let tools = options.arm === "tools" ? createTools({ workspace: options.workspace, config, ...calls, ...withExternal }) : undefined;
   const runtime = options.arm === "code" ? createRuntime({ workspace: options.workspace, config, ...calls, ...functions, ...(specs.length > 0 ? { specs } : {}), keepState: true }) : undefined;
-  const catalog = await runtime?.catalog();
+  // The prompt is made once, so its prefix stays the same in every request: a server slow to start is named still
+  // starting rather than holding the first request for the 60 s its start may take.
+  const catalog = await runtime?.catalog({ waitSecs: PROMPT_WAIT_SECS });
   const prompted = { arm: options.arm, ...agent, ...(catalog ? { external: catalog } : {}) };
   const system = systemPrompt({ ...prompted, config });
   const functionsOf = (held: typeof tools): ChatCompletionTool[] | undefined =>

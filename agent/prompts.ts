@@ -150,9 +150,14 @@ function externalSection(external: ExternalCatalog | undefined, shapes: readonly
   if (external.servers.length > 0) {
     out.push(`Call gg.mcp.<server>.<tool>(input). gg.mcp: ${shapes.join(", ")}.`);
     for (const server of external.servers) {
-      const about = server.starting ? "still starting" : server.error ? "not available now" : (server.description ?? "").replace(/^#+\s*/, "");
+      const call = server.call ?? `gg.mcp.call("${server.server}", ...)`;
+      if (server.starting) {
+        out.push(`- ${call}: still starting; a program that calls it waits for it`);
+        continue;
+      }
+      const about = server.error ? "not available now" : (server.description ?? "").replace(/^#+\s*/, "");
       const line = about.length > SERVER_LINE_CHARS ? `${about.slice(0, SERVER_LINE_CHARS - 3)}...` : about;
-      out.push(`- ${server.call ?? `gg.mcp.call("${server.server}", ...)`} (${plural(server.tools.length, "tool")})${line ? `: ${line}` : ""}`);
+      out.push(`- ${call} (${plural(server.tools.length, "tool")})${line ? `: ${line}` : ""}`);
     }
   }
   const app = external.tools.filter((tool) => tool.source === "app");

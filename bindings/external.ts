@@ -3,7 +3,6 @@
 // all derived, as gg's own surfaces are from bindings/. A catalog is plain data, so it crosses between processes; the
 // MCP tools run where the registry was made (a runtime's runner process, beside its programs' isolates), the
 // application's functions in the process that holds them (the registry relays their calls: AppPart).
-import { createHash } from "node:crypto";
 import { resolve } from "node:path";
 import { type Static, type TSchema, Type } from "typebox";
 import { createMcpHub, type McpHub, STILL_STARTING } from "../host/mcp_client.ts";
@@ -11,7 +10,7 @@ import { clampMessage, GgError, isGgError } from "../host/errors.ts";
 import { similarNames } from "../host/similar.ts";
 import type { Configuration } from "./capabilities.ts";
 import type { Attachment, CallContext, Runnable } from "./define.ts";
-import { coversExternal } from "./external_names.ts";
+import { coversExternal, cutName } from "./external_names.ts";
 import { namespaceOf, toIdentifier } from "./identifiers.ts";
 
 /** A function of the application's own, offered to programs as `gg.app.<name>` and to tool calls as `app__<name>`. */
@@ -98,6 +97,10 @@ export interface Externals {
    * slow to start delays only the programs that use it.
    */
   catalog(program?: string): Promise<ExternalCatalog>;
+  /** The catalog with `server` waited for (a program reached it without naming it), the others as far as they got. */
+  settle(server: string): Promise<ExternalCatalog>;
+  /** The catalog with every server waited for `ms` at most: one not listed by then is still starting. */
+  within(ms: number): Promise<ExternalCatalog>;
   /** The catalog with each tool's declaration, for createTools' `external`. */
   surface(): Promise<ExternalSurface>;
   /** Runs tool `name` (its JSON tool name) with `args` already checked by the gate; throws a GgError. */
@@ -107,20 +110,11 @@ export interface Externals {
 }
 
 const APP = "app";
-/** Characters a tool's name may have in OpenAI's and Anthropic's tool-calling APIs. */
-export const TOOL_NAME_CHARS = 64;
-/** Hex digits of the hash that ends a name cut to TOOL_NAME_CHARS. */
-const CUT_HASH_CHARS = 8;
 /**
- * A tool's JSON name, which approval rules, the hook and the console see alike: `mcp__<server>__<tool>`, `app__<name>`;
- * one over TOOL_NAME_CHARS is cut, ending with a hash of the whole, so the same tool is always cut the same way and two
- * cut alike differ.
+ * A tool's JSON name, which approval rules, the hook and the console see alike: `mcp__<server>__<tool>`, `app__<name>`,
+ * cut (cutName) when over TOOL_NAME_CHARS.
  */
-function jsonName(source: string, server: string, tool: string): string {
-  const name = `${source}__${server}__${tool}`.replace(/^app__app__/, "app__");
-  if (name.length <= TOOL_NAME_CHARS) return name;
-  return `${name.slice(0, TOOL_NAME_CHARS - CUT_HASH_CHARS - 1)}_${createHash("sha256").update(name).digest("hex").slice(0, CUT_HASH_CHARS)}`;
-}
+const jsonName = (source: string, server: string, tool: string): string => cutName(`${source}__${server}__${tool}`.replace(/^app__app__/, "app__"));
 
 /** A tool's JSON name part: its own name where tool-calling APIs take it, else its identifier. */
 const toolPart = (tool: string): string => (/^[A-Za-z0-9_-]+$/.test(tool) ? tool : (toIdentifier(tool) ?? "tool"));
@@ -305,21 +299,24 @@ export function createExternals(config: Configuration, functions: readonly AppFu
   let listed = 0;
   /** When a listing with a server that could not be listed is old enough to try that server again. */
   let retryAt = Number.POSITIVE_INFINITY;
-  const catalog = async (program?: string): Promise<ExternalCatalog> => {
-    const needs = program === undefined ? () => true : serversNamed(program, hub.servers);
+  /** The catalog with the servers `needs` names waited for, and (given `graceMs`) every other one for that long. */
+  const listing = async (needs: (server: string) => boolean, graceMs?: number): Promise<ExternalCatalog> => {
     const current = cached && cachedVersion === hub.version && Date.now() < retryAt ? await cached : undefined;
-    if (current && !current.servers.some((summary) => summary.starting && needs(summary.server))) return current;
+    if (current && !current.servers.some((summary) => summary.starting && (graceMs !== undefined || needs(summary.server)))) return current;
     cachedVersion = hub.version;
     const version = ++listed;
     retryAt = Number.POSITIVE_INFINITY;
-    cached = hub.listing(needs).then((listings) => {
+    cached = hub.listing(needs, graceMs).then((listings) => {
       if (listings.some((listing) => listing.error !== undefined)) retryAt = Date.now() + RETRY_FAILED_MS;
       return catalogOf(listings, app.tools, version);
     });
     return cached;
   };
+  const catalog = (program?: string): Promise<ExternalCatalog> => listing(program === undefined ? () => true : serversNamed(program, hub.servers));
   const externals: Externals = {
     catalog,
+    settle: (server) => listing((name) => name === server),
+    within: (ms) => listing(() => false, ms),
     async surface() {
       const current = await catalog();
       return { catalog: current, declarations: new Map(current.tools.map((tool) => [tool.name, externalDeclaration(tool, externals.run)])) };

@@ -2,6 +2,7 @@
 // Claude Desktop use: each entry a stdio server (command) or a Streamable HTTP one (url). Every bad value is named.
 import { expandEntry } from "../host/expand_vars.ts";
 import type { McpServerEntry } from "../host/mcp_client.ts";
+import { SERVER_NAME_CHARS } from "./external_names.ts";
 
 /** What a server may be called: it names gg.mcp.<server> and the tools mcp__<server>__<tool>. */
 export const SERVER_NAME = /^[A-Za-z][A-Za-z0-9_-]*$/;
@@ -54,11 +55,21 @@ function checkServer(where: string, entry: unknown, problems: string[]): McpServ
     ...(enabled === false ? { enabled: false } : {}),
     ...(typeof timeoutSecs === "number" ? { timeoutSecs } : {}),
   };
-  // Checked as it will be started: ${VAR} references expanded (the entry keeps them, its values are read at the start).
+  if (server.enabled !== false) checkExpanded(where, server, problems);
+  return problems.length > before ? undefined : server;
+}
+
+/**
+ * Checks `server` as it will be started: its ${VAR} references expanded (the entry keeps them, their values are read at
+ * the start, and no message here shows one). A server left out is never started, so it needs none of its variables.
+ */
+function checkExpanded(where: string, server: McpServerEntry, problems: string[]): void {
   const expanded = expandEntry(server);
   for (const name of expanded.missing) problems.push(`${where} refers to \${${name}}, which is not set in gg's environment; set it, or give a default as \${${name}:-value}`);
-  if (expanded.missing.length === 0 && server.url !== undefined && !validUrl(expanded.entry.url)) problems.push(badUrl(where, url));
-  return problems.length > before ? undefined : server;
+  for (const text of expanded.nested) problems.push(`${where} has ${show(text)}, a reference in a default, which is not expanded; give the default as plain text`);
+  if (expanded.missing.length > 0) return;
+  if (server.url !== undefined && !validUrl(expanded.entry.url)) problems.push(badUrl(where, server.url));
+  if (expanded.entry.command === "") problems.push(`${where} has command ${show(server.command)}, which comes out empty; it must name the program to start`);
 }
 
 const badUrl = (where: string, url: unknown): string => `${where} has url ${show(url)}; it must be an http:// or https:// address`;
@@ -85,10 +96,13 @@ export function checkMcpServers(input: unknown, source: string, problems: string
   }
   for (const [name, entry] of Object.entries(input)) {
     const where = `MCP server ${JSON.stringify(name)}`;
+    const before = problems.length;
     if (!SERVER_NAME.test(name) || name.includes(SEPARATOR)) problems.push(`${where} has a name gg cannot use; a name starts with a letter and holds letters, digits, "_" and "-", and no "__" (it separates server and tool in mcp__<server>__<tool>)`);
     else if (RESERVED_SERVER_NAMES.includes(name)) problems.push(`${where} takes a name gg.mcp uses itself (${RESERVED_SERVER_NAMES.join(", ")}); rename it`);
+    else if (name.length > SERVER_NAME_CHARS) problems.push(`${where} has a name of ${name.length} characters; a name has at most ${SERVER_NAME_CHARS}, so that every tool's name (cut to 64 characters) starts with mcp__<server>__ and a rule mcp__<server>__* covers it`);
+    const usable = problems.length === before;
     const server = checkServer(where, entry, problems);
-    if (server && SERVER_NAME.test(name) && !name.includes(SEPARATOR) && !RESERVED_SERVER_NAMES.includes(name)) servers[name] = server;
+    if (server && usable) servers[name] = server;
   }
   return servers;
 }

@@ -6,17 +6,20 @@ const REFERENCE = /\$\{([^}]+)\}/g;
 /** Characters a value needs to be withheld from messages: shorter ones would garble them and hide nothing. */
 const WITHHELD_CHARS = 4;
 
-/** What expanding found: the variables neither set nor defaulted, and the values variables gave. */
+/** What expanding found: the variables neither set nor defaulted, the values variables gave, and the texts nesting a reference in a default. */
 export interface Expansion {
   missing: string[];
   values: string[];
+  nested: string[];
 }
 
 /** `text` with its references expanded from `env`, noting in `found` what was missing and what was given. */
-function expandVars(text: string, env: NodeJS.ProcessEnv, found: Expansion = { missing: [], values: [] }): string {
+function expandVars(text: string, env: NodeJS.ProcessEnv, found: Expansion): string {
   return text.replace(REFERENCE, (whole, inside: string) => {
     const split = inside.indexOf(":-");
     const name = split < 0 ? inside : inside.slice(0, split);
+    // ${A:-${B}} is not expanded as it reads (as in Claude Code, the first } ends the reference): a mistake to name.
+    if (split >= 0 && inside.includes("${", split)) found.nested.push(text);
     const value = env[name];
     if (value !== undefined) {
       if (value.length >= WITHHELD_CHARS) found.values.push(value);
@@ -42,7 +45,7 @@ export interface Expandable {
  * references gave (to withhold from messages: they may be secrets).
  */
 export function expandEntry<T extends Expandable>(entry: T, env: NodeJS.ProcessEnv = process.env): { entry: T } & Expansion {
-  const found: Expansion = { missing: [], values: [] };
+  const found: Expansion = { missing: [], values: [], nested: [] };
   const one = (text: string): string => expandVars(text, env, found);
   const record = (values: Readonly<Record<string, string>>) => Object.fromEntries(Object.entries(values).map(([key, value]) => [key, one(value)]));
   const expanded: T = {
@@ -53,7 +56,7 @@ export function expandEntry<T extends Expandable>(entry: T, env: NodeJS.ProcessE
     ...(entry.url !== undefined ? { url: one(entry.url) } : {}),
     ...(entry.headers ? { headers: record(entry.headers) } : {}),
   };
-  return { entry: expanded, missing: [...new Set(found.missing)], values: [...new Set(found.values)] };
+  return { entry: expanded, missing: [...new Set(found.missing)], values: [...new Set(found.values)], nested: [...new Set(found.nested)] };
 }
 
 /** `text` with each of `values` (a server's expanded variables) withheld. */

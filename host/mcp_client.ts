@@ -5,7 +5,7 @@
 import { type ChildProcessByStdio, spawn } from "node:child_process";
 import type { Readable, Writable } from "node:stream";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
+import { SSEClientTransport, SseError } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ReadBuffer, STDIO_DEFAULT_MAX_BUFFER_SIZE, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import type { FetchLike, Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
@@ -179,6 +179,9 @@ const STDIO_LIMIT_MIB = STDIO_DEFAULT_MAX_BUFFER_SIZE / 1024 / 1024;
 /** Why a server's connection ended with an answer over that bound. */
 const OVERSIZE = `its answer was over ${STDIO_LIMIT_MIB} MiB, more than gg reads from a server in one message; ask the tool for less`;
 
+/** Why an SSE server's connection ended with its event stream. */
+const SSE_ENDED = "its event stream ended, and a session of the HTTP+SSE transport cannot be resumed; the calls under way were lost (they may have done part of their work)";
+
 /** One server's connection, made on first use and again after the server died. */
 interface Connection {
   client: Client;
@@ -221,10 +224,10 @@ export interface McpHub {
   readonly servers: readonly string[];
   /**
    * Each server's tools (every page of tools/list), starting what has not started; a server that fails says why. A
-   * server `waitFor` leaves out is not waited for: one not listed within {@link STARTING_GRACE_MS} is STILL_STARTING,
-   * and the hub's version changes when it is listed.
+   * server `waitFor` leaves out is waited for `graceMs` (default {@link STARTING_GRACE_MS}) only: one not listed by
+   * then is STILL_STARTING, and the hub's version changes when it is listed.
    */
-  listing(waitFor?: (server: string) => boolean): Promise<ServerListing[]>;
+  listing(waitFor?: (server: string) => boolean, graceMs?: number): Promise<ServerListing[]>;
   /** Calls `tool` of `server`; fails with unavailable (it cannot start or died), timeout or tool-error. */
   call(server: string, tool: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<CallToolResult>;
   /** Bumped when a server says its tools changed: the next listing asks it again. */
@@ -270,7 +273,9 @@ export function createMcpHub(servers: Readonly<Record<string, McpServerEntry>>):
 
   const toolsOf = async (server: string): Promise<{ tools: Tool[]; description?: string }> => {
     const live = await connection(server);
-    live.tools ??= await listTools(live, startMs(entries.get(server)));
+    live.tools ??= await listTools(live, startMs(entries.get(server))).catch((error: unknown) => {
+      throw new Error(withheld(errorMessage(error), live.secrets));
+    });
     return { tools: live.tools, ...(live.description ? { description: live.description } : {}) };
   };
 
@@ -279,14 +284,14 @@ export function createMcpHub(servers: Readonly<Record<string, McpServerEntry>>):
     get version() {
       return version;
     },
-    listing: (waitFor = () => true) =>
+    listing: (waitFor = () => true, graceMs = STARTING_GRACE_MS) =>
       Promise.all(
         enabled.map(async ([server]): Promise<ServerListing> => {
           try {
             const listed = toolsOf(server);
             if (waitFor(server)) return { server, ...(await listed) };
             let timer: ReturnType<typeof setTimeout> | undefined;
-            const early = await Promise.race([listed, new Promise<undefined>((done) => (timer = setTimeout(() => done(undefined), STARTING_GRACE_MS)))]).finally(() => clearTimeout(timer));
+            const early = await Promise.race([listed, new Promise<undefined>((done) => (timer = setTimeout(() => done(undefined), graceMs)))]).finally(() => clearTimeout(timer));
             if (early) return { server, ...early };
             listed.then(() => version++, () => {});
             return { server, tools: [], error: STILL_STARTING };
@@ -308,7 +313,9 @@ export function createMcpHub(servers: Readonly<Record<string, McpServerEntry>>):
       try {
         result = (await live.client.callTool({ name: tool, arguments: args }, undefined, { timeout: timeoutMs(server), ...(own ? { signal: own.signal } : {}) })) as CallToolResult;
       } catch (error) {
-        throw callFailure(server, tool, error, live, timeoutMs(server));
+        const failure = callFailure(server, tool, error, live, timeoutMs(server));
+        // A server may say back what it was sent (a header's token in a refusal, say): the entry's values are withheld.
+        throw new GgError(failure.code, withheld(failure.message, live.secrets));
       } finally {
         signal?.removeEventListener("abort", abort);
       }
@@ -344,11 +351,13 @@ async function connect(server: string, written: McpServerEntry, changed: () => v
   client.onclose = () => {
     connection.alive = false;
   };
-  // An answer over the bound ends an HTTP server's stream (an SSE client would reconnect and leave the call waiting):
-  // the connection is closed, so the call fails now, saying why.
+  // An answer over the bound ends an HTTP server's stream, and an SSE server's stream may end on its own: its client
+  // would reconnect to a new session, which neither answers the calls under way nor was initialized. The connection
+  // is closed, so those calls fail now, saying why, and the next one starts again.
   client.onerror = (error) => {
-    if (!error.message.includes(OVERSIZE)) return;
-    connection.transport.failure = OVERSIZE;
+    const failure = error.message.includes(OVERSIZE) ? OVERSIZE : error instanceof SseError ? SSE_ENDED : undefined;
+    if (failure === undefined) return;
+    connection.transport.failure = failure;
     void client.close();
   };
   client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
@@ -424,7 +433,7 @@ function callFailure(server: string, tool: string, error: unknown, live: Connect
   if (error instanceof McpError && error.code === McpErrorCode.RequestTimeout) {
     return new GgError("timeout", `Cannot finish ${server}.${tool}: no answer within ${timeoutMs / 1000} s (timeoutSecs of its server's entry), so it was cancelled; it may have done part of its work; ask for less, or raise timeoutSecs`);
   }
-  if (!live.alive || (error instanceof McpError && error.code === McpErrorCode.ConnectionClosed)) return unavailable(server, live.transport.failure ?? `it closed the connection during ${tool} (${errorMessage(error)})`, live.stderr, live.secrets);
+  if (!live.alive || (error instanceof McpError && error.code === McpErrorCode.ConnectionClosed)) return unavailable(server, live.transport.failure ?? `it closed the connection during ${tool} (${errorMessage(error)})`, live.stderr);
   if (error instanceof McpError && /output schema|structured content/i.test(error.message)) {
     return new GgError("tool-error", `${server}.${tool} answered against its own outputSchema: ${error.message}; the server is at fault: call it through gg.mcp.call to see its raw answer, or report it to the server's authors`);
   }

@@ -31,7 +31,7 @@ export interface EngineOptions extends ToolsOptions {
  * An engine; `firstViewId` numbers its first view (a runtime gives each runner its own range). Its calls are made from
  * programs (the code arm); `approve`, when given, is who an ask is put to (the runner's relay to the embedding process).
  */
-export function createEngine(options: EngineOptions, firstViewId = 1, approve: Approve | undefined = options.approve, external?: { catalog: ExternalCatalog; callTool: CallTool }) {
+export function createEngine(options: EngineOptions, firstViewId = 1, approve: Approve | undefined = options.approve, external?: { catalog: ExternalCatalog; callTool: CallTool; settle?: (server: string) => Promise<ExternalCatalog> }) {
   const context = callContext(options);
   context.approvals = { arm: "code", runId: context.approvals?.runId ?? "", ...(approve ? { approve } : {}) };
   if (options.textOnly) context.config = { ...context.config, vision: false };
@@ -43,7 +43,7 @@ export function createEngine(options: EngineOptions, firstViewId = 1, approve: A
     firstViewId,
   );
   // The external tools in force: their catalog comes from the embedding process, and their calls go back to it.
-  let tools = external && externalEnv(external.catalog, external.callTool, context.config);
+  let tools = external && externalEnv(external.catalog, external.callTool, context.config, external.settle);
   // Against the gg global this agent holds; the compiler loads on the first check and stays warm.
   const checker = createChecker(renderDts(context.config, tools?.catalog));
   // In a session that keeps state, the checker follows the realm: what ran in it is declared for the next check.
@@ -79,7 +79,7 @@ export function createEngine(options: EngineOptions, firstViewId = 1, approve: A
     /** The external tools' catalog changed (a server's tools did): the next program sees the new one. */
     setCatalog(catalog: ExternalCatalog): void {
       if (!external) return;
-      tools = externalEnv(catalog, external.callTool, context.config);
+      tools = externalEnv(catalog, external.callTool, context.config, external.settle);
       checker.declare(renderDts(context.config, catalog));
     },
     /** Ends the realm of a session that keeps state: the next program starts empty. */

@@ -12,10 +12,17 @@ import { GgError } from "../host/errors.ts";
 import type { ExternalEnv, GgEnv, GgFunction } from "./functions.ts";
 import { scoreOf, words } from "./rank.ts";
 
-/** The environment of `catalog` with calls made through `callTool`, the tools `config`'s agent does not hold left out. */
-export function externalEnv(catalog: ExternalCatalog, callTool: CallTool, config: Configuration): ExternalEnv {
+/**
+ * The environment of `catalog` with calls made through `callTool`, the tools `config`'s agent does not hold left out;
+ * `settle` gives the catalog once a server still starting in it is listed.
+ */
+export function externalEnv(catalog: ExternalCatalog, callTool: CallTool, config: Configuration, settle?: (server: string) => Promise<ExternalCatalog>): ExternalEnv {
   const held = heldCatalog(catalog, config);
-  return { catalog: held, declarations: new Map(held.tools.map((tool) => [tool.name, externalDeclaration(tool, callTool)])) };
+  return {
+    catalog: held,
+    declarations: new Map(held.tools.map((tool) => [tool.name, externalDeclaration(tool, callTool)])),
+    ...(settle ? { settle: async (server: string) => externalEnv(await settle(server), callTool, config, settle) } : {}),
+  };
 }
 
 /** The type a program receives from a tool without an outputSchema. */
@@ -78,6 +85,21 @@ function callExternal(env: GgEnv, tool: ExternalTool | undefined, input: unknown
 /** The MCP tool a gg.mcp.call names, if the catalog in force has it. */
 const mcpToolOf = (args: Record<string, unknown>, env: GgEnv): ExternalTool | undefined =>
   externalOf(env).catalog.tools.find((candidate) => candidate.source === "mcp" && candidate.server === args.server && candidate.tool === args.tool);
+/** The server a call names (by its name or its namespace's) when it is still starting in the catalog in force. */
+const startingServer = (server: unknown, env: GgEnv): string | undefined =>
+  externalOf(env).catalog.servers.find((summary) => summary.starting && (summary.server === server || summary.call === `gg.mcp.${String(server)}`))?.server;
+
+/**
+ * The environment a call of a tool the catalog in force lacks runs in: the one once its server is listed, when that
+ * server is still starting (a program that reached it without naming it waits for it, as one naming it would have).
+ */
+async function settledFor(args: Record<string, unknown>, env: GgEnv): Promise<GgEnv> {
+  const server = mcpToolOf(args, env) ? undefined : startingServer(args.server, env);
+  const settle = externalOf(env).settle;
+  if (server === undefined || !settle) return env;
+  const settled = await settle(server);
+  return { ...env, external: () => settled };
+}
 /** The application function a gg.app.call names, if there is one. */
 const appToolOf = (args: Record<string, unknown>, env: GgEnv): ExternalTool | undefined => externalOf(env).catalog.tools.find((candidate) => candidate.source === "app" && candidate.tool === args.name);
 
@@ -92,10 +114,14 @@ const mcpCall: GgFunction = {
   errors: ["not-found", "tool-error", "unavailable", "timeout", "denied"],
   sync: false,
   // A tool marked read-only changes nothing gg can see: its calls are not journaled (a call of an unknown one runs nothing).
-  effects: (args, env) => mcpToolOf(args, env)?.readOnly === false,
-  run: (args, env, origin) => {
+  effects: (args, env) => {
+    const tool = mcpToolOf(args, env);
+    return tool ? !tool.readOnly : startingServer(args.server, env) !== undefined;
+  },
+  run: async (args, env, origin) => {
     const { server, tool, input } = args as { server: string; tool: string; input?: unknown };
-    return callExternal(env, mcpToolOf(args, env), input, origin, () => unknownExternal(externalOf(env).catalog, server, tool));
+    const settled = await settledFor(args, env);
+    return callExternal(settled, mcpToolOf(args, settled), input, origin, () => unknownExternal(externalOf(settled).catalog, server, tool));
   },
 };
 

@@ -13,6 +13,8 @@ import type { Views } from "./views.ts";
 export interface ExternalEnv {
   catalog: ExternalCatalog;
   declarations: Map<string, ExternalDeclaration>;
+  /** The environment once `server`, still starting in this one, is listed (a program reached it without naming it). */
+  settle?: (server: string) => Promise<ExternalEnv>;
 }
 
 /** What a gg function runs with. */

@@ -274,7 +274,7 @@ function superviseRunner(given: RuntimeOptions) {
    * Asks the runner about its views or its catalog; `startRunner` starts a runner there is none of. `none` is the answer
    * of a runtime without one (closed, not started, or ended before it answered).
    */
-  const ask = async <T>(question: "views" | "opening" | "text-only" | "reset" | "catalog", startRunner: boolean, none: T): Promise<T> => {
+  const ask = async <T>(question: "views" | "opening" | "text-only" | "reset" | "catalog", startRunner: boolean, none: T, waitMs?: number): Promise<T> => {
     if (closed || (!runner && !startRunner)) return none;
     await connected();
     if (closed || !runner) return none;
@@ -282,7 +282,7 @@ function superviseRunner(given: RuntimeOptions) {
     const id = nextId++;
     const answer = await new Promise<T | undefined>((resolve) => {
       requests.set(id, resolve as (value: unknown) => void);
-      const message: ToRunner = { type: question, id };
+      const message: ToRunner = { type: question, id, ...(waitMs === undefined ? {} : { waitMs }) };
       child?.send(message);
     });
     return answer ?? none;
@@ -292,8 +292,9 @@ function superviseRunner(given: RuntimeOptions) {
     execute,
     ask,
     /** The external tools' catalog, their servers started if they were not (undefined when the runtime has none). */
-    catalog: async (): Promise<ExternalCatalog | undefined> => {
-      const catalog = external ? await ask<ExternalCatalog | undefined>("catalog", true, undefined) : undefined;
+    catalog: async (options: CatalogOptions = {}): Promise<ExternalCatalog | undefined> => {
+      const waitMs = options.waitSecs === undefined ? undefined : options.waitSecs * 1000;
+      const catalog = external ? await ask<ExternalCatalog | undefined>("catalog", true, undefined, waitMs) : undefined;
       return catalog && heldCatalog(catalog, config);
     },
     /** From now on runners describe pictures. */
@@ -326,6 +327,11 @@ const NODE_MAJOR = 24;
  * Options of a runtime: its engine's, and the application's own functions (AppFunctions, or an AI SDK ToolSet's tools),
  * offered to programs as gg.app.<name>.
  */
+/** How long a runtime's catalog waits for its servers: each until it is listed, or `waitSecs` at most. */
+export interface CatalogOptions {
+  waitSecs?: number;
+}
+
 export interface RuntimeOptions extends EngineOptions {
   functions?: Functions;
 }
@@ -378,9 +384,10 @@ export function createRuntime(options: RuntimeOptions) {
     },
     /**
      * The other MCP servers' tools and the application's functions that programs can call (gg.mcp, gg.app), as one
-     * catalog; their servers start now if they have not. Undefined when the runtime has none.
+     * catalog; their servers start now if they have not, each waited for (or for `waitSecs` at most: one not listed by
+     * then is still starting, and a program that names it waits for it). Undefined when the runtime has none.
      */
-    catalog: (): Promise<ExternalCatalog | undefined> => supervisor.catalog(),
+    catalog: (options?: CatalogOptions): Promise<ExternalCatalog | undefined> => supervisor.catalog(options),
     /** Ends the realm of a runtime whose programs keep state (keepState): the next program starts empty. */
     reset: async (): Promise<void> => {
       await serially(() => supervisor.ask<void>("reset", false, undefined));

@@ -22,7 +22,7 @@ import type { ViewContent } from "./window.ts";
 const PROGRESS_MS = 20;
 
 /** Messages from the embedding process. */
-export type ToRunner = { type: "init"; options: EngineOptions; journal: string; firstViewId: number; asks: boolean; app?: readonly ExternalTool[] } | { type: "run"; id: number; source: string; run: RunOptions } | { type: "views" | "opening" | "text-only" | "reset" | "catalog"; id: number }
+export type ToRunner = { type: "init"; options: EngineOptions; journal: string; firstViewId: number; asks: boolean; app?: readonly ExternalTool[] } | { type: "run"; id: number; source: string; run: RunOptions } | { type: "views" | "opening" | "text-only" | "reset" | "catalog"; id: number; waitMs?: number }
   | { type: "cancel"; id: number }
   | { type: "approval"; id: number; answer: ApprovalAnswer }
   | { type: "external-answer"; id: number; outcome: ExternalOutcome };
@@ -116,7 +116,7 @@ async function start(init: Extract<ToRunner, { type: "init" }>): Promise<void> {
   // Start esbuild's service (TypeScript's compiler) now, beside the servers' start, rather than in the first program's time.
   void compileProgram("0", "ts");
   catalogInForce = await externals?.catalog("");
-  engine = createEngine(options, init.firstViewId, init.asks ? askEmbedder : undefined, catalogInForce && externals && { catalog: catalogInForce, callTool: externals.run });
+  engine = createEngine(options, init.firstViewId, init.asks ? askEmbedder : undefined, catalogInForce && externals && { catalog: catalogInForce, callTool: externals.run, settle: externals.settle });
   send({ type: "ready" });
 }
 
@@ -127,8 +127,8 @@ process.on("message", (message: ToRunner) => {
   }
   if (message.type === "catalog") {
     // At once, not after the queue: a runtime's catalog is asked for while programs run.
-    const { id } = message;
-    void Promise.resolve(externals?.catalog()).then((answer) => send({ type: "answer", id, answer }));
+    const { id, waitMs } = message;
+    void Promise.resolve(waitMs === undefined ? externals?.catalog() : externals?.within(waitMs)).then((answer) => send({ type: "answer", id, answer }));
     return;
   }
   if (message.type === "approval") {

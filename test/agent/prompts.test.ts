@@ -121,7 +121,7 @@ describe("the code prompt's other tools", () => {
     expect(prompt).toContain("\n# Other tools\n\nCall gg.mcp.<server>.<tool>(input). gg.mcp: call(server, tool, input?), list(): McpServer[], search(query): McpMatch[], describe(tool): McpTool.\n- gg.mcp.memory (9 tools)\n- gg.mcp.everything (13 tools): Everything Server\n");
     expect(prompt).not.toContain("secretField");
     const starting = catalog([["slow", 0]]);
-    expect(systemPrompt({ arm: "code", external: { ...starting, servers: starting.servers.map((server) => ({ ...server, error: "still starting", starting: true })) } })).toContain("- gg.mcp.slow (0 tools): still starting\n");
+    expect(systemPrompt({ arm: "code", external: { ...starting, servers: starting.servers.map((server) => ({ ...server, error: "still starting", starting: true })) } })).toContain("- gg.mcp.slow: still starting; a program that calls it waits for it\n");
     const dts = readFileSync(new URL("../../docs/gg.d.ts", import.meta.url), "utf8");
     const full = renderDts(parseConfiguration({}), catalog([["memory", 1]]));
     for (const name of ["McpServer", "McpMatch", "McpTool"]) expect(full).toContain(`interface ${name} {`);

@@ -39,6 +39,12 @@ describe("mcpServers", () => {
         'MCP server "a" refers to ${GG_TEST_MCP_UNSET}, which is not set in gg\'s environment; set it, or give a default as ${GG_TEST_MCP_UNSET:-value}',
         'MCP server "b" has url "${GG_TEST_MCP_UNSET:-not a url}"; it must be an http:// or https:// address',
       ]);
+      // A command that comes out empty, and a default holding a reference (not expanded: ${A:-${B}} would give "${B}"),
+      // are refused here rather than at the start; a server left out (enabled: false) needs none of its variables.
+      expect(problems({ mcpServers: { e: { command: "${GG_TEST_MCP_UNSET:-}" }, n: { command: "node", args: ["${GG_TEST_MCP_UNSET:-${GG_TEST_MCP_HOST}}"] }, off: { command: "${GG_TEST_MCP_UNSET}", enabled: false } } })).toEqual([
+        'MCP server "e" has command "${GG_TEST_MCP_UNSET:-}", which comes out empty; it must name the program to start',
+        'MCP server "n" has "${GG_TEST_MCP_UNSET:-${GG_TEST_MCP_HOST}}", a reference in a default, which is not expanded; give the default as plain text',
+      ]);
     } finally {
       delete process.env.GG_TEST_MCP_HOST;
     }
@@ -55,6 +61,7 @@ describe("mcpServers", () => {
           "9bad": { command: "x" },
           search: { command: "x" },
           ftp: { url: "ftp://host/x" },
+          [`a${"n".repeat(48)}`]: { command: "x" },
         },
       }),
     ).toEqual([
@@ -68,6 +75,7 @@ describe("mcpServers", () => {
       'MCP server "9bad" has a name gg cannot use; a name starts with a letter and holds letters, digits, "_" and "-", and no "__" (it separates server and tool in mcp__<server>__<tool>)',
       'MCP server "search" takes a name gg.mcp uses itself (call, search, describe, list); rename it',
       'MCP server "ftp" has url "ftp://host/x"; it must be an http:// or https:// address',
+      `MCP server "a${"n".repeat(48)}" has a name of 49 characters; a name has at most 48, so that every tool's name (cut to 64 characters) starts with mcp__<server>__ and a rule mcp__<server>__* covers it`,
     ]);
   });
 

@@ -77,6 +77,21 @@ describe("MCP tools on every route", () => {
     expect(readFileSync(join(ws.root, "memory.jsonl"), "utf8")).toContain('"name":"code"');
   });
 
+  test("gg agent, code arm: a server that never answers delays the first request by a bound, not its 60 s start; the prompt names it still starting, once", async () => {
+    using ws = tempWorkspace();
+    const hung = { command: process.execPath, args: ["-e", "setInterval(() => {}, 1000)"] };
+    ws.put({ "mcp.json": JSON.stringify({ mcpServers: { fx: fixture(), hung } }) });
+    await using model = await fakeModel([{ content: "```ts\nreturn (await gg.mcp.fx.echo({ text: 'up' })).text;\n```" }, { content: "Done." }]);
+    const done = await gg(["agent", "--model", "m", "--arm", "code", "--task", "Echo.", "--base-url", model.baseURL, "--workspace", ws.root, "--mcp-config", join(ws.root, "mcp.json")]);
+    expect(done.status, done.stderr).toBe(0);
+    const systems = model.requests.map((request) => String(request.messages[0]?.content));
+    expect(systems[0]).toContain("- gg.mcp.hung: still starting; a program that calls it waits for it\n");
+    expect(systems[0]).toContain("- gg.mcp.fx (20 tools)");
+    // The prefix is the same in every request (a prompt cache keeps it).
+    expect(new Set(systems).size).toBe(1);
+    expect(JSON.stringify(model.requests[1]?.messages)).toContain("up");
+  }, 45_000);
+
   test("gg mcp: run_program calls the configured servers (gg as a code-mode front for them)", async () => {
     using ws = tempWorkspace();
     await using mcp = await connectGg(ws.root, "--mcp-config", mcpConfig(ws));

@@ -2,7 +2,7 @@
 // names; tools listed whole; a timeout cancels; a crash says why and the next call starts the server again; closing
 // stops the whole group; Streamable HTTP with the entry's headers.
 import { chmodSync, existsSync, readFileSync } from "node:fs";
-import { createServer, type IncomingHttpHeaders } from "node:http";
+import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js";
@@ -150,6 +150,64 @@ describe("the MCP client hub", () => {
       expect(await hub.call("remote", "echo", { text: "over http" })).toMatchObject({ content: [{ text: "over http" }] });
       expect(seen.every((headers) => headers.authorization === "Bearer T")).toBe(true);
     } finally {
+      await hub.close();
+      http.closeAllConnections();
+      await new Promise((resolve) => http.close(resolve));
+    }
+  });
+
+  test("an SSE server whose event stream ends during a call fails it with unavailable at once (not at its timeout); the next call starts again", async () => {
+    const sessions = new Map<string, { transport: SSEServerTransport; stream: ServerResponse }>();
+    const http = createServer(async (request, response) => {
+      const at = new URL(request.url ?? "/", "http://127.0.0.1");
+      if (request.method === "GET") {
+        const transport = new SSEServerTransport("/messages", response);
+        sessions.set(transport.sessionId, { transport, stream: response });
+        await fixtureServer().connect(transport);
+        return;
+      }
+      const session = sessions.get(at.searchParams.get("sessionId") ?? "");
+      const chunks: Buffer[] = [];
+      for await (const chunk of request) chunks.push(chunk as Buffer);
+      const body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+      // The server goes away while the call runs: its stream ends, its answer never comes.
+      if (body.params?.name === "slow") response.writeHead(202).end("Accepted", () => session?.stream.destroy());
+      else await session?.transport.handlePostMessage(request, response, body);
+    });
+    await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
+    const hub = createMcpHub({ old: { url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/sse`, type: "sse" } });
+    try {
+      expect(await codeOf(hub.call("old", "slow", { ms: 10 }))).toMatch(/^unavailable: Cannot reach MCP server "old": its event stream ended/);
+      expect(await hub.call("old", "echo", { text: "again" })).toMatchObject({ content: [{ text: "again" }] });
+    } finally {
+      await hub.close();
+      http.closeAllConnections();
+      await new Promise((resolve) => http.close(resolve));
+    }
+  }, 30_000);
+
+  test("a server that echoes a ${VAR} header back in a refusal has the value withheld from the call's message", async () => {
+    const http = createServer(async (request, response) => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of request) chunks.push(chunk as Buffer);
+      const body = Buffer.concat(chunks).toString("utf8");
+      if (body.includes('"tools/call"')) {
+        response.writeHead(403).end(`token ${request.headers.authorization} is not allowed`);
+        return;
+      }
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+      await fixtureServer().connect(transport);
+      await transport.handleRequest(request, response, body ? JSON.parse(body) : undefined);
+    });
+    await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
+    process.env.GG_TEST_MCP_TOKEN = "sk-echoed-secret";
+    const hub = createMcpHub({ remote: { url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`, headers: { authorization: "Bearer ${GG_TEST_MCP_TOKEN}" } } });
+    try {
+      const failed = await codeOf(hub.call("remote", "echo", { text: "x" }));
+      expect(failed).toMatch(/^tool-error: .*token Bearer \[withheld\] is not allowed/);
+      expect(failed).not.toContain("sk-echoed-secret");
+    } finally {
+      delete process.env.GG_TEST_MCP_TOKEN;
       await hub.close();
       http.closeAllConnections();
       await new Promise((resolve) => http.close(resolve));

@@ -144,17 +144,21 @@ describe("a server that could not start", () => {
 });
 
 describe("a server slow to start", () => {
-  test("delays only the programs that name it: the others run at once, a call to it waits for it; close stops one that never answers", async () => {
+  test("delays only the programs that name it: the others run at once, a call to it waits for it (named or not, judged by approvals); close stops one that never answers", async () => {
     using ws = tempWorkspace();
     const entry = fixture();
     // One server answers after 3 s, one never does (a program waiting for it would take the 60 s a start gets).
     ws.put({ "slow.sh": `#!/bin/sh\nsleep 3\nexec '${entry.command}' '${entry.args?.[0]}'\n` });
     chmodSync(join(ws.root, "slow.sh"), 0o755);
     const hung = { command: process.execPath, args: ["-e", "setInterval(() => {}, 1000)"] };
-    const runtime = createRuntime({ workspace: ws.root, config: { mcpServers: { fx: fixture(), slow: { command: join(ws.root, "slow.sh") }, hung } } });
+    const approvals = [{ call: "mcp__slow__picture", verdict: "deny" as const }];
+    const runtime = createRuntime({ workspace: ws.root, config: { mcpServers: { fx: fixture(), slow: { command: join(ws.root, "slow.sh") }, hung }, approvals } });
     try {
       expect((await runtime.run("return (await gg.mcp.fx.echo({ text: 'now' })).text")).result).toBe("now");
       expect((await runtime.run("return 1 + 1")).result).toBe(2);
+      // A program the scan cannot see naming it (gg["m" + "cp"]) still reaches it, once it is listed, through approvals.
+      const hidden = "const m = gg['m' + 'cp']; let denied; try { await m.slow.picture() } catch (e) { denied = e.code } return [(await m.slow.echo({ text: 'up' })).text, denied]";
+      expect((await runtime.run(hidden)).result).toEqual(["up", "denied"]);
       expect((await runtime.run("return (await gg.mcp.slow.echo({ text: 'up' })).text")).result).toBe("up");
     } finally {
       await runtime.close();
@@ -263,6 +267,10 @@ describe("the application's own functions", () => {
     expect(tools.definitions().flatMap((tool) => (tool.name.startsWith("app__") ? [tool.name] : []))).toEqual(names);
     expect(await tools.call(names[0] as string, {})).toMatchObject({ ok: false, error: { code: "denied" } });
     expect(await tools.call(names[1] as string, {})).toMatchObject({ ok: true });
+    // A rule may name it in full, as its author would write it: it is cut as the tool's name is.
+    const written = createTools({ workspace: ws.root, functions, config: { approvals: [{ call: "app__summarize_the_quarterly_revenue_figures_of_every_office_in_the_south", verdict: "deny" }] } });
+    expect(await written.call(names[1] as string, {})).toMatchObject({ ok: false, error: { code: "denied" } });
+    expect(await written.call(names[0] as string, {})).toMatchObject({ ok: true });
     const runtime = createRuntime({ workspace: ws.root, functions, config });
     try {
       const report = await runtime.run(`const out = []; for (const region of ["north", "south"]) { try { out.push(await gg.app["summarize_the_quarterly_revenue_figures_of_every_office_in_the_" + region]()) } catch (e) { out.push(e.code) } } return out`);
