@@ -11,6 +11,7 @@ import { type Question, questionOf } from "./approval_question.ts";
 import { CALLS } from "./calls.ts";
 import { appSurface, type ExternalDeclaration, type ExternalSurface, holdsExternal } from "./external.ts";
 import { appFunctionsOf, type Functions } from "./toolset.ts";
+import { cutName } from "./external_names.ts";
 
 export { CALLS } from "./calls.ts";
 
@@ -118,16 +119,18 @@ export function createTools(options: ToolsOptions) {
   /** The next call's number in this run. */
   let seq = 0;
   const given = (args: unknown): unknown => (args === undefined ? {} : args);
+  /** Tool `name`: a long external one may be named in full, as its server names it; it is cut as its tool's name is. */
+  const find = (name: string): CallDefinition | ExternalDeclaration | undefined => calls.get(name) ?? calls.get(cutName(name));
   /** Tool `name` if `args` are arguments its schema takes. */
   const checkedCall = (name: string, args: unknown): CallDefinition | ExternalDeclaration | undefined => {
-    const call = calls.get(name);
+    const call = find(name);
     return call && !checkArguments(call.name, parametersOf(call, context.config), given(args)) ? call : undefined;
   };
   return {
     definitions: (): ToolDefinition[] => [...toolDefinitions(context.config), ...external.map(externalDefinition)],
     /** The MCP annotations of tool `name` (read-only, destructive, open-world), from its declaration. */
     annotations: (name: string): ToolAnnotations | undefined => {
-      const call = calls.get(name);
+      const call = find(name);
       return call && toolAnnotations(call);
     },
     /** The names of the tools, without building their definitions (a CLI call checks its tool by them). */
@@ -135,7 +138,7 @@ export function createTools(options: ToolsOptions) {
     /** What `gg call --json` prints for `result` of call `name`. */
     json(name: string, result: CallResult): Record<string, unknown> {
       if (!result.ok) return result;
-      const call = calls.get(name);
+      const call = find(name);
       return { ok: true, ...(call && "json" in call && call.json ? call.json(result) : { text: result.text, attachments: result.attachments ?? [] }) };
     },
     /**
@@ -162,7 +165,7 @@ export function createTools(options: ToolsOptions) {
      * started (a command, with its process group). A `recorded` approval (a replay's) is its decision, taken as given.
      */
     async call(name: string, args: unknown, signal?: AbortSignal, recorded?: Approval): Promise<CallResult> {
-      const call = calls.get(name);
+      const call = find(name);
       if (!call) {
         const known = [...calls.keys()].join(", ");
         return { ok: false, error: callError("invalid-argument", `Cannot call ${quote(name)}: no such tool in this run; the tools are ${known}`) };

@@ -2,6 +2,7 @@
 import { createTools } from "../bindings/index.ts";
 import type { TSchema } from "typebox";
 import { checkArguments, errorText } from "../bindings/define.ts";
+import { cutName } from "../bindings/external_names.ts";
 import { similarNames } from "../host/similar.ts";
 import { quote } from "../host/errors.ts";
 import { stopCommandsOnSignals } from "../host/shell.ts";
@@ -12,7 +13,9 @@ import { agentOf, type Common, externalTools, type Io, loadConfiguration, UsageE
 export type CallFlags = Common & { budget?: number };
 
 /** gg call TOOL [ARGS_JSON]: exit 0 when the call succeeded, 1 when it failed; refused arguments are a usage error. */
-export async function callTool(tool: string, argsText: string | undefined, flags: CallFlags, io: Io): Promise<number> {
+export async function callTool(given: string, argsText: string | undefined, flags: CallFlags, io: Io): Promise<number> {
+  // A long tool's name may be given in full, as its server names it: the tools arm's name is its cut.
+  const tool = cutName(given);
   const args = parseArgsJson(argsText);
   const config = await loadConfiguration(flags);
   stopCommandsOnSignals();
