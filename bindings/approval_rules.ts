@@ -1,6 +1,6 @@
 // Approval settings as a configuration writes them (top level or an agent's entry), checked against the calls gg
 // declares: every bad rule is named at once, as the configuration's other refusals are.
-import { isExternalName } from "./external_names.ts";
+import { externalNameProblem, isExternalName } from "./external_names.ts";
 import { globMatcher } from "./approval_match.ts";
 import { type ApprovalRule, type ApprovalSettings, type Configuration, VERDICTS } from "./capabilities.ts";
 import { CALLS } from "./calls.ts";
@@ -58,6 +58,8 @@ function checkRule(input: unknown, name: string, calls: Map<string, Set<string>>
   const external = typeof call === "string" && isExternalName(call);
   const known = typeof call === "string" && (call === "*" || calls.has(call) || external);
   if (!known) problems.push(`${name} names unknown call ${show(call)}; name a tool (${quote(calls.keys())}), an MCP server's (mcp__server__tool, mcp__server__*) or "*" for every call`);
+  const long = external ? externalNameProblem(call) : undefined;
+  if (long) problems.push(`${name} names ${long}`);
   if (!(VERDICTS as readonly unknown[]).includes(verdict)) problems.push(`${name} has verdict ${show(verdict)}; the verdicts are ${quote(VERDICTS)}`);
   if (reason !== undefined && typeof reason !== "string") problems.push(`${name} has reason ${show(reason)}; a reason is a string`);
   if (when !== undefined && !isRecord(when)) problems.push(`${name} has when ${show(when)}; it must be an object of argument globs, e.g. {"path": "src/**"}`);

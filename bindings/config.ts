@@ -7,7 +7,7 @@ import { offeredBy } from "./define.ts";
 import { MAX_RANGE_LINES } from "./batch.ts";
 import { TREE_DEFAULT_DEPTH, TREE_MAX_DEPTH } from "./tree.ts";
 import { checkMcpServers } from "./mcp_config.ts";
-import { isExternalName } from "./external_names.ts";
+import { externalNameProblem, isExternalName } from "./external_names.ts";
 import { checkSandboxParams } from "./sandbox.ts";
 
 export { CAPABILITIES, type Capability, type CapabilityEntry, type CapabilityId, type Configuration } from "./capabilities.ts";
@@ -142,7 +142,11 @@ function checkAgents(input: unknown, config: Configuration, problems: string[]):
 /** Checks one call of agent `name`'s allowlist: declared, enabled, and offered by its capability's implementation. */
 function checkAllowed(call: unknown, name: string, calls: Map<string, (typeof CALLS)[number][]>, config: Configuration, problems: string[]): void {
   // Other servers' tools are known once they are listed: an allowlist names them (or a prefix of them) unchecked.
-  if (typeof call === "string" && isExternalName(call)) return;
+  if (typeof call === "string" && isExternalName(call)) {
+    const long = externalNameProblem(call);
+    if (long) problems.push(`${name} allows ${long}`);
+    return;
+  }
   const declared = typeof call === "string" ? calls.get(call) : undefined;
   if (declared === undefined) {
     problems.push(`${name} allows unknown call ${show(call)}; the calls are ${quote([...calls.keys()])}`);

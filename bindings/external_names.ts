@@ -21,6 +21,16 @@ export function cutName(name: string): string {
   return `${name.slice(0, KEPT_CHARS)}_${createHash("sha256").update(name).digest("hex").slice(0, CUT_HASH_CHARS)}`;
 }
 
+/**
+ * What is wrong with `call` as a name of external tools, if anything: a prefix ending in `*` longer than what a cut name
+ * keeps could not be told to cover a cut tool or not, so a deny could let it run; it is refused rather than guessed.
+ */
+export function externalNameProblem(call: string): string | undefined {
+  const prefix = call.length - 1;
+  if (!call.endsWith("*") || prefix <= KEPT_CHARS) return undefined;
+  return `${JSON.stringify(call)}, a prefix of ${prefix} characters before its * (at most ${KEPT_CHARS}: a tool's name over ${TOOL_NAME_CHARS} characters keeps only its first ${KEPT_CHARS}, then a hash); shorten it`;
+}
+
 /** Whether `call` names external tools: one, or every one whose name starts with what comes before a final `*`. */
 export const isExternalName = (call: string): boolean => /^(mcp__|app__)/.test(call) && !call.slice(0, -1).includes("*");
 

@@ -109,6 +109,13 @@ describe("approval rules", () => {
     expect(ruleVerdict(forAgent(config, "bold"), writeFile, { path: "a" }, place).verdict).toBe("allow");
   });
 
+  test("a prefix of external tools longer than a cut name keeps is refused, in a rule and in an allowlist (it could not be told to cover a cut tool)", () => {
+    const long = `mcp__fs__${"write_".repeat(8)}*`;
+    const found = refusal({ approvals: [{ call: long, verdict: "deny" }, { call: "mcp__fs__write_*", verdict: "deny" }], agents: [{ id: "dev", allow: [long, "mcp__fs__*"] }] });
+    expect(found).toHaveLength(2);
+    expect(found).toEqual(expect.arrayContaining([expect.stringContaining(`rule #1 names "${long}", a prefix of 57 characters before its * (at most 55`), expect.stringContaining(`agent "dev" allows "${long}", a prefix of 57 characters`)]));
+  });
+
   test("every bad rule is named at once", () => {
     const found = refusal({
       approvals: [
