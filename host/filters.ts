@@ -20,13 +20,10 @@ export function createFilterStore() {
   let top = CHUNK_WORDS;
   /** Words freed, by the log2 of their length. */
   const freed: number[][] = [];
-  /** Filters kept now. */
-  let count = 0;
   const chunkOf = (at: number): Uint32Array => chunks[Math.floor(at / CHUNK_WORDS)] as Uint32Array;
   return {
     /** Keeps a copy of `filter`. */
     put(filter: Uint32Array): FilterAt {
-      count++;
       let at = freed[Math.log2(filter.length)]?.pop();
       if (at === undefined) {
         // A filter never straddles two buffers: one the last buffer's rest cannot take starts the next.
@@ -40,16 +37,11 @@ export function createFilterStore() {
       chunkOf(at).set(filter, at % CHUNK_WORDS);
       return { at, words: filter.length };
     },
-    /** Frees the filter at `where`, for the next one of its size. */
+    /** Frees a filter's words, for the next one of its size. */
     free({ at, words }: FilterAt): void {
-      count--;
       (freed[Math.log2(words)] ??= []).push(at);
     },
-    /** Whether the file whose filter is at `where` may hold every trigram of `query`. */
+    /** Whether the file whose filter is kept there may hold every trigram of `query`. */
     mayHold: ({ at, words }: FilterAt, query: GramQuery): boolean => mayHoldAt(chunkOf(at), at % CHUNK_WORDS, words, query),
-    /** Filters kept now. */
-    count: (): number => count,
-    /** Bytes of the buffers: the filters kept and the words freed for later ones. */
-    bytes: (): number => chunks.length * CHUNK_WORDS * 4,
   };
 }

@@ -68,10 +68,10 @@ export function halveBits(set: Uint32Array): number {
   return words;
 }
 
-/** Whether a file whose filter is `set` may hold every trigram of `query`. */
-export const mayHold = (set: Uint32Array, query: GramQuery): boolean => mayHoldAt(set, 0, set.length, query);
-
-/** {@link mayHold} of the filter of `words` words (a power of two) held at word `base` of `store`. */
+/**
+ * Whether a file may hold every trigram of `query`, by its filter: the `words` words (a power of two) at word `base` of
+ * `store`.
+ */
 export function mayHoldAt(store: Uint32Array, base: number, words: number, query: GramQuery): boolean {
   const shift = 32 - Math.log2(words * 32);
   // Loops, not every/some: this runs for each kept file of each search.
