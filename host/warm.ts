@@ -472,8 +472,6 @@ export function createWarmCache(capBytes: number = DEFAULT_WARM_CAP_BYTES) {
     filterKept,
     /** Bytes kept now, at their measured cost: listings, ignore files, filters and contents. */
     heldBytes: (): number => held,
-    /** The budget. */
-    capBytes,
     /**
      * What is kept: directory listings, files with their contents, files by their filter alone, and the bytes of
      * contents and of filters; the reads of the last search that were not kept, for want of room; and whether the

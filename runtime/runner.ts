@@ -120,6 +120,74 @@ async function start(init: Extract<ToRunner, { type: "init" }>): Promise<void> {
   send({ type: "ready" });
 }
 
+/**
+ * The progress messages of run `id`. Calls and logs travel in batches, one every PROGRESS_MS at most, so a program's
+ * quick calls (another MCP server's, say) cost no message each: a batch goes out that long after its first entry, or
+ * before the program waits on the host (a command may be what brings this process down) once that long has passed
+ * since the last.
+ */
+function progressOf(id: number) {
+  let progress: Extract<FromRunner, { type: "progress" }> | undefined;
+  let due: NodeJS.Timeout | undefined;
+  let sentAt = Number.NEGATIVE_INFINITY;
+  const flush = (): void => {
+    clearTimeout(due);
+    if (progress) {
+      send(progress);
+      sentAt = performance.now();
+    }
+    progress = undefined;
+  };
+  return {
+    /** The batch under way, begun (and its sending set) if there is none. */
+    batch(): Extract<FromRunner, { type: "progress" }> {
+      if (!progress) {
+        progress = { type: "progress", id, calls: [], dropped: 0, logs: [] };
+        due = setTimeout(flush, PROGRESS_MS);
+      }
+      return progress;
+    },
+    /** Sends the batch under way, before the program waits on the host, unless the last went out within PROGRESS_MS. */
+    flush: (): void => {
+      if (performance.now() - sentAt >= PROGRESS_MS) flush();
+    },
+    /** Drops the batch under way: the run's report follows. */
+    drop: (): void => {
+      clearTimeout(due);
+      progress = undefined;
+    },
+  };
+}
+
+/**
+ * The journal of run `id`, emptied. A call that changes the disk or starts a process is written to it as it starts and
+ * as it ends, with a blocking write: the record is on disk before the program can do anything else, even bring this
+ * process down (a message could still sit in this process's queue for the channel).
+ */
+function journalOf(id: number) {
+  if (journal !== undefined) {
+    try {
+      ftruncateSync(journal, 0);
+    } catch {
+      journal = undefined;
+    }
+  }
+  const effects = new Set<number>();
+  // A call past the listed ones is journaled by its seq alone, so it is counted and the journal stays small.
+  const write = (seq: number, record: CallRecord | undefined): void => journalWrite(`${JSON.stringify({ id, seq, ...(record ? { record } : {}) })}\n`);
+  return {
+    /** Call `seq`, one with effects, starts (`listed`: within the calls a report lists). */
+    started(record: CallRecord, seq: number, listed: boolean): void {
+      if (listed) effects.add(seq);
+      write(seq, listed ? record : undefined);
+    },
+    /** Call `seq` ended: written again if it was journaled as it started. */
+    ended(record: CallRecord, seq: number): void {
+      if (effects.delete(seq)) write(seq, record);
+    },
+  };
+}
+
 process.on("message", (message: ToRunner) => {
   if (message.type === "init") {
     void start(message);
@@ -167,69 +235,33 @@ process.on("message", (message: ToRunner) => {
       catalogInForce = catalog;
       active.setCatalog(catalog);
     }
-    // Calls and logs travel in batches, one every PROGRESS_MS at most, so a program's quick calls (another MCP
-    // server's, say) cost no message each: a batch goes out that long after its first entry, or before the program
-    // waits on the host (a command may be what brings this process down) once that long has passed since the last.
-    let progress: Extract<FromRunner, { type: "progress" }> | undefined;
-    let due: NodeJS.Timeout | undefined;
-    let sentAt = Number.NEGATIVE_INFINITY;
-    const flush = (): void => {
-      clearTimeout(due);
-      if (progress) {
-        send(progress);
-        sentAt = performance.now();
-      }
-      progress = undefined;
-    };
-    const batch = (): Extract<FromRunner, { type: "progress" }> => {
-      if (!progress) {
-        progress = { type: "progress", id, calls: [], dropped: 0, logs: [] };
-        due = setTimeout(flush, PROGRESS_MS);
-      }
-      return progress;
-    };
-    // A call that changes the disk or starts a process is written to the journal as it starts and as it ends, with
-    // a blocking write: the record is on disk before the program can do anything else, even bring this process down
-    // (a message could still sit in this process's queue for the channel).
-    if (journal !== undefined) {
-      try {
-        ftruncateSync(journal, 0);
-      } catch {
-        journal = undefined;
-      }
-    }
-    const effects = new Set<number>();
-    // A call past the listed ones is journaled by its seq alone, so it is counted and the journal stays small.
-    const journaled = (seq: number, record: CallRecord | undefined): void => journalWrite(`${JSON.stringify({ id, seq, ...(record ? { record } : {}) })}\n`);
+    const progress = progressOf(id);
+    const journaled = journalOf(id);
     let lost = false;
     const cancel = new AbortController();
     cancels.set(id, cancel);
     if (cancelledEarly.delete(id)) cancel.abort();
     const report = await active.run(message.source, message.run, {
       onEffect: (record, seq, listed) => {
-        if (listed) effects.add(seq);
-        journaled(seq, listed ? record : undefined);
-        batch().calls.push({ seq, record });
+        journaled.started(record, seq, listed);
+        progress.batch().calls.push({ seq, record });
       },
       onCall: (record, seq) => {
-        if (effects.delete(seq)) journaled(seq, record);
-        batch().calls.push({ seq, record });
+        journaled.ended(record, seq);
+        progress.batch().calls.push({ seq, record });
       },
       onDropped: () => {
-        batch().dropped++;
+        progress.batch().dropped++;
       },
-      onLog: (entry) => batch().logs.push(entry),
-      flush: () => {
-        if (performance.now() - sentAt >= PROGRESS_MS) flush();
-      },
+      onLog: (entry) => progress.batch().logs.push(entry),
+      flush: progress.flush,
       abandoned: () => {
         lost = true;
       },
       paused: (on) => send({ type: "pause", id, on }),
     }, cancel.signal);
     cancels.delete(id);
-    clearTimeout(due);
-    progress = undefined;
+    progress.drop();
     const answer: FromRunner = { type: "report", id, report };
     // A thread still running a stopped program ends only with this process: leave once the report is out.
     if (lost) process.send?.(answer, () => process.exit(0));
