@@ -323,15 +323,15 @@ function superviseRunner(given: RuntimeOptions) {
 /** The Node major isolated-vm 7 has native builds for, and the package's engines name. */
 const NODE_MAJOR = 24;
 
-/**
- * Options of a runtime: its engine's, and the application's own functions (AppFunctions, or an AI SDK ToolSet's tools),
- * offered to programs as gg.app.<name>.
- */
 /** How long a runtime's catalog waits for its servers: each until it is listed, or `waitSecs` at most. */
 export interface CatalogOptions {
   waitSecs?: number;
 }
 
+/**
+ * Options of a runtime: its engine's, and the application's own functions (AppFunctions, or an AI SDK ToolSet's tools),
+ * offered to programs as gg.app.<name>.
+ */
 export interface RuntimeOptions extends EngineOptions {
   functions?: Functions;
 }

@@ -267,6 +267,27 @@ async function typeCheck(source: string, { check, cancel, limits }: SandboxRun, 
   return undefined;
 }
 
+/**
+ * What resumes the program waiting on call `id` with its reply, here and now, under the run's limits. What else the
+ * entry throws is a rejection left unhandled at its end (isolated-vm judges each entry on its own), which the program
+ * may still handle after a later answer (awaiting calls in order): it does not fail the run.
+ */
+function waker(prepared: Prepared, watchdog: ReturnType<typeof watch>, limits: Limits): (id: number, reply: string) => void {
+  const { isolate } = prepared;
+  return (id, reply) => {
+    if (watchdog.stopped() || isolate.isDisposed) return;
+    const limit = watchdog.entryLimit();
+    const entered = performance.now();
+    try {
+      prepared.settle.applySync(undefined, [id, reply], { timeout: limit.timeoutMs });
+    } catch (error) {
+      const hit = limitHit(error, isolate, performance.now() - entered, limit.timeoutMs);
+      if (hit === "timeout") watchdog.stop(limit.error);
+      else if (hit === "memory") watchdog.stop(limitErrors(limits).memoryLimit);
+    }
+  };
+}
+
 /** Runs a compiled program in a prepared isolate, under its limits, and finishes its report. */
 async function execute(prepared: Prepared, program: CompiledProgram, how: SandboxRun, env: GgEnv, frame: RunFrame): Promise<RunReport> {
   const { limits, observer = {}, cancel } = how;
@@ -294,23 +315,7 @@ async function execute(prepared: Prepared, program: CompiledProgram, how: Sandbo
   };
   if (env.context.approvals) callContext.approvals = { ...env.context.approvals, pause };
   const callEnv = { ...env, context: callContext };
-  /**
-   * Resumes the program waiting on call `id` with its reply, here and now, under the run's limits. What else the entry
-   * throws is a rejection left unhandled at its end (isolated-vm judges each entry on its own), which the program may
-   * still handle after a later answer (awaiting calls in order): it does not fail the run.
-   */
-  const wake = (id: number, reply: string): void => {
-    if (watchdog.stopped() || isolate.isDisposed) return;
-    const limit = watchdog.entryLimit();
-    const entered = performance.now();
-    try {
-      prepared.settle.applySync(undefined, [id, reply], { timeout: limit.timeoutMs });
-    } catch (error) {
-      const hit = limitHit(error, isolate, performance.now() - entered, limit.timeoutMs);
-      if (hit === "timeout") watchdog.stop(limit.error);
-      else if (hit === "memory") watchdog.stop(limitErrors(limits).memoryLimit);
-    }
-  };
+  const wake = waker(prepared, watchdog, limits);
   prepared.slot.run = { report, program, guard: watchdog.guard, failures: new Map(), inFlight: frame.inFlight, observer, callEnv, ending, logBytes: 0, logLimit: limits.logBytes, nextSeq: 0, wake, ...(how.recorded ? { recorded: recordedLedger(how.recorded) } : {}) };
   // The synchronous run's own timeout, and the limit it stands for should it fire.
   const sync = watchdog.syncLimit();
