@@ -1,5 +1,6 @@
 // The "mcpServers" of a configuration (and of an --mcp-config file), in the shape Claude Code's .mcp.json, Cursor and
-// Claude Desktop use: each entry a stdio server (command) or a Streamable HTTP one (url). Every bad value is named.
+// Claude Desktop use: each entry a stdio server (command) or one reached over HTTP (url: Streamable HTTP, or the older
+// HTTP+SSE with type "sse"). Every bad value is named.
 import { expandEntry } from "../host/expand_vars.ts";
 import type { McpServerEntry } from "../host/mcp_client.ts";
 import { SERVER_NAME_CHARS } from "./external_names.ts";

@@ -342,7 +342,8 @@ const startMs = (entry: McpServerEntry | undefined): number => Math.max(entry?.t
 async function connect(server: string, written: McpServerEntry, changed: () => void, starting: Set<Transport>): Promise<Connection> {
   // ${VAR} references are read now, where the server starts; what they give is withheld from every message.
   const { entry, missing, values: secrets } = expandEntry(written);
-  if (missing.length > 0) throw unavailable(server, `its entry refers to ${missing.map((name) => `\${${name}}`).join(", ")}, not set in gg's environment`, []);
+  const refs = missing.map((name) => `\${${name}}`).join(", ");
+  if (missing.length > 0) throw unavailable(server, `its entry refers to ${refs}, not set in gg's environment (set it before gg starts, or give a default as \${NAME:-value})`, []);
   const stdio = entry.url === undefined ? groupStdioTransport(entry) : undefined;
   const http = { requestInit: { headers: { ...entry.headers } }, fetch: boundedFetch };
   const transport: Transport = stdio ?? (entry.type === "sse" ? new SSEClientTransport(new URL(entry.url as string), http) : new StreamableHTTPClientTransport(new URL(entry.url as string), http));

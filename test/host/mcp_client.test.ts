@@ -49,12 +49,13 @@ describe("the MCP client hub", () => {
   test("${VAR} and ${VAR:-default} in an entry are read from gg's environment as the server starts, their values withheld from messages", async () => {
     Object.assign(process.env, { GG_TEST_MCP_NODE: process.execPath, GG_TEST_MCP_SECRET: "sk-not-for-messages" });
     const entry = fixture();
-    const hub = createMcpHub({ fx: { command: "${GG_TEST_MCP_NODE}", args: [entry.args?.[0] ?? ""], env: { GIVEN: "${GG_TEST_MCP_UNSET:-fallback}", TOKEN: "${GG_TEST_MCP_SECRET}" } }, gone: { command: "/nonexistent/${GG_TEST_MCP_SECRET}" } });
+    const hub = createMcpHub({ fx: { command: "${GG_TEST_MCP_NODE}", args: [entry.args?.[0] ?? ""], env: { GIVEN: "${GG_TEST_MCP_UNSET:-fallback}", TOKEN: "${GG_TEST_MCP_SECRET}" } }, gone: { command: "/nonexistent/${GG_TEST_MCP_SECRET}" }, unset: { command: "${GG_TEST_MCP_UNSET}" } });
     try {
       expect(((await hub.call("fx", "env", {})).content[0] as { text: string }).text.split(",")).toEqual(expect.arrayContaining(["GIVEN", "TOKEN"]));
       const failed = await codeOf(hub.call("gone", "x", {}));
       expect(failed).toMatch(/^unavailable: .*\/nonexistent\/\[withheld\]/);
       expect(failed).not.toContain("sk-not-for-messages");
+      expect(await codeOf(hub.call("unset", "x", {}))).toMatch(/^unavailable: .*refers to \$\{GG_TEST_MCP_UNSET\}, not set in gg's environment \(set it before gg starts/);
     } finally {
       delete process.env.GG_TEST_MCP_NODE;
       delete process.env.GG_TEST_MCP_SECRET;
