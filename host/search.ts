@@ -154,9 +154,8 @@ const BATCH_FILES = [512, 8192];
 /**
  * {@link searchFiles} over a walk, `files` taken a batch at a time, each shared with the second thread: it stats the
  * files of a batch `warm` nearly all answers from what it keeps (contents, or filters that rule the pattern out), and
- * screens the others (the files skipped unread are then
- * filtered for the next searches, as far as there is room). A search that has its matches early stops walking, as it
- * would alone.
+ * screens the others (the files skipped unread are then filtered for the next searches, as far as there is room). A
+ * search that has its matches early stops walking, as it would alone.
  */
 export function searchWalk<File extends { absolute: string }>(scanner: Scanner, files: Iterable<File>, max: number, warm: WarmCache | undefined, deadline?: number): SearchOutcome<File> {
   const outcome: SearchOutcome<File> = { matches: [], searched: 0 };

@@ -334,9 +334,9 @@ export const secondThread = {
   },
   /**
    * Asks for the filters of `paths`, each as of its stamp (undefined: as the file is now, if it last changed more than
-   * `racyMs` before the read); they reach `onFilters` as they come (or from {@link collect}). The thread stops once the filters'
-   * bytes, each of a file asked for unstamped counted with `room.perNew` more, pass `room.bytes`: what the owner has
-   * room to keep. False when there is no second thread: the files stay unfiltered.
+   * `racyMs` before the read); they reach `onFilters` as they come (or from {@link collect}). The thread stops once
+   * the filters' bytes, each of a file asked for unstamped counted with `room.perNew` more, pass `room.bytes`: what the
+   * owner has room to keep. False when there is no second thread: the files stay unfiltered.
    */
   filter(paths: string[], stamps: (TakenStat | undefined)[], racyMs: number, room: { bytes: number; perNew: number }, onFilters: OnFilters): boolean {
     if (!ready || !worker || paths.length === 0) return false;

@@ -42,6 +42,8 @@ const ENTRY_BYTES = 256;
 const LISTED_BYTES = 64;
 /** What a kept buffer costs beside its bytes: its object and backing store (about 110 bytes measured). */
 const ARRAY_BYTES = 128;
+/** Bytes of the smallest filter (16 words): what a file's filter costs at least. */
+const SMALLEST_FILTER_BYTES = 64;
 /** Searches an entry outlives unused before something else may take its place. */
 const IDLE_SEARCHES = 2;
 
@@ -255,7 +257,7 @@ export function createWarmCache(capBytes: number = DEFAULT_WARM_CAP_BYTES) {
     if (filtering) return;
     // What the index may still take: what is free, and what contents hold.
     const room = capBytes - (held - contentBytes);
-    const smallest = ENTRY_BYTES + 64;
+    const smallest = ENTRY_BYTES + SMALLEST_FILTER_BYTES;
     const paths: string[] = [];
     const stamps: (Stamp | undefined)[] = [];
     for (const path of unfiltered) {
@@ -430,7 +432,7 @@ export function createWarmCache(capBytes: number = DEFAULT_WARM_CAP_BYTES) {
         // Used: and one still without its filter (a request that ran out of room left it out) is asked for again.
         entry.seen = search;
         if (!entry.grams && !entry.dirents && !entry.rules) unfiltered.add(path);
-      } else if ((unread.size + 1) * (ENTRY_BYTES + 64) <= capBytes - (held - contentBytes)) unread.add(path);
+      } else if ((unread.size + 1) * (ENTRY_BYTES + SMALLEST_FILTER_BYTES) <= capBytes - (held - contentBytes)) unread.add(path);
     },
     /**
      * True when nine in ten of `paths` or more are answered from what is kept (their contents, or a filter that rules
@@ -469,7 +471,6 @@ export function createWarmCache(capBytes: number = DEFAULT_WARM_CAP_BYTES) {
       release = undefined;
       filterKept();
     },
-    filterKept,
     /** Bytes kept now, at their measured cost: listings, ignore files, filters and contents. */
     heldBytes: (): number => held,
     /**

@@ -451,7 +451,7 @@ describe("files skipped unread", () => {
     // files a search skips depends on how fast the thread runs.
     expect(await same("needle", "d0")).toContain("d0/f0000.txt:1:x needle 0");
     for (let i = 0; i < 60; i++) context.warm?.skippedUnread(join(ws.root, `solo/s${String(i).padStart(2, "0")}.txt`));
-    context.warm?.filterKept();
+    context.warm?.end();
     // The filters arrive between searches; each search takes those built so far.
     for (let wait = 0; wait < 100 && (context.warm?.files().filtersAlone ?? 0) < 60; wait++) {
       await new Promise((resolve) => setTimeout(resolve, 100));
