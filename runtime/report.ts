@@ -82,7 +82,7 @@ export interface RunObserver {
   /** A call past the listed ones ended: counted in callsDropped. */
   onDropped?(): void;
   onLog?(entry: LogEntry): void;
-  /** The program is about to wait on the host (a command): what was observed so far should be made safe now. */
+  /** The program is about to wait on a call (a command, say): what was observed so far should be made safe now. */
   flush?(): void;
   /** A stopped program's isolate kept running (an isolated-vm race): its thread is lost with this process. */
   abandoned?(): void;
