@@ -59,5 +59,9 @@ export function expandEntry<T extends Expandable>(entry: T, env: NodeJS.ProcessE
   return { entry: expanded, missing: [...new Set(found.missing)], values: [...new Set(found.values)], nested: [...new Set(found.nested)] };
 }
 
-/** `text` with each of `values` (a server's expanded variables) withheld. */
-export const withheld = (text: string, values: readonly string[]): string => values.reduce((out, value) => out.split(value).join("[withheld]"), text);
+/**
+ * `text` with each of `values` (a server's expanded variables) withheld. The longest go first: a value inside another
+ * (a user name inside its password) withheld first would leave the rest of the other in the text.
+ */
+export const withheld = (text: string, values: readonly string[]): string =>
+  [...values].sort((a, b) => b.length - a.length).reduce((out, value) => out.split(value).join("[withheld]"), text);
