@@ -42,7 +42,8 @@ export function createEngine(options: EngineOptions, firstViewId = 1, approve: A
     options.baseline,
     firstViewId,
   );
-  // The external tools in force: their catalog comes from the embedding process, and their calls go back to it.
+  // The external tools in force: their catalog and their calls are the runner's registry's (an MCP server's reached from
+  // there, an application function's relayed to the embedding process).
   let tools = external && externalEnv(external.catalog, external.callTool, context.config, external.settle);
   // Against the gg global this agent holds; the compiler loads on the first check and stays warm.
   const checker = createChecker(renderDts(context.config, tools?.catalog));
