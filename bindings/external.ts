@@ -269,7 +269,7 @@ export function appPart(functions: readonly AppFunction[]): AppPart {
   const run: CallTool = async (name, args) => {
     const tool = tools.find((candidate) => candidate.name === name);
     const fn = functions.find((candidate) => candidate.name === tool?.tool);
-    if (!tool || !fn) throw new GgError("not-found", `No application function ${JSON.stringify(name)}`);
+    if (!tool || !fn) throw new GgError("not-found", clampMessage(`Cannot call ${JSON.stringify(name)}: the application has no function of that name; its functions are ${tools.map((known) => known.name).join(", ") || "none"}`));
     return runApp(tool, fn, args);
   };
   return { tools, run };
@@ -325,7 +325,7 @@ export function createExternals(config: Configuration, functions: readonly AppFu
       // The catalog as it stands, without waiting for servers still starting; theirs only if it lacks the tool.
       const find = (listed: ExternalCatalog) => listed.tools.find((candidate) => candidate.name === name);
       const tool = find(await catalog("")) ?? find(await catalog());
-      if (!tool) throw new GgError("not-found", `No external tool ${JSON.stringify(name)}`);
+      if (!tool) throw new GgError("not-found", `Cannot call ${JSON.stringify(name)}: no MCP server lists a tool of that name now, and the application has no such function (its server may have changed its tools since they were listed); call one of the tools listed now`);
       if (tool.source === "app") return app.run(name, args, signal);
       return mcpOutput(tool, await hub.call(tool.server, tool.tool, args, signal));
     },
