@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { Type } from "typebox";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { parseConfiguration } from "../../bindings/config.ts";
-import { type AppFunction, createExternals, serversNamed } from "../../bindings/external.ts";
+import { type AppFunction, appPart, createExternals, serversNamed } from "../../bindings/external.ts";
 import { createTools } from "../../bindings/index.ts";
 import { createRuntime, type Runtime } from "../../runtime/index.ts";
 import { filesystem, fixture, memory } from "../mcp/servers.ts";
@@ -252,6 +252,12 @@ describe("the application's own functions", () => {
     } finally {
       runtime.close();
     }
+  });
+
+  test("a call of a function the registry does not have is not-found, naming the functions it has", async () => {
+    const externals = createExternals(parseConfiguration({}), [lookup]);
+    await expect(externals?.run("app__price", {})).rejects.toMatchObject({ code: "not-found", message: expect.stringMatching(/^Cannot call "app__price": .*; call one of the tools listed now$/) });
+    await expect(appPart([lookup]).run("app__price", {})).rejects.toMatchObject({ code: "not-found", message: 'Cannot call "app__price": the application has no function of that name; its functions are app__lookup' });
   });
 
   test("a JSON name over 64 characters is cut alike every time, ending with a hash that keeps two apart; approvals judge it by that name in both arms", async () => {
