@@ -360,7 +360,7 @@ export function unknownExternal(catalog: ExternalCatalog, server: string, tool: 
   const names = catalog.tools.filter((candidate) => candidate.server === server).map((candidate) => candidate.tool);
   const near = similarNames(tool ?? "", names);
   const where = server === APP ? "The application has" : `MCP server ${JSON.stringify(server)} has`;
-  const why = summary?.starting ? `; it is still starting: a program that names it (gg.mcp.${toIdentifier(server) ?? server}) waits for it` : summary?.error ? `; it could not be listed: ${summary.error}` : "";
+  const why = summary?.starting ? `; it is still starting: a program that names it (${summary.call ?? `gg.mcp.call(${JSON.stringify(server)}, ...)`}) waits for it` : summary?.error ? `; it could not be listed: ${summary.error}` : "";
   return new GgError("not-found", clampMessage(`${where} no tool ${JSON.stringify(tool)}${near.length ? ` (did you mean ${near.join(" or ")}?)` : ""}; its tools are ${names.slice(0, 40).join(", ") || "none"}${why}`));
 }
 

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { Type } from "typebox";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { parseConfiguration } from "../../bindings/config.ts";
-import { type AppFunction, appPart, createExternals, serversNamed } from "../../bindings/external.ts";
+import { type AppFunction, appPart, createExternals, type ExternalCatalog, serversNamed, unknownExternal } from "../../bindings/external.ts";
 import { createTools } from "../../bindings/index.ts";
 import { createRuntime, type Runtime } from "../../runtime/index.ts";
 import { filesystem, fixture, memory } from "../mcp/servers.ts";
@@ -170,6 +170,19 @@ describe("a server slow to start", () => {
     const externals = createExternals(parseConfiguration({ mcpServers: { hung } }));
     try {
       expect((await externals?.catalog("return 1"))?.servers).toEqual([{ server: "hung", call: "gg.mcp.hung", tools: [], error: "still starting", starting: true, leftOut: [] }]);
+    } finally {
+      await externals?.close();
+    }
+  });
+
+  test("a tool of a server still starting is not-found, saying how a program names the server to wait for it", async () => {
+    const hung = { command: process.execPath, args: ["-e", "setInterval(() => {}, 1000)"] };
+    // a-b and a_b come out as the same identifier, so neither is gg.mcp.a_b: only gg.mcp.call names them.
+    const externals = createExternals(parseConfiguration({ mcpServers: { hung, "a-b": hung, a_b: hung } }));
+    try {
+      const catalog = (await externals?.catalog("return 1")) as ExternalCatalog;
+      expect(unknownExternal(catalog, "hung", "x").message).toContain("it is still starting: a program that names it (gg.mcp.hung) waits for it");
+      expect(unknownExternal(catalog, "a-b", "x").message).toContain('it is still starting: a program that names it (gg.mcp.call("a-b", ...)) waits for it');
     } finally {
       await externals?.close();
     }
