@@ -84,15 +84,18 @@ export interface ServerListing {
   /** The server's own instructions or title, when it gives one. */
   description?: string;
   tools: Tool[];
-  /** Why the server could not be listed: it did not start, or died. */
+  /** Why the server could not be listed: it did not start, died, or is still starting (STILL_STARTING). */
   error?: string;
 }
 
 /** A stdio transport whose server runs in its own process group, so stopping it stops what it started too. */
 function groupStdioTransport(entry: McpServerEntry): Transport & { stderr: string[]; failure?: string } {
   let child: ChildProcessByStdio<Writable, Readable, Readable> | undefined;
-  const buffer = new ReadBuffer();
   const stderr: string[] = [];
+  const keepLines = (lines: readonly string[]): void => {
+    stderr.push(...lines.map((line) => line.slice(0, 500)));
+    if (stderr.length > STDERR_LINES) stderr.splice(0, stderr.length - STDERR_LINES);
+  };
   const transport: Transport & { stderr: string[]; failure?: string } = {
     stderr,
     start: () =>
@@ -142,11 +145,22 @@ function groupStdioTransport(entry: McpServerEntry): Transport & { stderr: strin
       releaseGroup(running.pid);
     },
   };
-  const read = (chunk: Buffer): void => {
+  const read = stdoutReader(transport, keepLines);
+  const keepStderr = (chunk: Buffer): void => keepLines(chunk.toString("utf8").split("\n").filter((line) => line.trim() !== ""));
+  return transport;
+}
+
+/**
+ * Reads a stdio server's stdout a chunk at a time, each JSON-RPC message to `transport`. A line that is not JSON-RPC (a
+ * server's stray print) is skipped, as the SDK's own stdio transport does, and kept by `keepLines` with the stderr
+ * lines, to say why if the server then fails; an answer past the read buffer ends the connection.
+ */
+function stdoutReader(transport: Transport & { failure?: string }, keepLines: (lines: readonly string[]) => void): (chunk: Buffer) => void {
+  const buffer = new ReadBuffer();
+  return (chunk) => {
     try {
       buffer.append(chunk);
     } catch (error) {
-      // An answer past the read buffer: the connection cannot go on.
       transport.failure = OVERSIZE;
       transport.onerror?.(error as Error);
       void transport.close();
@@ -157,8 +171,6 @@ function groupStdioTransport(entry: McpServerEntry): Transport & { stderr: strin
       try {
         message = buffer.readMessage();
       } catch (error) {
-        // A line that is not JSON-RPC (a server's stray print) is skipped, as the SDK's own stdio transport does; it is
-        // kept with the stderr lines, to say why if the server then fails.
         keepLines([`(a line on stdout that is not JSON-RPC was skipped: ${errorMessage(error).split("\n")[0]})`]);
         continue;
       }
@@ -166,12 +178,6 @@ function groupStdioTransport(entry: McpServerEntry): Transport & { stderr: strin
       transport.onmessage?.(message);
     }
   };
-  const keepLines = (lines: readonly string[]): void => {
-    stderr.push(...lines.map((line) => line.slice(0, 500)));
-    if (stderr.length > STDERR_LINES) stderr.splice(0, stderr.length - STDERR_LINES);
-  };
-  const keepStderr = (chunk: Buffer): void => keepLines(chunk.toString("utf8").split("\n").filter((line) => line.trim() !== ""));
-  return transport;
 }
 
 /** MiB of one message a server may send (the SDK's read buffer of a stdio server). */
