@@ -44,6 +44,8 @@ interface RawExports {
 
 /** What rregex_shortestMatch returns for "no match". */
 const NO_MATCH = 0x100000001;
+/** Lines holding a pattern's literals that did not match, past which W looks at the rest of the file in one call. */
+const DENSE_MISSES = 2;
 /** Bytes of a file W looks at per call, rounded up to whole lines: bounds the copy made for each candidate line. */
 const WINDOW_BYTES = 64 * 1024;
 
@@ -488,11 +490,15 @@ function regexMatcher(query: string): LineMatcher {
       const text = decode(bytes);
       const cursor = lineCursor(text);
       if (holding) {
-        // Literal first: the engine looks only at the lines holding every literal a matching line holds.
+        // Literal first: the engine looks only at the lines holding every literal a matching line holds. Where they
+        // are many and match nothing (generated code), W over the rest of the file, one call, can end it at once.
         const next = holding(text);
+        let misses = 0;
         for (let start = next(0); start !== -1; start = next(cursor.next)) {
           const number = cursor.lineAt(start);
-          if (matchesLine(text, cursor.start, cursor.end) && !onLine(number, text, cursor.start, cursor.end)) return;
+          if (matchesLine(text, cursor.start, cursor.end)) {
+            if (!onLine(number, text, cursor.start, cursor.end)) return;
+          } else if (++misses === DENSE_MISSES && !mayMatchFrom(whole, text, cursor.next)) return;
         }
         return;
       }
@@ -527,6 +533,15 @@ function regexMatcher(query: string): LineMatcher {
       }
     },
   };
+}
+
+/**
+ * Whether W may match in the lines from `from` to the end of `text`: looked at in one call when they fit a window (a
+ * line that matches on its own is a W match), else taken as yes.
+ */
+function mayMatchFrom(whole: Compiled, text: Buffer, from: number): boolean {
+  if (from >= text.length) return false;
+  return text.length - from > WINDOW_BYTES || isMatchBytes(whole, text, from, within(text, from, text.length));
 }
 
 /**

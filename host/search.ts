@@ -164,12 +164,14 @@ export function searchWalk<File extends { absolute: string }>(scanner: Scanner, 
   const scan = (): void => {
     const paths = batch.map((file) => file.absolute);
     const { screen, grams } = scanner.matcher;
-    const statted = !screen || (warm?.servesNearlyAll(paths, grams) ?? false);
-    const shared = warm ? warmSearchHost(scanner.files, warm, statted ? paths : []) : undefined;
+    // A batch the warm state can neither serve nor keep is searched as a cold search does.
+    const kept = warm?.keepsNoneOf(paths) ? undefined : warm;
+    const statted = !screen || (kept?.servesNearlyAll(paths, grams) ?? false);
+    const shared = kept ? warmSearchHost(scanner.files, kept, statted ? paths : []) : undefined;
     const screened = !statted && screen ? secondThread.screenAhead(paths, screen) : undefined;
     const ruledOut = (path: string): boolean => {
       if (!screened?.ruledOut(path)) return false;
-      warm?.skippedUnread(path);
+      kept?.skippedUnread(path);
       return true;
     };
     try {

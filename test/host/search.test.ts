@@ -77,6 +77,25 @@ describe("scanFile", () => {
     }
   });
 
+  test("literal first, many lines holding the literals that do not match: those that do are still found, near and past a window's bytes", () => {
+    using ws = tempWorkspace();
+    const { RRegex } = createRequire(import.meta.url)("rregex") as typeof import("rregex");
+    const decoys = (count: number): string[] => Array.from({ length: count }, (_, i) => `const fn = handlers.update${i}(x);`);
+    const files = {
+      "near.txt": [...decoys(5), "fn update_near(", ...decoys(3), "fn\nupdate_across(", "fn  updateLast("].join("\n"),
+      "none.txt": [...decoys(40), "fn", "update("].join("\n"),
+      "far.txt": [...decoys(4), "y".repeat(70_000), ...decoys(3), "fn update_far("].join("\n"),
+    };
+    ws.put(files);
+    for (const query of ["fn\\s+update\\w*\\(", "fn\\s+update\\w*\\($"]) {
+      const line = new RRegex(query);
+      for (const [name, text] of Object.entries(files)) {
+        const expected = text.split("\n").flatMap((content, i) => (line.isMatch(content) ? [i + 1] : []));
+        expect([query, name, scanFile(createScanner(query, nodeFileHost, 200), join(ws.root, name), 100).map((match) => match.line)]).toEqual([query, name, expected]);
+      }
+    }
+  });
+
   test("a NUL byte anywhere makes the file binary, even in a later piece than the match", () => {
     using ws = tempWorkspace();
     ws.put({ "bin.txt": Buffer.concat([Buffer.from(`needle\n${"hay\n".repeat(1000)}`), Buffer.from([0]), Buffer.from("\n")]) });

@@ -216,6 +216,24 @@ describe("past the budget", () => {
     expect(context.warm?.files().declined).toBeGreaterThan(0);
   });
 
+  test("a batch the warm state can neither serve nor keep is told apart, so a search reads it as a cold one does, without a look-up a file", async () => {
+    // Room for the stamps of two files and nothing else.
+    const cache = createWarmCache(2 * 256 + 100);
+    searchOnce(cache, paths);
+    const others = Array.from({ length: 600 }, (_, i) => join(ws.root, `many/d${i % 9}/f${String(i).padStart(4, "0")}.txt`));
+    cache.begin();
+    try {
+      // While the index may still take an entry, any batch may be kept.
+      expect(cache.keepsNoneOf(others)).toBe(false);
+      // A file it finds no room for (what it holds was used by the last search) fills the index for this search.
+      readSearchedFile(others[0] as string, undefined, (stats) => cache.seen(others[0] as string, stats));
+      expect(cache.keepsNoneOf(others)).toBe(true);
+      expect(cache.keepsNoneOf(paths)).toBe(false);
+    } finally {
+      cache.end();
+    }
+  });
+
   test("the index goes before contents: a listing with no room takes the place of a file's contents", async () => {
     const three = paths.slice(0, 3);
     const cache = createWarmCache(cap - 3 * (256 + 64));
