@@ -189,9 +189,12 @@ describe("createRuntime", () => {
       expect(report.error?.code).toBe("cancelled");
       expect(report.calls).toMatchObject([{ name: "files.writeFile", ok: true }, { name: "shell.shell", unfinished: true }]);
       await waitFor(() => (survivors(sleep).length === 0 ? true : undefined));
+      // Cancelled once the program is in its loop (the file it writes first says so), never before it starts.
       const busy = new AbortController();
-      setTimeout(() => busy.abort(), 200);
-      expect((await runtime.run("for (;;) {}", { budget: 60 }, { signal: busy.signal })).error).toMatchObject({ code: "cancelled", message: expect.stringContaining("did not stop, so its runner was stopped") });
+      const spinning = runtime.run("await gg.files.writeFile('spinning.txt', 'x'); for (;;) {}", { budget: 60 }, { signal: busy.signal });
+      await waitFor(() => (existsSync(join(ws.root, "spinning.txt")) ? true : undefined));
+      busy.abort();
+      expect((await spinning).error).toMatchObject({ code: "cancelled", message: expect.stringContaining("did not stop, so its runner was stopped") });
       // Busy after a call's answer: the program's code runs on the runner's thread there too (docs/programs.md).
       const busyAfter = new AbortController();
       const looping = runtime.run("await gg.shell.shell('true'); await gg.files.writeFile('looping.txt', 'x'); for (;;) {}", { budget: 60 }, { signal: busyAfter.signal });
@@ -229,8 +232,10 @@ describe("createRuntime", () => {
       await runtime.run("return 1");
       const cancel = new AbortController();
       setTimeout(() => cancel.abort(), 50);
-      // The first check loads the compiler, which takes far longer than 50 ms.
-      const report = await runtime.run("await gg.files.writeFile('checked.txt', 'x'); return 'ran';", { check: true }, { signal: cancel.signal });
+      // The check takes far longer than 50 ms: the first loads the compiler (which a compile cache can make quick),
+      // and these 3,000 lines take it a while on their own.
+      const lines = Array.from({ length: 3000 }, (_, i) => `const v${i} = [1, 2, 3].map((x) => ({ x, y: String(x + ${i}) })).filter((o) => o.y.length > 0);`);
+      const report = await runtime.run(`${lines.join("\n")}\nawait gg.files.writeFile('checked.txt', 'x'); return 'ran';`, { check: true }, { signal: cancel.signal });
       expect(report.error?.code).toBe("cancelled");
       expect(existsSync(join(ws.root, "checked.txt"))).toBe(false);
     } finally {
