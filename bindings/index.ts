@@ -135,6 +135,8 @@ export function createTools(options: ToolsOptions) {
     },
     /** The names of the tools, without building their definitions (a CLI call checks its tool by them). */
     names: (): string[] => [...calls.keys()],
+    /** The name of tool `name` as the tools are named (a long external one given in full is cut), if there is one. */
+    nameOf: (name: string): string | undefined => find(name)?.name,
     /** What `gg call --json` prints for `result` of call `name`. */
     json(name: string, result: CallResult): Record<string, unknown> {
       if (!result.ok) return result;

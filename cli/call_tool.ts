@@ -2,7 +2,6 @@
 import { createTools } from "../bindings/index.ts";
 import type { TSchema } from "typebox";
 import { checkArguments, errorText } from "../bindings/define.ts";
-import { cutName } from "../bindings/external_names.ts";
 import { similarNames } from "../host/similar.ts";
 import { quote } from "../host/errors.ts";
 import { stopCommandsOnSignals } from "../host/shell.ts";
@@ -14,18 +13,18 @@ export type CallFlags = Common & { budget?: number };
 
 /** gg call TOOL [ARGS_JSON]: exit 0 when the call succeeded, 1 when it failed; refused arguments are a usage error. */
 export async function callTool(given: string, argsText: string | undefined, flags: CallFlags, io: Io): Promise<number> {
-  // A long tool's name may be given in full, as its server names it: the tools arm's name is its cut.
-  const tool = cutName(given);
   const args = parseArgsJson(argsText);
   const config = await loadConfiguration(flags);
   stopCommandsOnSignals();
   // Other MCP servers are started only for one of their tools.
   const workspace = workspaceOf(flags.workspace);
-  const { external, close } = tool.startsWith("mcp__") ? await externalTools(config, workspace) : { close: async () => {} };
+  const { external, close } = given.startsWith("mcp__") ? await externalTools(config, workspace) : { close: async () => {} };
   try {
     // One call, then the process ends: nothing is kept for a next search (the cold path).
     const tools = createTools({ workspace, config, ...agentOf(flags.agent), approve: approverFor(flags.approve, io.err), ...(flags.budget === undefined ? {} : { budgetSecs: flags.budget }), warm: false, ...(external ? { external } : {}) });
-    // A tool this configuration lacks (unknown, or its capability disabled) is a refused command line.
+    // A long tool's name may be given in full, as its server names it. A tool this configuration lacks (unknown, or its
+    // capability disabled) is a refused command line.
+    const tool = tools.nameOf(given) ?? given;
     const names = tools.names();
     // A tool of a server that could not be listed is unknown for that reason: say it.
     const failed = external?.catalog.servers.filter((server) => server.error !== undefined && tool.startsWith(`mcp__${server.server}__`)) ?? [];

@@ -5,6 +5,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, test } from "vitest";
 import { survivors, uniqueSleep } from "../processes.ts";
 import { tempWorkspace } from "../workspace.ts";
+import { warmOf } from "../../cli/command.ts";
 
 const bin = join(import.meta.dirname, "../../bin/gg.js");
 
@@ -145,6 +146,8 @@ describe("gg run", () => {
     expect(gg(["run", "twice.js", "--warm-cap", "-1"], ws.root)).toMatchObject({ status: 2, stderr: expect.stringContaining("--warm-cap") });
     expect(gg(["run", "twice.js", "--warm-cap", "lots"], ws.root)).toMatchObject({ status: 2, stderr: expect.stringContaining("it must be 0 (keep nothing) or a number of MiB") });
     expect(gg(["mcp", "--warm-cap", "1e12"], ws.root)).toMatchObject({ status: 2, stderr: expect.stringContaining("it is over this machine's memory") });
+    // What a search keeps shows in no answer, by design: the option the commands pass on is checked here.
+    expect([warmOf(undefined), warmOf(0), warmOf(64.5)]).toEqual([{}, { warm: false }, { warm: { capBytes: 64.5 * 2 ** 20 } }]);
   });
 
   test("gg run --check reports every type error with its position and runs nothing; without it the program runs", () => {

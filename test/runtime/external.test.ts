@@ -293,6 +293,7 @@ describe("the application's own functions", () => {
     // A call may name it in full too (gg call passes its name through the same lookup): it is the same tool, judged so.
     expect(await written.call("app__summarize_the_quarterly_revenue_figures_of_every_office_in_the_south", {})).toMatchObject({ ok: false, error: { code: "denied" } });
     expect(await written.call("app__summarize_the_quarterly_revenue_figures_of_every_office_in_the_north", {})).toMatchObject({ ok: true, text: "north" });
+    expect(written.nameOf("app__summarize_the_quarterly_revenue_figures_of_every_office_in_the_north")).toBe(names[0]);
     const runtime = createRuntime({ workspace: ws.root, functions, config });
     try {
       const report = await runtime.run(`const out = []; for (const region of ["north", "south"]) { try { out.push(await gg.app["summarize_the_quarterly_revenue_figures_of_every_office_in_the_" + region]()) } catch (e) { out.push(e.code) } } return out`);
